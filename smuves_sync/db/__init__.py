@@ -1,0 +1,1 @@
+"""The only code that runs SQL: pool, embedded server, migrations, named queries."""

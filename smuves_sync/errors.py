@@ -1,0 +1,169 @@
+"""Every error smuves-sync raises on purpose, in one tree.
+
+    SmuvesError
+    ├── ConfigurationError          settings missing or contradictory (exit code 2)
+    ├── InvalidInput                a value from outside failed validation; nothing was changed
+    │   ├── UnknownContentType
+    │   └── InvalidCronExpression
+    ├── NotFound                    no such portal / run / job / export (or not visible to you)
+    ├── DatabaseError
+    │   └── MigrationError          a migration failed, or an applied file was edited
+    ├── QueueError
+    │   ├── LeaseLost               another worker took the job over; stop touching it
+    │   └── AllDuplicateJobs        every requested type is already in flight (HTTP 409, exit 3)
+    └── HubSpotError                carries portal id, content type, HTTP status, correlation id
+        ├── HubSpotRetryableError   transport errors, 5xx, 423, 477: worth another attempt
+        ├── HubSpotRateLimited      a 429 whose window is short (TEN_SECONDLY_ROLLING, SECONDLY)
+        │   └── HubSpotDailyLimitReached   park the job until `resets_at`, keep its cursor
+        ├── HubSpotBadRequest       400
+        ├── HubSpotAuthError        401: token revoked or wrong
+        ├── ContentTypeUnavailable  403: missing scope or product tier
+        ├── HubSpotNotFound         404
+        └── MalformedResponse       not JSON, wrong shape, or a cursor that repeats
+
+`retryable` tells the queue whether a failure may spend another attempt. Messages are written
+for the person who must act on them and never contain a token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+
+class SmuvesError(Exception):
+    """Base of every deliberate smuves-sync error."""
+
+    retryable: bool = False
+
+
+class ConfigurationError(SmuvesError):
+    """Settings are missing or contradictory."""
+
+
+class InvalidInput(SmuvesError, ValueError):
+    """A value from outside (CLI, API, HubSpot) failed validation; nothing was changed."""
+
+
+class UnknownContentType(InvalidInput):
+    """A content type word that the registry does not know."""
+
+    def __init__(self, word: str, known: Sequence[str]) -> None:
+        super().__init__(f"unknown content type {word!r}; known types: {', '.join(known)}")
+        self.word = word
+
+
+class InvalidCronExpression(InvalidInput):
+    """A schedule's cron expression does not parse."""
+
+
+class NotFound(SmuvesError, LookupError):
+    """The thing asked for does not exist, or the caller may not see it."""
+
+
+class DatabaseError(SmuvesError):
+    """The database refused or failed an operation in a way we recognise."""
+
+
+class MigrationError(DatabaseError):
+    """A migration could not be applied, or an applied migration file changed."""
+
+
+class QueueError(SmuvesError):
+    """A queue operation could not be carried out."""
+
+
+class LeaseLost(QueueError):
+    """The job's lease token no longer matches: another worker owns the job now."""
+
+    def __init__(self, job_id: int) -> None:
+        super().__init__(f"job {job_id}: lease lost to another worker; this worker stops")
+        self.job_id = job_id
+
+
+class AllDuplicateJobs(QueueError):
+    """Every requested content type already has a job in flight for this portal."""
+
+    code = "ALL_DUPLICATE_JOBS"
+
+    def __init__(self, portal_id: int, run_ids: Sequence[int]) -> None:
+        runs = ", ".join(str(r) for r in sorted(set(run_ids)))
+        super().__init__(
+            f"ALL_DUPLICATE_JOBS: every requested type of portal {portal_id} "
+            f"is already being fetched by run(s) {runs}"
+        )
+        self.portal_id = portal_id
+        self.run_ids = tuple(sorted(set(run_ids)))
+
+
+class HubSpotError(SmuvesError):
+    """HubSpot answered with an error or could not be reached."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        portal_id: int | None = None,
+        content_type: str | None = None,
+        status: int | None = None,
+        correlation_id: str | None = None,
+    ) -> None:
+        context = [
+            f"portal {portal_id}" if portal_id is not None else None,
+            content_type,
+            f"HTTP {status}" if status is not None else None,
+            f"correlationId {correlation_id}" if correlation_id else None,
+        ]
+        where = ", ".join(part for part in context if part)
+        super().__init__(f"{message} ({where})" if where else message)
+        self.portal_id = portal_id
+        self.content_type = content_type
+        self.status = status
+        self.correlation_id = correlation_id
+
+
+class HubSpotRetryableError(HubSpotError):
+    """A transient failure: network trouble, 5xx, 423 or 477."""
+
+    retryable = True
+
+
+class HubSpotRateLimited(HubSpotError):
+    """A 429 with a short window; waiting is the cure and it never costs an attempt."""
+
+    retryable = True
+
+    def __init__(
+        self, message: str, *, policy: str | None, retry_after: float | None, **context: object
+    ) -> None:
+        super().__init__(message, **context)  # type: ignore[arg-type]
+        self.policy = policy
+        self.retry_after = retry_after
+
+
+class HubSpotDailyLimitReached(HubSpotRateLimited):
+    """The portal's daily request budget is spent; the job waits for `resets_at`."""
+
+    def __init__(self, message: str, *, resets_at: datetime, **context: object) -> None:
+        super().__init__(message, policy="DAILY", retry_after=None, **context)
+        self.resets_at = resets_at
+
+
+class HubSpotBadRequest(HubSpotError):
+    """400: the request itself is wrong; retrying will not help."""
+
+
+class HubSpotAuthError(HubSpotError):
+    """401: the portal's token is revoked, expired or wrong. Reconnect the portal."""
+
+
+class ContentTypeUnavailable(HubSpotError):
+    """403: the token lacks the scope, or the portal's tier lacks the product, for this type."""
+
+
+class HubSpotNotFound(HubSpotError):
+    """404: the portal or object does not exist at HubSpot."""
+
+
+class MalformedResponse(HubSpotError):
+    """HubSpot's answer does not have the shape the API promises."""

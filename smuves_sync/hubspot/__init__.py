@@ -1,0 +1,1 @@
+"""HubSpot CMS API: content-type registry, async client, pacing, paging."""

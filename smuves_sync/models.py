@@ -1,0 +1,99 @@
+"""Plain values shared by every layer: enums for the words the database knows, frozen records."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+
+class ContentType(StrEnum):
+    """A kind of HubSpot CMS object; the value is the `content_type` column and the CLI word."""
+
+    SITE_PAGE = "site_page"
+    LANDING_PAGE = "landing_page"
+    BLOG_POST = "blog_post"
+    HUBDB_TABLE = "hubdb_table"
+    HUBDB_ROW = "hubdb_row"
+
+
+class JobKind(StrEnum):
+    FETCH = "fetch"
+    EXPORT = "export"
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the job will not run again without an operator's requeue."""
+        return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.STOPPED)
+
+
+class RunStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    PARTIALLY_FAILED = "partially_failed"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once reconcile (or a stop) has settled the run."""
+        return self not in (RunStatus.PENDING, RunStatus.RUNNING)
+
+
+class ExportFormat(StrEnum):
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Portal:
+    id: int
+    name: str
+    owner_id: uuid.UUID
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    id: int
+    portal_id: int
+    owner_id: uuid.UUID | None
+    kind: JobKind
+    status: RunStatus
+    content_types: tuple[ContentType, ...]
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: int
+    run_id: int
+    portal_id: int
+    kind: JobKind
+    content_type: ContentType
+    status: JobStatus
+    attempts: int
+    max_attempts: int
+    run_after: datetime
+    locked_at: datetime | None
+    locked_by: str | None
+    lease_token: uuid.UUID | None
+    heartbeat_at: datetime | None
+    total: int | None
+    processed: int
+    cursor: str | None
+    last_error: str | None
+    created_at: datetime
+    finished_at: datetime | None

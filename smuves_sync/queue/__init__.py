@@ -1,0 +1,1 @@
+"""The Postgres job queue: thin Python over the SQL functions."""

@@ -1,0 +1,48 @@
+"""Configuration from the environment (prefix ``SMUVES_``); no I/O happens here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from smuves_sync.models import JobKind
+
+
+class Settings(BaseSettings):
+    """Every knob of smuves-sync; each field reads ``SMUVES_<FIELD_NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="SMUVES_", frozen=True, extra="ignore")
+
+    # Unset means: start the embedded Postgres (pgserver) under `data_dir`.
+    database_url: str | None = None
+    data_dir: Path = Path(".smuves/pgdata")
+    pool_min_size: int = Field(default=1, ge=1)
+    pool_max_size: int = Field(default=10, ge=1)
+
+    # Queue behaviour (DESIGN §4).
+    fetch_lease_seconds: float = Field(default=300, gt=0)
+    export_lease_seconds: float = Field(default=120, gt=0)
+    max_attempts: int = Field(default=3, ge=1)
+    backoff_base_seconds: float = Field(default=10, ge=0)
+    backoff_max_seconds: float = Field(default=600, ge=0)
+    poll_interval_seconds: float = Field(default=2, gt=0)
+    reconcile_interval_seconds: float = Field(default=60, gt=0)
+
+    # HubSpot (DESIGN §5).
+    hubspot_base_url: str = "https://api.hubapi.com"
+    hubspot_api_version: Literal["v3", "2026-03"] = "v3"
+    hubspot_token: SecretStr | None = None
+    hubspot_timeout_seconds: float = Field(default=30, gt=0)
+    hubspot_max_retries: int = Field(default=5, ge=0)
+
+    # Secrets and outputs.
+    secret_key: SecretStr | None = None
+    jwt_secret: SecretStr | None = None
+    export_dir: Path = Path("exports")
+
+    def lease_seconds(self, kind: JobKind) -> float:
+        """The lease a claimed job of `kind` holds before another worker may take it over."""
+        return self.fetch_lease_seconds if kind is JobKind.FETCH else self.export_lease_seconds

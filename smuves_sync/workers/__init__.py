@@ -1,0 +1,1 @@
+"""Worker runner, fetch and export handlers, scheduler."""
