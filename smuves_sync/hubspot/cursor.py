@@ -1,0 +1,78 @@
+"""The resume point of a listing, as an opaque string a job stores between pages.
+
+A `Cursor` says which pass (live or archived) the listing is in, where in that pass it stands
+(`Position`), for a child type (HubDB rows) which parent object it is in and whether that
+parent is finished, and whether the whole listing is done. `encode` makes it a short ASCII
+string; `decode` refuses strings that are damaged or that belong to another content type.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from smuves_sync.errors import InvalidInput
+from smuves_sync.hubspot.paging import Position
+
+_PREFIX = "c1."
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where to resume one content type's listing."""
+
+    content_type: str
+    archived: bool = False
+    position: Position = field(default_factory=Position)
+    parent: str | None = None
+    parent_done: bool = False
+    done: bool = False
+
+    def encode(self) -> str:
+        """The cursor as an opaque string (safe in URLs, JSON and text columns)."""
+        data: dict[str, Any] = {"t": str(self.content_type)}
+        if self.archived:
+            data["a"] = 1
+        if self.position.after is not None:
+            data["after"] = self.position.after
+        if self.position.offset is not None:
+            data["off"] = self.position.offset
+        if self.parent is not None:
+            data["p"] = self.parent
+        if self.parent_done:
+            data["pd"] = 1
+        if self.done:
+            data["done"] = 1
+        raw = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+        return _PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, text: str, content_type: str) -> Cursor:
+        """Parse a string from `encode`; `InvalidInput` if it is damaged or of another type."""
+        if not text.startswith(_PREFIX):
+            raise InvalidInput(f"not a {content_type} listing cursor")
+        payload = text[len(_PREFIX) :]
+        try:
+            data = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        except (binascii.Error, UnicodeDecodeError, json.JSONDecodeError):
+            raise InvalidInput(f"damaged {content_type} listing cursor") from None
+        if not isinstance(data, dict) or data.get("t") != str(content_type):
+            raise InvalidInput(f"the cursor does not belong to a {content_type} listing")
+        after, offset, parent = data.get("after"), data.get("off"), data.get("p")
+        if not (
+            (after is None or isinstance(after, str))
+            and (offset is None or (isinstance(offset, int) and offset >= 0))
+            and (parent is None or isinstance(parent, str))
+        ):
+            raise InvalidInput(f"damaged {content_type} listing cursor")
+        return cls(
+            content_type=str(content_type),
+            archived=bool(data.get("a")),
+            position=Position(after=after, offset=offset),
+            parent=parent,
+            parent_done=bool(data.get("pd")),
+            done=bool(data.get("done")),
+        )
