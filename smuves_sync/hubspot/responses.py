@@ -1,0 +1,109 @@
+"""Reading HubSpot's answers: JSON bodies, error bodies, and which typed error a status means.
+
+HubSpot's error body (the `Error` schema) carries `message`, `correlationId`, `category` and,
+on a 429, `policyName`. Text taken from a body is shortened and scrubbed of the token before it
+goes into an exception, in case a body ever echoes a credential back.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from smuves_sync.errors import (
+    ContentTypeUnavailable,
+    HubSpotAuthError,
+    HubSpotBadRequest,
+    HubSpotError,
+    HubSpotNotFound,
+    HubSpotRetryableError,
+)
+
+# Locked (423) and HubSpot's own 477 ("migration in progress") pass with time, like a 5xx.
+RETRYABLE_CLIENT_STATUSES = frozenset({423, 477})
+_MAX_MESSAGE = 300
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """The parts of an error body a person needs; every field may be missing."""
+
+    message: str | None = None
+    correlation_id: str | None = None
+    category: str | None = None
+    policy: str | None = None
+
+
+def is_retryable_status(status: int) -> bool:
+    """True for statuses that may succeed when simply asked again (5xx, 423, 477)."""
+    return status >= 500 or status in RETRYABLE_CLIENT_STATUSES
+
+
+def read_error(response: httpx.Response, secret: str) -> ErrorInfo:
+    """Pull message, correlationId, category and policyName out of an error response."""
+    header_id = response.headers.get("X-HubSpot-Correlation-Id")
+    try:
+        body = json.loads(response.content)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = None
+    if not isinstance(body, dict):
+        text = response.content[:_MAX_MESSAGE].decode("utf-8", "replace").strip()
+        return ErrorInfo(message=scrub(text, secret) or None, correlation_id=header_id)
+
+    def text_field(key: str) -> str | None:
+        value = body.get(key)
+        return scrub(str(value)[:_MAX_MESSAGE], secret) if value is not None else None
+
+    return ErrorInfo(
+        message=text_field("message"),
+        correlation_id=text_field("correlationId") or header_id,
+        category=text_field("category") or text_field("errorType"),
+        policy=text_field("policyName"),
+    )
+
+
+def error_for_status(status: int, info: ErrorInfo, request: str, **context: Any) -> HubSpotError:
+    """The typed error for a non-429 failure status (`context`: portal_id, content_type)."""
+    said = f": {info.message}" if info.message else ""
+    kwargs: dict[str, Any] = {"status": status, "correlation_id": info.correlation_id, **context}
+    if status == 400:
+        return HubSpotBadRequest(f"HubSpot rejected {request} as invalid{said}", **kwargs)
+    if status == 401:
+        return HubSpotAuthError(
+            f"HubSpot refused the portal's token for {request} (revoked, expired or wrong); "
+            f"reconnect the portal{said}",
+            **kwargs,
+        )
+    if status == 403:
+        return ContentTypeUnavailable(
+            f"this content type is unavailable for the portal: the token lacks a scope or the "
+            f"portal's plan lacks the product ({request}){said}",
+            **kwargs,
+        )
+    if status == 404:
+        return HubSpotNotFound(f"HubSpot has no such resource: {request}{said}", **kwargs)
+    if is_retryable_status(status):
+        return HubSpotRetryableError(
+            f"HubSpot failed {request} with a temporary error{said}", **kwargs
+        )
+    return HubSpotError(f"HubSpot answered {request} with an unexpected status{said}", **kwargs)
+
+
+def json_object(response: httpx.Response) -> dict[str, Any]:
+    """The body as a JSON object; ValueError when it is not JSON or not an object."""
+    try:
+        body = json.loads(response.content)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        content_type = response.headers.get("content-type", "no content type")
+        raise ValueError(f"the body is not JSON ({content_type})") from None
+    if not isinstance(body, dict):
+        raise ValueError(f"the body is a JSON {type(body).__name__}, expected an object")
+    return body
+
+
+def scrub(text: str, secret: str) -> str:
+    """`text` with every occurrence of `secret` masked."""
+    return text.replace(secret, "***") if secret else text
