@@ -1,0 +1,352 @@
+"""The async HubSpot CMS client: count a content type, and page through it from a saved cursor.
+
+Usage (one registry of rate-limit budgets per process, shared by every client)::
+
+    limits = RateLimitRegistry()
+    async with HubSpotClient(portal_id, token, settings, limits) as client:
+        total = await client.count("site_page")
+        async for page in client.pages("site_page", cursor=saved_cursor):
+            store(page.items)          # ContentRecord: promoted fields + `raw`
+            checkpoint(page.cursor)    # resuming from it continues after this page
+
+`pages` walks the live objects, then (for types that have one) a second pass with
+`archived=true`; HubDB rows are walked table by table, tables in id order. The cursor of the
+last page is a "done" cursor: resuming from it yields nothing.
+
+Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
+and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
+wait on the portal's shared budget (see `ratelimit`), a spent daily budget raises
+`HubSpotDailyLimitReached` with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any
+answer of the wrong shape raises `MalformedResponse`. The token is held as a `SecretStr` and
+never appears in a log line, a repr or an error message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Generator, Mapping
+from dataclasses import dataclass
+from datetime import tzinfo
+from types import TracebackType
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from smuves_sync.errors import (
+    HubSpotDailyLimitReached,
+    HubSpotError,
+    HubSpotRateLimited,
+    HubSpotRetryableError,
+    MalformedResponse,
+)
+from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.paging import ForwardPaging, Position
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry, parse_retry_after
+from smuves_sync.hubspot.registry import (
+    DEFAULT_REGISTRY,
+    ContentRecord,
+    ContentTypeRegistry,
+    ContentTypeSpec,
+)
+from smuves_sync.hubspot.responses import error_for_status, json_object, read_error
+from smuves_sync.hubspot.retry import RetryPolicy
+from smuves_sync.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a listing and the cursor that resumes right after it."""
+
+    items: tuple[ContentRecord, ...]
+    cursor: str
+    archived: bool = False
+
+
+class _BearerAuth(httpx.Auth):
+    """Adds the bearer header at send time, so the token lives in one `SecretStr` only."""
+
+    def __init__(self, token: SecretStr) -> None:
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self._token.get_secret_value()}"
+        yield request
+
+    def __repr__(self) -> str:
+        return "_BearerAuth(token=**********)"
+
+
+class HubSpotClient:
+    """Reads one portal's CMS content through HubSpot's list endpoints."""
+
+    def __init__(
+        self,
+        portal_id: int,
+        token: SecretStr | str,
+        settings: Settings,
+        limits: RateLimitRegistry,
+        *,
+        registry: ContentTypeRegistry = DEFAULT_REGISTRY,
+        retry: RetryPolicy | None = None,
+        portal_timezone: tzinfo | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.portal_id = portal_id
+        self._token = token if isinstance(token, SecretStr) else SecretStr(token)
+        self._auth = _BearerAuth(self._token)
+        self._api_version = settings.hubspot_api_version
+        self._registry = registry
+        self._retry = retry or RetryPolicy.from_settings(settings)
+        self._clock = limits.clock
+        self._budget = limits.budget(portal_id, timezone=portal_timezone)
+        self._http = httpx.AsyncClient(
+            base_url=settings.hubspot_base_url,
+            timeout=settings.hubspot_timeout_seconds,
+            headers={"Accept": "application/json", "User-Agent": "smuves-sync"},
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"HubSpotClient(portal_id={self.portal_id}, base_url={str(self._http.base_url)!r}, "
+            f"api_version={self._api_version!r})"
+        )
+
+    async def __aenter__(self) -> HubSpotClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self._http.aclose()
+
+    # -- public API -----------------------------------------------------------------------------
+
+    async def count(self, content_type: str, *, archived: bool = False) -> int:
+        """How many objects of `content_type` HubSpot holds (the archived ones if asked)."""
+        spec = self._registry.get(content_type)
+        if spec.parent is None:
+            return await self._listing_total(spec, spec.list_path(self._api_version), archived)
+        if archived and not spec.archived_pass:
+            return 0
+        parents = await self._parent_records(spec)
+        if spec.parent_count_field is None:
+            total = 0
+            for parent in parents:
+                path = spec.list_path(self._api_version, parent.hubspot_id)
+                total += await self._listing_total(spec, path, archived)
+            return total
+        return sum(self._child_count(spec, parent) for parent in parents)
+
+    async def pages(
+        self, content_type: str, cursor: str | None = None, *, include_archived: bool = True
+    ) -> AsyncIterator[Page]:
+        """Every page of `content_type`, from the beginning or from a page's saved `cursor`."""
+        spec = self._registry.get(content_type)
+        state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
+        if state.done:
+            return
+        walk = self._child_pages if spec.parent is not None else self._flat_pages
+        async for page in walk(spec, state, include_archived):
+            yield page
+
+    # -- listings -------------------------------------------------------------------------------
+
+    async def _flat_pages(
+        self, spec: ContentTypeSpec, state: Cursor, include_archived: bool
+    ) -> AsyncIterator[Page]:
+        passes = [False, True] if include_archived and spec.archived_pass else [False]
+        path = spec.list_path(self._api_version)
+        for archived in passes:
+            if state.archived and not archived:
+                continue  # the live pass was finished before the cursor was saved
+            start = state.position if state.archived == archived else Position()
+            last_pass = archived is passes[-1]
+            async for records, nxt in self._walk(spec, path, archived, start, None):
+                if nxt is not None:
+                    after = Cursor(spec.name, archived=archived, position=nxt)
+                elif last_pass:
+                    after = Cursor(spec.name, archived=archived, done=True)
+                else:
+                    after = Cursor(spec.name, archived=True)
+                yield Page(records, after.encode(), archived)
+
+    async def _child_pages(
+        self, spec: ContentTypeSpec, state: Cursor, include_archived: bool
+    ) -> AsyncIterator[Page]:
+        del include_archived  # children are listed once, through their live parents
+        parent_ids = sorted((p.hubspot_id for p in await self._parent_records(spec)), key=_id_key)
+        if state.parent is not None:
+            # Resume at the saved parent, or the next one if it has since disappeared.
+            saved = _id_key(state.parent)
+            parent_ids = [
+                p
+                for p in parent_ids
+                if _id_key(p) > saved or (_id_key(p) == saved and not state.parent_done)
+            ]
+        for index, parent_id in enumerate(parent_ids):
+            resuming = parent_id == state.parent and not state.parent_done
+            start = state.position if resuming else Position()
+            path = spec.list_path(self._api_version, parent_id)
+            last_parent = index == len(parent_ids) - 1
+            async for records, nxt in self._walk(spec, path, False, start, parent_id):
+                if nxt is not None:
+                    after = Cursor(spec.name, parent=parent_id, position=nxt)
+                elif last_parent:
+                    after = Cursor(spec.name, done=True)
+                else:
+                    after = Cursor(spec.name, parent=parent_id, parent_done=True)
+                yield Page(records, after.encode(), False)
+
+    async def _walk(
+        self,
+        spec: ContentTypeSpec,
+        path: str,
+        archived: bool,
+        start: Position,
+        parent_id: str | None,
+    ) -> AsyncIterator[tuple[tuple[ContentRecord, ...], Position | None]]:
+        """The records of each page of one listing, with the position of the page after it."""
+        paging = ForwardPaging(start)
+        position = start
+        while True:
+            params = {"limit": str(spec.page_size), **position.query()}
+            if archived:
+                params["archived"] = "true"
+            body = await self._get(spec, path, params)
+            try:
+                results = _results(body)
+                records = tuple(
+                    spec.read(raw, parent_id=parent_id, archived_pass=archived) for raw in results
+                )
+                nxt = paging.advance(body, len(results))
+            except ValueError as exc:  # RecordError, PagingError, or no `results` list
+                raise self._malformed(spec, f"GET {path}: {exc}") from None
+            yield records, nxt
+            if nxt is None:
+                return
+            position = nxt
+
+    async def _parent_records(self, spec: ContentTypeSpec) -> list[ContentRecord]:
+        assert spec.parent is not None
+        parent = self._registry.get(spec.parent)
+        path = parent.list_path(self._api_version)
+        found: list[ContentRecord] = []
+        async for records, _ in self._walk(parent, path, False, Position(), None):
+            found.extend(records)
+        return found
+
+    async def _listing_total(self, spec: ContentTypeSpec, path: str, archived: bool) -> int:
+        params = {"limit": "1", **({"archived": "true"} if archived else {})}
+        body = await self._get(spec, path, params)
+        total = body.get("total")
+        if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+            raise self._malformed(spec, f"GET {path}: 'total' is missing or not a count")
+        return total
+
+    def _child_count(self, spec: ContentTypeSpec, parent: ContentRecord) -> int:
+        assert spec.parent_count_field is not None
+        value = parent.raw.get(spec.parent_count_field)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise self._malformed(
+                spec,
+                f"{spec.parent} {parent.hubspot_id}: '{spec.parent_count_field}' is not a count",
+            )
+        return value
+
+    # -- one request ----------------------------------------------------------------------------
+
+    async def _get(
+        self, spec: ContentTypeSpec, path: str, params: Mapping[str, str]
+    ) -> dict[str, Any]:
+        """GET `path` through the budget and the retry policy; the JSON object it answered."""
+
+        async def send() -> dict[str, Any]:
+            return await self._send_once(spec, path, params)
+
+        def on_rate_limited(exc: HubSpotRateLimited) -> float:
+            return self._budget.rate_limited(exc.policy, exc.retry_after)
+
+        return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
+
+    async def _send_once(
+        self, spec: ContentTypeSpec, path: str, params: Mapping[str, str]
+    ) -> dict[str, Any]:
+        context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(spec.name)}
+        resets_at = self._budget.daily_resets_at()
+        if resets_at is not None:
+            raise HubSpotDailyLimitReached(
+                f"the portal's daily HubSpot API limit is spent until {resets_at.isoformat()}",
+                resets_at=resets_at,
+                **context,
+            )
+        await self._budget.acquire()
+        request = f"GET {path}"
+        try:
+            response = await self._http.get(path, params=params, auth=self._auth)
+        except httpx.TransportError as exc:
+            raise HubSpotRetryableError(
+                f"could not complete {request}: {type(exc).__name__}", **context
+            ) from exc
+        self._budget.observe(response.headers)
+        log.debug("%s %s -> %d", request, dict(params), response.status_code)
+        status = response.status_code
+        if status == 429:
+            raise self._rate_limit_error(response, request, context)
+        if not 200 <= status < 300:
+            info = read_error(response, self._token.get_secret_value())
+            raise error_for_status(status, info, request, **context)
+        try:
+            return json_object(response)
+        except ValueError as exc:
+            raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
+
+    def _rate_limit_error(
+        self, response: httpx.Response, request: str, context: dict[str, Any]
+    ) -> HubSpotError:
+        info = read_error(response, self._token.get_secret_value())
+        retry_after = parse_retry_after(response.headers.get("Retry-After"), self._clock.now())
+        extra = {"status": 429, "correlation_id": info.correlation_id, **context}
+        if info.policy == "DAILY":
+            resets_at = self._budget.daily_limit_reached(retry_after)
+            return HubSpotDailyLimitReached(
+                f"the portal's daily HubSpot API limit is spent ({request}); "
+                f"it resets at {resets_at.isoformat()}",
+                resets_at=resets_at,
+                **extra,
+            )
+        return HubSpotRateLimited(
+            f"HubSpot rate limit {info.policy or 'unknown policy'} reached ({request})",
+            policy=info.policy,
+            retry_after=retry_after,
+            **extra,
+        )
+
+    def _malformed(self, spec: ContentTypeSpec, detail: str) -> MalformedResponse:
+        return MalformedResponse(
+            f"HubSpot's answer has the wrong shape: {detail}",
+            portal_id=self.portal_id,
+            content_type=str(spec.name),
+        )
+
+
+def _results(body: Mapping[str, Any]) -> list[Any]:
+    results = body.get("results")
+    if not isinstance(results, list):
+        raise ValueError("'results' is missing or not a list")
+    return results
+
+
+def _id_key(object_id: str) -> tuple[int, int, str]:
+    # Numeric ids in numeric order, anything else after them in text order.
+    return (0, int(object_id), "") if object_id.isdigit() else (1, 0, object_id)
