@@ -84,6 +84,9 @@ class ContentTypeSpec:
     # A child type is listed once per object of its parent type (HubDB rows per table); its
     # hubspot_id is "<parent id>:<own id>".
     parent: str | None = None
+    # A field of each parent object that counts its children (HubDB: a table's `rowCount`), so
+    # the children are counted from the parent listing alone.
+    parent_count_field: str | None = None
     # Whether a second pass with `archived=true` lists the archived objects.
     archived_pass: bool = True
 
@@ -196,10 +199,9 @@ DEFAULT_SPECS: tuple[ContentTypeSpec, ...] = (
             "2026-03": "/cms/hubdb/2026-03/tables/{parent_id}/rows",
         },
         page_size=1000,
-        fields=FieldMap(
-            name=("name",), slug=("path",), url=(), state=(), language=(), archived=()
-        ),
+        fields=FieldMap(name=("name",), slug=("path",), url=(), state=(), language=(), archived=()),
         parent=ContentType.HUBDB_TABLE,
+        parent_count_field="rowCount",
         # A HubDB row has no archived state of its own: it is deleted outright, and the rows of
         # an archived table go with it. Rows missing from a full fetch are marked deleted.
         archived_pass=False,
