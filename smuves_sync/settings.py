@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".smuves/pgdata")
     pool_min_size: int = Field(default=1, ge=1)
     pool_max_size: int = Field(default=10, ge=1)
+    # Unset: the source tree's migrations/ (or the copy shipped in the package).
+    migrations_dir: Path | None = None
 
     # Queue behaviour (DESIGN §4).
     fetch_lease_seconds: float = Field(default=300, gt=0)
@@ -28,6 +30,8 @@ class Settings(BaseSettings):
     max_attempts: int = Field(default=3, ge=1)
     backoff_base_seconds: float = Field(default=10, ge=0)
     backoff_max_seconds: float = Field(default=600, ge=0)
+    # A retry waits delay + up to this fraction of delay more, so retries do not stampede.
+    backoff_jitter_ratio: float = Field(default=0.1, ge=0, le=1)
     poll_interval_seconds: float = Field(default=2, gt=0)
     reconcile_interval_seconds: float = Field(default=60, gt=0)
 

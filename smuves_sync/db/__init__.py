@@ -1,1 +1,29 @@
-"""The only code that runs SQL: pool, embedded server, migrations, named queries."""
+"""The only code that runs SQL: pool, embedded server, migrations, named queries.
+
+Public API (details in each module's docstring):
+
+    open_pool(settings, *, role=None, min_size=None, max_size=None)   async context -> Pool
+    pool_for(conninfo, *, role=None, min_size=1, max_size=10, name=None, check=True)
+    database_url(settings)              async context -> str (starts the embedded server)
+    DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role)
+    Database(pool)                      noun-verb methods returning models (database.py)
+    migrate(conninfo, directory=None)   apply pending migrations -> list[Migration]
+    queries()                           the merged named queries of db/queries/*.sql
+"""
+
+from smuves_sync.db.database import Database
+from smuves_sync.db.migrations import Migration, migrate
+from smuves_sync.db.pool import DbRole, Pool, database_url, open_pool, pool_for
+from smuves_sync.db.queries import queries
+
+__all__ = [
+    "Database",
+    "DbRole",
+    "Migration",
+    "Pool",
+    "database_url",
+    "migrate",
+    "open_pool",
+    "pool_for",
+    "queries",
+]

@@ -1,0 +1,141 @@
+"""The migration runner behind ``smuves db migrate``.
+
+Files ``NNNN_snake_name.sql`` of the migrations directory are applied in version order, each in
+its own transaction, and recorded in ``schema_migrations(version, name, checksum, applied_at)``.
+A session advisory lock held for the whole run makes a second migrator wait and then find
+nothing to do. Re-running is a no-op. A file whose checksum differs from the one recorded when
+it was applied is refused (migrations are forward only: write a new file instead), and so is a
+database that has versions this code does not know.
+
+Where the files are: an explicit directory (argument or ``SMUVES_MIGRATIONS_DIR``), else the
+``migrations/`` directory at the top of the source tree (editable installs and checkouts), else
+the copy shipped inside the installed package (``smuves_sync/_migrations``).
+
+    applied = await migrate(conninfo)            # -> list[Migration] newly applied
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import psycopg
+
+from smuves_sync.db.queries import queries
+from smuves_sync.errors import MigrationError
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
+# An arbitrary constant shared by every smuves migrator (the letters "smuvesmg" as a number).
+LOCK_KEY = 0x736D7576_65736D67
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One migration file."""
+
+    version: int
+    name: str
+    path: Path
+    checksum: str
+
+    @property
+    def filename(self) -> str:
+        """``NNNN_name.sql``."""
+        return self.path.name
+
+    def read_sql(self) -> str:
+        """The file's SQL text."""
+        return self.path.read_text(encoding="utf-8")
+
+
+def find_migrations_dir(override: Path | None = None) -> Path:
+    """The directory to read migrations from (see the module docstring for the order)."""
+    if override is not None:
+        if not override.is_dir():
+            raise MigrationError(f"migrations directory {override} does not exist")
+        return override
+    source_tree = Path(__file__).resolve().parents[2] / "migrations"
+    if source_tree.is_dir():
+        return source_tree
+    shipped = Path(str(resources.files("smuves_sync").joinpath("_migrations")))
+    if shipped.is_dir():
+        return shipped
+    raise MigrationError(
+        "no migrations directory found; set SMUVES_MIGRATIONS_DIR to the project's migrations/"
+    )
+
+
+def discover(directory: Path) -> list[Migration]:
+    """Every migration file of `directory`, in version order; refuses stray or duplicate files."""
+    found: dict[int, Migration] = {}
+    for path in sorted(directory.glob("*.sql")):
+        match = FILE_NAME.match(path.name)
+        if match is None:
+            raise MigrationError(f"{path.name}: migration files must be named NNNN_snake_name.sql")
+        version = int(match["version"])
+        if version in found:
+            raise MigrationError(
+                f"{path.name}: version {version:04d} is also used by {found[version].filename}"
+            )
+        checksum = hashlib.sha256(path.read_bytes()).hexdigest()
+        found[version] = Migration(version, match["name"], path, checksum)
+    return [found[v] for v in sorted(found)]
+
+
+def _check_history(known: list[Migration], applied: dict[int, tuple[str, str]]) -> None:
+    by_version = {m.version: m for m in known}
+    for version, (name, checksum) in sorted(applied.items()):
+        migration = by_version.get(version)
+        if migration is None:
+            raise MigrationError(
+                f"the database has migration {version:04d}_{name} which this code does not "
+                "know; upgrade smuves-sync before migrating"
+            )
+        if migration.checksum != checksum:
+            raise MigrationError(
+                f"{migration.filename} was changed after it was applied (checksum "
+                f"{checksum[:12]} recorded, {migration.checksum[:12]} on disk); migrations "
+                "are forward only: restore the file and add a new migration"
+            )
+
+
+async def migrate(conninfo: str, directory: Path | None = None) -> list[Migration]:
+    """Apply every pending migration to the database at `conninfo`; return those applied."""
+    known = discover(find_migrations_dir(directory))
+    q = queries()
+    newly_applied: list[Migration] = []
+    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+        await conn.execute(q["migrations_lock"], {"key": LOCK_KEY})
+        try:
+            await conn.execute(q["migrations_ensure_ledger"])
+            cur = await conn.execute(q["migrations_applied"])
+            applied = {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+            _check_history(known, applied)
+            for migration in known:
+                if migration.version in applied:
+                    continue
+                log.info("applying migration %s", migration.filename)
+                try:
+                    async with conn.transaction():
+                        await conn.execute(migration.read_sql().encode())
+                        await conn.execute(
+                            q["migrations_record"],
+                            {
+                                "version": migration.version,
+                                "name": migration.name,
+                                "checksum": migration.checksum,
+                            },
+                        )
+                except psycopg.Error as exc:
+                    raise MigrationError(f"{migration.filename} failed: {exc}") from exc
+                newly_applied.append(migration)
+        finally:
+            if not conn.broken:
+                await conn.execute(q["migrations_unlock"], {"key": LOCK_KEY})
+    return newly_applied

@@ -1,0 +1,192 @@
+"""A row factory for tests: plants users, portals, runs and jobs in any state and at any time.
+
+    f = Factory(admin_pool)
+    user = await f.user()
+    portal = await f.portal(owner=user)
+    run = await f.run(portal, kind=JobKind.FETCH, status=RunStatus.RUNNING)
+    job = await f.job(run, status=JobStatus.RUNNING, locked_at=now - timedelta(minutes=6))
+
+It writes through the login (superuser/owner) role, so row-level security does not stand in
+the way; read back through the role under test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from psycopg.rows import dict_row
+
+from smuves_sync.db import Database
+from smuves_sync.db.pool import Pool
+from smuves_sync.db.queries import load_queries
+from smuves_sync.models import ContentType, Job, JobKind, JobStatus, Run, RunStatus
+
+SQL = load_queries(Path(__file__).with_name("sql"))
+ALL_TYPES = tuple(ContentType)
+
+
+class Factory:
+    """Plants rows; every argument has a sensible default."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.db = Database(pool)
+        self._numbers = itertools.count(1)
+
+    async def _returning(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(SQL[name], params)
+            return await cur.fetchall() if cur.description else []
+
+    async def user(self, email: str | None = None) -> uuid.UUID:
+        """A new app user; returns its id."""
+        email = email or f"user{next(self._numbers)}-{uuid.uuid4().hex[:8]}@example.com"
+        rows = await self._returning("plant_user", {"email": email})
+        return uuid.UUID(str(rows[0]["id"]))
+
+    async def portal(
+        self,
+        owner: uuid.UUID | None = None,
+        *,
+        portal_id: int | None = None,
+        name: str = "",
+        token_encrypted: bytes | None = None,
+        members: Sequence[uuid.UUID] = (),
+    ) -> int:
+        """A portal owned by `owner` (a new user when None); returns its id."""
+        owner = owner or await self.user()
+        portal_id = portal_id or 1_000_000 + next(self._numbers)
+        await self._returning(
+            "plant_portal",
+            {
+                "portal_id": portal_id,
+                "name": name or f"portal {portal_id}",
+                "owner_id": owner,
+                "token_encrypted": token_encrypted,
+            },
+        )
+        for member in members:
+            await self.member(portal_id, member)
+        return portal_id
+
+    async def member(self, portal_id: int, user_id: uuid.UUID, role: str = "viewer") -> None:
+        """Make `user_id` a member of `portal_id`."""
+        await self._returning(
+            "plant_member", {"portal_id": portal_id, "user_id": user_id, "role": role}
+        )
+
+    async def run(
+        self,
+        portal_id: int | None = None,
+        *,
+        owner: uuid.UUID | None = None,
+        kind: JobKind = JobKind.FETCH,
+        status: RunStatus = RunStatus.PENDING,
+        content_types: Sequence[ContentType] = ALL_TYPES,
+        created_at: datetime | None = None,
+        started_at: datetime | None = None,
+        finished_at: datetime | None = None,
+    ) -> Run:
+        """A run of `portal_id` (a new portal when None)."""
+        portal_id = portal_id or await self.portal(owner)
+        rows = await self._returning(
+            "plant_run",
+            {
+                "portal_id": portal_id,
+                "owner_id": owner,
+                "kind": str(kind),
+                "status": str(status),
+                "content_types": [str(t) for t in content_types],
+                "created_at": created_at,
+                "started_at": started_at,
+                "finished_at": finished_at,
+            },
+        )
+        run = await self.db.run_get(rows[0]["id"])
+        assert run is not None
+        return run
+
+    async def job(
+        self,
+        run: Run | None = None,
+        *,
+        content_type: ContentType = ContentType.SITE_PAGE,
+        status: JobStatus = JobStatus.PENDING,
+        attempts: int = 0,
+        max_attempts: int = 3,
+        run_after: datetime | None = None,
+        locked_at: datetime | None = None,
+        locked_by: str | None = None,
+        lease_token: uuid.UUID | None = None,
+        heartbeat_at: datetime | None = None,
+        total: int | None = None,
+        processed: int = 0,
+        cursor: str | None = None,
+        last_error: str | None = None,
+        idempotency_key: str | None = None,
+        created_at: datetime | None = None,
+        finished_at: datetime | None = None,
+    ) -> Job:
+        """A job of `run` (a new fetch run when None). A running job gets a lease: locked at
+        `locked_at` (default now), heartbeat at `heartbeat_at` (default `locked_at`)."""
+        run = run or await self.run()
+        if status is JobStatus.RUNNING:
+            lease_token = lease_token or uuid.uuid4()
+            locked_by = locked_by or "factory"
+        rows = await self._returning(
+            "plant_job",
+            {
+                "run_id": run.id,
+                "portal_id": run.portal_id,
+                "kind": str(run.kind),
+                "content_type": str(content_type),
+                "status": str(status),
+                "attempts": attempts,
+                "max_attempts": max_attempts,
+                "run_after": run_after,
+                "locked_at": locked_at,
+                "locked_by": locked_by,
+                "lease_token": lease_token,
+                "heartbeat_at": heartbeat_at or locked_at,
+                "total": total,
+                "processed": processed,
+                "cursor": cursor,
+                "last_error": last_error,
+                "idempotency_key": idempotency_key,
+                "created_at": created_at,
+                "finished_at": finished_at,
+            },
+        )
+        job = await self.db.job_get(rows[0]["id"])
+        assert job is not None
+        return job
+
+    async def backlog(
+        self,
+        portals: int,
+        *,
+        kind: JobKind = JobKind.FETCH,
+        content_types: Sequence[ContentType] = ALL_TYPES,
+        first_portal: int = 2_000_000,
+        owner: uuid.UUID | None = None,
+        run_after: datetime | None = None,
+    ) -> list[int]:
+        """`portals` new portals with one run each and one pending job per content type."""
+        owner = owner or await self.user()
+        rows = await self._returning(
+            "plant_backlog",
+            {
+                "portals": portals,
+                "first_portal": first_portal,
+                "owner_id": owner,
+                "kind": str(kind),
+                "content_types": [str(t) for t in content_types],
+                "run_after": run_after,
+            },
+        )
+        return [r["id"] for r in rows]

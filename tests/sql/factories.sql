@@ -1,0 +1,55 @@
+-- Row factory statements (tests/factories.py): plant rows in any state, with any timestamps.
+
+-- name: plant_user
+INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
+
+-- name: plant_portal
+-- The insert trigger makes the owner a member.
+INSERT INTO public.portals (id, name, owner_id, token_encrypted)
+VALUES (%(portal_id)s, %(name)s, %(owner_id)s, %(token_encrypted)s)
+RETURNING id
+
+-- name: plant_member
+INSERT INTO public.portal_members (portal_id, user_id, role)
+VALUES (%(portal_id)s, %(user_id)s, %(role)s)
+
+-- name: plant_run
+INSERT INTO public.runs (portal_id, owner_id, kind, status, content_types, created_at,
+                         started_at, finished_at)
+VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(status)s, %(content_types)s::text[],
+        coalesce(%(created_at)s, now()), %(started_at)s, %(finished_at)s)
+RETURNING id
+
+-- name: plant_job
+INSERT INTO public.jobs (run_id, portal_id, kind, content_type, status, attempts, max_attempts,
+                         run_after, locked_at, locked_by, lease_token, heartbeat_at, total,
+                         processed, cursor, last_error, idempotency_key, created_at, finished_at)
+VALUES (%(run_id)s, %(portal_id)s, %(kind)s, %(content_type)s, %(status)s::text, %(attempts)s,
+        %(max_attempts)s, coalesce(%(run_after)s, now()),
+        CASE WHEN %(status)s::text = 'running' THEN coalesce(%(locked_at)s, now()) ELSE %(locked_at)s END,
+        %(locked_by)s, %(lease_token)s,
+        CASE WHEN %(status)s::text = 'running' THEN coalesce(%(heartbeat_at)s, %(locked_at)s, now())
+             ELSE %(heartbeat_at)s END, %(total)s, %(processed)s, %(cursor)s, %(last_error)s,
+        %(idempotency_key)s, coalesce(%(created_at)s, now()), %(finished_at)s)
+RETURNING id
+
+-- name: plant_backlog
+-- `portals` portals from `first_portal` on, each with one run of `kind` and one pending job
+-- per content type; returns the job ids.
+WITH p AS (
+    INSERT INTO public.portals (id, name, owner_id)
+    SELECT g, 'portal ' || g, %(owner_id)s
+    FROM generate_series(%(first_portal)s::bigint, %(first_portal)s::bigint + %(portals)s - 1) AS g
+    RETURNING id
+), r AS (
+    INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
+    SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
+    RETURNING id, portal_id
+)
+INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after)
+SELECT r.id, r.portal_id, %(kind)s, t, coalesce(%(run_after)s, now())
+FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
+RETURNING id
+
+-- name: count_rows_by_status
+SELECT status, count(*) AS n FROM public.jobs GROUP BY status ORDER BY status
