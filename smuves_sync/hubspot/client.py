@@ -136,7 +136,7 @@ class HubSpotClient:
         """How many objects of `content_type` HubSpot holds (the archived ones if asked)."""
         spec = self._registry.get(content_type)
         if spec.parent is None:
-            return await self._listing_total(spec, spec.list_path(self._api_version), archived)
+            return await self._listing_total(spec.name, spec.list_path(self._api_version), archived)
         if archived and not spec.archived_pass:
             return 0
         parents = await self._parent_records(spec)
@@ -144,7 +144,7 @@ class HubSpotClient:
             total = 0
             for parent in parents:
                 path = spec.list_path(self._api_version, parent.hubspot_id)
-                total += await self._listing_total(spec, path, archived)
+                total += await self._listing_total(spec.name, path, archived)
             return total
         return sum(self._child_count(spec, parent) for parent in parents)
 
@@ -172,7 +172,7 @@ class HubSpotClient:
                 continue  # the live pass was finished before the cursor was saved
             start = state.position if state.archived == archived else Position()
             last_pass = archived is passes[-1]
-            async for records, nxt in self._walk(spec, path, archived, start, None):
+            async for records, nxt in self._walk(spec, path, archived, start, None, spec.name):
                 if nxt is not None:
                     after = Cursor(spec.name, archived=archived, position=nxt)
                 elif last_pass:
@@ -199,7 +199,7 @@ class HubSpotClient:
             start = state.position if resuming else Position()
             path = spec.list_path(self._api_version, parent_id)
             last_parent = index == len(parent_ids) - 1
-            async for records, nxt in self._walk(spec, path, False, start, parent_id):
+            async for records, nxt in self._walk(spec, path, False, start, parent_id, spec.name):
                 if nxt is not None:
                     after = Cursor(spec.name, parent=parent_id, position=nxt)
                 elif last_parent:
@@ -215,15 +215,20 @@ class HubSpotClient:
         archived: bool,
         start: Position,
         parent_id: str | None,
+        asked: str,
     ) -> AsyncIterator[tuple[tuple[ContentRecord, ...], Position | None]]:
-        """The records of each page of one listing, with the position of the page after it."""
+        """The records of each page of one listing, with the position of the page after it.
+
+        `asked` is the content type the caller asked for, named in errors (a failing HubDB
+        tables listing fails the `hubdb_row` fetch that needed it).
+        """
         paging = ForwardPaging(start)
         position = start
         while True:
             params = {"limit": str(spec.page_size), **position.query()}
             if archived:
                 params["archived"] = "true"
-            body = await self._get(spec, path, params)
+            body = await self._get(asked, path, params)
             try:
                 results = _results(body)
                 records = tuple(
@@ -231,7 +236,7 @@ class HubSpotClient:
                 )
                 nxt = paging.advance(body, len(results))
             except ValueError as exc:  # RecordError, PagingError, or no `results` list
-                raise self._malformed(spec, f"GET {path}: {exc}") from None
+                raise self._malformed(asked, f"GET {path}: {exc}") from None
             yield records, nxt
             if nxt is None:
                 return
@@ -242,16 +247,16 @@ class HubSpotClient:
         parent = self._registry.get(spec.parent)
         path = parent.list_path(self._api_version)
         found: list[ContentRecord] = []
-        async for records, _ in self._walk(parent, path, False, Position(), None):
+        async for records, _ in self._walk(parent, path, False, Position(), None, spec.name):
             found.extend(records)
         return found
 
-    async def _listing_total(self, spec: ContentTypeSpec, path: str, archived: bool) -> int:
+    async def _listing_total(self, asked: str, path: str, archived: bool) -> int:
         params = {"limit": "1", **({"archived": "true"} if archived else {})}
-        body = await self._get(spec, path, params)
+        body = await self._get(asked, path, params)
         total = body.get("total")
         if not isinstance(total, int) or isinstance(total, bool) or total < 0:
-            raise self._malformed(spec, f"GET {path}: 'total' is missing or not a count")
+            raise self._malformed(asked, f"GET {path}: 'total' is missing or not a count")
         return total
 
     def _child_count(self, spec: ContentTypeSpec, parent: ContentRecord) -> int:
@@ -259,30 +264,26 @@ class HubSpotClient:
         value = parent.raw.get(spec.parent_count_field)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise self._malformed(
-                spec,
+                spec.name,
                 f"{spec.parent} {parent.hubspot_id}: '{spec.parent_count_field}' is not a count",
             )
         return value
 
     # -- one request ----------------------------------------------------------------------------
 
-    async def _get(
-        self, spec: ContentTypeSpec, path: str, params: Mapping[str, str]
-    ) -> dict[str, Any]:
+    async def _get(self, asked: str, path: str, params: Mapping[str, str]) -> dict[str, Any]:
         """GET `path` through the budget and the retry policy; the JSON object it answered."""
 
         async def send() -> dict[str, Any]:
-            return await self._send_once(spec, path, params)
+            return await self._send_once(asked, path, params)
 
         def on_rate_limited(exc: HubSpotRateLimited) -> float:
             return self._budget.rate_limited(exc.policy, exc.retry_after)
 
         return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
 
-    async def _send_once(
-        self, spec: ContentTypeSpec, path: str, params: Mapping[str, str]
-    ) -> dict[str, Any]:
-        context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(spec.name)}
+    async def _send_once(self, asked: str, path: str, params: Mapping[str, str]) -> dict[str, Any]:
+        context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(asked)}
         resets_at = self._budget.daily_resets_at()
         if resets_at is not None:
             raise HubSpotDailyLimitReached(
@@ -332,11 +333,11 @@ class HubSpotClient:
             **extra,
         )
 
-    def _malformed(self, spec: ContentTypeSpec, detail: str) -> MalformedResponse:
+    def _malformed(self, asked: str, detail: str) -> MalformedResponse:
         return MalformedResponse(
             f"HubSpot's answer has the wrong shape: {detail}",
             portal_id=self.portal_id,
-            content_type=str(spec.name),
+            content_type=str(asked),
         )
 
 
