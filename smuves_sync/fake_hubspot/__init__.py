@@ -1,0 +1,39 @@
+"""A fake HubSpot CMS API for tests, benchmarks and the demo; never imported by the product.
+
+    fake = FakeHubSpot([PortalSpec(portal_id=1, token="t", site_pages=500)], ServerConfig())
+    with serve_in_thread(fake) as base_url:        # or: with serve_in_subprocess(specs, config)
+        ...                                        # point the client at base_url
+    fake.ground_truth(1, "site_page")              # exactly what the listings serve
+    fake.advance(1)                                # next version: changes, deletions, additions
+    fake.stats(1).status_429                       # counters per portal
+
+Modules: spec (configuration records), lifecycle (objects across versions), content (object
+bodies), query (paging, sorting, filters), portal (a portal and its ground truth), limits
+(rate limits and headers), faults (injection), bodies (error bodies), fake (state and control
+API), app and admin (HTTP), runner (thread / subprocess), cli (the launcher's flags).
+"""
+
+from smuves_sync.fake_hubspot.fake import FakeHubSpot, PortalStats
+from smuves_sync.fake_hubspot.limits import FakeClock
+from smuves_sync.fake_hubspot.portal import TruthItem
+from smuves_sync.fake_hubspot.runner import (
+    FakeHubSpotProcess,
+    serve_in_subprocess,
+    serve_in_thread,
+)
+from smuves_sync.fake_hubspot.spec import Churn, FaultKind, FaultRule, PortalSpec, ServerConfig
+
+__all__ = [
+    "Churn",
+    "FakeClock",
+    "FakeHubSpot",
+    "FakeHubSpotProcess",
+    "FaultKind",
+    "FaultRule",
+    "PortalSpec",
+    "PortalStats",
+    "ServerConfig",
+    "TruthItem",
+    "serve_in_subprocess",
+    "serve_in_thread",
+]

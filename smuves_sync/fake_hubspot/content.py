@@ -1,0 +1,395 @@
+"""Builders: turn a slot of a lifecycle into the JSON object HubSpot would return for it.
+
+Each builder splits an object into the fields that vary per slot and a constant remainder
+that is serialised once, so encoding a page of objects costs one small encoding per object.
+Field names and types follow the official OpenAPI schemas (Page, BlogPost, HubDbTableV3,
+HubDbTableRowV3); `tests` validate them against those schemas.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from smuves_sync.fake_hubspot.lifecycle import DAY_MS, Lifecycle, mix64, version_time_ms
+from smuves_sync.fake_hubspot.spec import PortalSpec, TimestampStyle
+from smuves_sync.fake_hubspot.text import iso_ms, paragraphs, sentence, slugify, title, title_slug
+from smuves_sync.models import ContentType
+
+EPOCH_ISO = "1970-01-01T00:00:00Z"  # HubSpot's archivedAt / deletedAt of a live object
+# One reusable compact encoder: json.dumps with options builds a new encoder on every call.
+encode_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+# Ids: a per-type base, plus a per-portal block (so two portals never share ids and a client
+# that mixes up tokens is caught), plus the slot. Each block holds SPAN[type] slots.
+_ID_BASE = {
+    ContentType.SITE_PAGE: 100_000_000_000,
+    ContentType.LANDING_PAGE: 200_000_000_000,
+    ContentType.BLOG_POST: 300_000_000_000,
+    ContentType.HUBDB_TABLE: 1_000_000,
+    ContentType.HUBDB_ROW: 400_000_000_000,
+}
+_PAGE_SPAN = 100_000_000
+_TABLE_SPAN = 10_000
+_ROW_SPAN = 10_000_000  # rows per table; a portal's block holds 100 tables' rows
+
+
+def id_base(content_type: ContentType, portal_id: int, table_slot: int = 0) -> int:
+    """The id of slot 0 of a collection."""
+    block = portal_id % 1000
+    if content_type is ContentType.HUBDB_TABLE:
+        return _ID_BASE[content_type] + block * _TABLE_SPAN
+    if content_type is ContentType.HUBDB_ROW:
+        return _ID_BASE[content_type] + block * 100 * _ROW_SPAN + table_slot * _ROW_SPAN
+    return _ID_BASE[content_type] + block * _PAGE_SPAN
+
+
+_USER = {"id": "9001", "email": "editor@example.com", "firstName": "Alex", "lastName": "Morgan"}
+_AUTHORS = (
+    ("Alex Morgan", "8001"),
+    ("Sam Rivera", "8002"),
+    ("Kim Lee", "8003"),
+    ("Noa Berg", "8004"),
+)
+_LANGUAGES = ("en",) * 7 + ("de", "fr", "es")
+
+
+class Builder:
+    """Shared machinery: the constant tail, dict and JSON forms, id <-> slot."""
+
+    content_type: ContentType
+
+    def __init__(self, first_id: int, span: int, constant: dict[str, Any]) -> None:
+        self.first_id = first_id
+        self.span = span
+        self.constant = constant
+        self._tail = encode_json(constant)[1:] if constant else ""
+
+    def id_of(self, slot: int) -> str:
+        """HubSpot id of the object in this slot."""
+        return str(self.first_id + slot)
+
+    def slot_of(self, object_id: str) -> int | None:
+        """Inverse of `id_of`, or None for an id this builder never produces."""
+        if not object_id.isdigit():
+            return None
+        slot = int(object_id) - self.first_id
+        return slot if 0 <= slot < self.span else None
+
+    def updated_ms(self, life: Lifecycle, slot: int) -> int:
+        """The object's last update time, as served."""
+        return life.updated_ms(slot)
+
+    def variable(self, life: Lifecycle, slot: int) -> dict[str, Any]:
+        """The fields that differ between objects."""
+        raise NotImplementedError
+
+    def as_dict(self, life: Lifecycle, slot: int) -> dict[str, Any]:
+        """The whole object."""
+        return {**self.variable(life, slot), **self.constant}
+
+    def as_json(self, life: Lifecycle, slot: int) -> str:
+        """The whole object, serialised; equal to json.dumps(as_dict(...))."""
+        head = encode_json(self.variable(life, slot))
+        return head[:-1] + "," + self._tail if self._tail else head
+
+
+def _page_constant(spec: PortalSpec, content_type: ContentType) -> dict[str, Any]:
+    category = {ContentType.SITE_PAGE: 4, ContentType.LANDING_PAGE: 1, ContentType.BLOG_POST: 3}
+    constant: dict[str, Any] = {
+        "abStatus": "master",
+        "abTestId": "",
+        "attachedStylesheets": [],
+        "campaign": "",
+        "categoryId": category[content_type],
+        "contentTypeCategory": str(category[content_type]),
+        "createdById": _USER["id"],
+        "domain": spec.host,
+        "dynamicPageDataSourceId": "",
+        "dynamicPageDataSourceType": 0,
+        "dynamicPageHubDbTableId": "",
+        "enableDomainStylesheets": False,
+        "enableLayoutStylesheets": False,
+        "featuredImage": "",
+        "featuredImageAltText": "",
+        "folderId": "",
+        "footerHtml": "",
+        "headHtml": "",
+        "includeDefaultCustomCss": False,
+        "layoutSections": {},
+        "linkRelCanonicalUrl": "",
+        "mabExperimentId": "",
+        "pageExpiryDate": 0,
+        "pageExpiryEnabled": False,
+        "pageExpiryRedirectId": 0,
+        "pageExpiryRedirectUrl": "",
+        "password": "",
+        "publicAccessRules": [],
+        "publicAccessRulesEnabled": False,
+        "publishImmediately": False,
+        "themeSettingsValues": {},
+        "translatedFromId": "",
+        "translations": {},
+        "updatedById": _USER["id"],
+        "useFeaturedImage": False,
+        "widgetContainers": {},
+    }
+    if content_type is ContentType.BLOG_POST:
+        constant["contentGroupId"] = str(50_000_000 + spec.portal_id % 1_000_000)
+        constant["enableGoogleAmpOutputOverride"] = False
+    else:
+        constant["authorName"] = _AUTHORS[0][0]
+        constant["contentGroupId"] = ""
+        constant["pageRedirected"] = False
+        constant["subcategory"] = content_type.value
+        constant["templatePath"] = f"themes/portal/templates/{content_type.value}.html"
+    return constant
+
+
+class PageBuilder(Builder):
+    """Site pages, landing pages and blog posts (the Page and BlogPost schemas)."""
+
+    def __init__(
+        self, content_type: ContentType, spec: PortalSpec, timestamps: TimestampStyle
+    ) -> None:
+        first_id = id_base(content_type, spec.portal_id)
+        super().__init__(first_id, _PAGE_SPAN, _page_constant(spec, content_type))
+        self.content_type = content_type
+        self.is_post = content_type is ContentType.BLOG_POST
+        self.both_timestamps = timestamps == "both"
+        section = {ContentType.SITE_PAGE: "", ContentType.LANDING_PAGE: "lp/"}
+        self.url_prefix = f"https://{spec.host}/{section.get(content_type, 'blog/')}"
+        self.brand = f"Portal {spec.portal_id}"
+
+    def variable(self, life: Lifecycle, slot: int) -> dict[str, Any]:
+        """Id, names, state, language, timestamps, archive fields and body of one object."""
+        h = mix64(life.salt ^ slot)
+        revision = life.revision[slot]
+        edited = mix64(h ^ revision)
+        base_name = title(h)
+        name = f"{base_name} ({revision})" if revision and edited & 1 else base_name
+        slug = f"{title_slug(h)}-{slot}"
+        roll = (h >> 16) % 100
+        state = "PUBLISHED" if roll < 80 else "DRAFT" if roll < 95 else "SCHEDULED"
+        created_ms = life.created_ms(slot)
+        created, updated = iso_ms(created_ms), iso_ms(self.updated_ms(life, slot))
+        archived_ms = life.archived_ms(slot)
+        body = paragraphs(edited, 2 + (h >> 24) % 3)
+        fields: dict[str, Any] = {
+            "id": self.id_of(slot),
+            "name": name,
+            "slug": slug,
+            "url": self.url_prefix + slug,
+            "htmlTitle": f"{name} | {self.brand}",
+            "metaDescription": sentence(edited >> 3),
+            "language": _LANGUAGES[(h >> 32) % len(_LANGUAGES)],
+            "state": state,
+            "currentState": state,
+            "currentlyPublished": state == "PUBLISHED",
+            "created": created,
+            "updated": updated,
+            "publishDate": iso_ms(created_ms + 3_600_000),
+            "archivedInDashboard": archived_ms is not None,
+        }
+        if self.both_timestamps:
+            fields["createdAt"], fields["updatedAt"] = created, updated
+        if self.is_post:
+            author, author_id = _AUTHORS[(h >> 40) % len(_AUTHORS)]
+            fields["archivedAt"] = archived_ms or 0
+            fields["authorName"], fields["blogAuthorId"] = author, author_id
+            fields["postBody"] = fields["rssBody"] = body
+            fields["postSummary"] = fields["rssSummary"] = body[: body.index("</p>") + 4]
+            fields["publishedAt"] = fields["publishDate"]
+            fields["tagIds"] = [7_000 + (h >> (44 + 4 * i)) % 16 for i in range(1 + (h >> 60) % 3)]
+            fields["widgets"] = {}
+        else:
+            fields["archivedAt"] = iso_ms(archived_ms) if archived_ms else EPOCH_ISO
+            fields["widgets"] = {
+                "main_body": {"id": "main_body", "name": "main_body", "type": "rich_text",
+                              "body": {"html": body}},
+            }  # fmt: skip
+        return fields
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDef:
+    """A HubDB column: its id, name, label, type and the options of select columns."""
+
+    id: int
+    name: str
+    label: str
+    type: str
+    options: tuple[str, ...] = ()
+
+
+_COLUMN_TEMPLATES = (
+    ("title", "Title", "TEXT", ()),
+    ("price", "Price", "NUMBER", ()),
+    ("in_stock", "In stock", "BOOLEAN", ()),
+    ("category", "Category", "SELECT", ("Hardware", "Software", "Services", "Training")),
+    ("website", "Website", "URL", ()),
+    ("description", "Description", "RICHTEXT", ()),
+    ("launch_date", "Launch date", "DATE", ()),
+    ("tags", "Tags", "MULTISELECT", ("new", "popular", "sale", "limited", "eco")),
+)
+
+
+def table_columns(table_salt: int) -> tuple[ColumnDef, ...]:
+    """The columns of one table: always a title, then a seeded choice of the others."""
+    chosen = [0] + [i for i in range(1, len(_COLUMN_TEMPLATES)) if (table_salt >> i) & 1]
+    if len(chosen) < 4:
+        chosen = [0, 1, 3, 5]
+    return tuple(
+        ColumnDef(position + 1, *_COLUMN_TEMPLATES[i]) for position, i in enumerate(chosen)
+    )
+
+
+def _option(column: ColumnDef, index: int) -> dict[str, Any]:
+    label = column.options[index]
+    return {"id": str(index + 1), "name": label, "label": label, "type": "option", "order": index}
+
+
+class TableBuilder(Builder):
+    """HubDB tables (HubDbTableV3); a table's rowCount and updatedAt follow its rows."""
+
+    content_type = ContentType.HUBDB_TABLE
+
+    def __init__(
+        self,
+        portal_id: int,
+        rows_of: Callable[[int], Lifecycle],
+        columns_of: Callable[[int], tuple[ColumnDef, ...]],
+    ) -> None:
+        super().__init__(
+            id_base(ContentType.HUBDB_TABLE, portal_id),
+            _TABLE_SPAN,
+            {
+                "allowChildTables": False,
+                "allowPublicApiAccess": False,
+                "createdBy": _USER,
+                "dynamicMetaTags": {},
+                "enableChildTablePages": False,
+                "isOrderedManually": False,
+                "published": True,
+                "updatedBy": _USER,
+                "useForPages": False,
+            },
+        )
+        self.rows_of = rows_of
+        self.columns_of = columns_of
+
+    @staticmethod
+    def name_of(life: Lifecycle, slot: int) -> str:
+        """The table's unique name (usable in place of its id in URLs)."""
+        topic = title(mix64(life.salt ^ slot)).split(" to ")[1]
+        return f"{slugify(topic).replace('-', '_')}_{slot}"
+
+    def updated_ms(self, life: Lifecycle, slot: int) -> int:
+        """Publishing changed rows updates the table too."""
+        own = life.updated_ms(slot)
+        step = self.rows_of(slot).last_change_step
+        if not step:
+            return own
+        published = (
+            version_time_ms(step - 1) + 1 + int(life.fraction(slot, 64 + step) * (DAY_MS - 2))
+        )
+        return max(own, published)
+
+    def variable(self, life: Lifecycle, slot: int) -> dict[str, Any]:
+        """Id, names, columns, counts, timestamps and the deleted flag of one table."""
+        created = iso_ms(life.created_ms(slot))
+        updated = iso_ms(self.updated_ms(life, slot))
+        archived_ms = life.archived_ms(slot)
+        columns = self.columns_of(slot)
+        name = self.name_of(life, slot)
+        return {
+            "id": self.id_of(slot),
+            "name": name,
+            "label": name.replace("_", " ").title(),
+            "columns": [_column_json(column, created) for column in columns],
+            "columnCount": len(columns),
+            "rowCount": len(self.rows_of(slot).live(archived=False)),
+            "createdAt": created,
+            "updatedAt": updated,
+            "publishedAt": updated,
+            "deleted": archived_ms is not None,
+            "deletedAt": iso_ms(archived_ms) if archived_ms else EPOCH_ISO,
+        }
+
+
+def _column_json(column: ColumnDef, created: str) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "id": str(column.id),
+        "name": column.name,
+        "label": column.label,
+        "type": column.type,
+        "deleted": False,
+        "description": "",
+        "width": 200,
+        "createdAt": created,
+        "updatedAt": created,
+    }
+    if column.options:
+        result["options"] = [
+            {**_option(column, i), "createdAt": created, "updatedAt": created}
+            for i in range(len(column.options))
+        ]
+        result["optionCount"] = len(column.options)
+    return result
+
+
+class RowBuilder(Builder):
+    """The rows of one HubDB table (HubDbTableRowV3, values keyed by column name)."""
+
+    content_type = ContentType.HUBDB_ROW
+
+    def __init__(
+        self, portal_id: int, table_slot: int, columns: tuple[ColumnDef, ...], host: str
+    ) -> None:
+        first_id = id_base(ContentType.HUBDB_ROW, portal_id, table_slot)
+        super().__init__(first_id, _ROW_SPAN, {})
+        self.columns = columns
+        self.host = host
+
+    def variable(self, life: Lifecycle, slot: int) -> dict[str, Any]:
+        """Id, timestamps, name, path and column values of one row."""
+        h = mix64(life.salt ^ slot)
+        edited = mix64(h ^ life.revision[slot])
+        name = title(h)
+        path = f"{title_slug(h)}-{slot}"
+        updated = iso_ms(life.updated_ms(slot))
+        values: dict[str, Any] = {}
+        for column in self.columns:
+            values[column.name] = self._value(column, name, path, h, edited)
+        return {
+            "id": self.id_of(slot),
+            "createdAt": iso_ms(life.created_ms(slot)),
+            "updatedAt": updated,
+            "publishedAt": updated,
+            "name": name,
+            "path": path,
+            "childTableId": "0",
+            "values": values,
+        }
+
+    def _value(self, column: ColumnDef, name: str, path: str, h: int, edited: int) -> Any:
+        kind = column.type
+        if kind == "TEXT":
+            return name
+        if kind == "NUMBER":
+            return round(5 + (edited % 99_500) / 100, 2)
+        if kind == "BOOLEAN":
+            return bool(edited >> 20 & 1)
+        if kind == "SELECT":
+            return _option(column, (h >> 12) % len(column.options))
+        if kind == "MULTISELECT":
+            return [
+                _option(column, i) for i in range(len(column.options)) if edited >> (24 + i) & 1
+            ]
+        if kind == "URL":
+            return f"https://{self.host}/products/{path}"
+        if kind == "RICHTEXT":
+            return paragraphs(edited, 1)
+        # DATE: midnight UTC in milliseconds, as HubDB stores dates.
+        return 1_577_836_800_000 + (h >> 30) % 2_000 * DAY_MS

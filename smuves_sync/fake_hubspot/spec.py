@@ -1,0 +1,210 @@
+"""What a fake portal contains and how the fake server behaves: plain frozen records.
+
+These records are the whole configuration of the fake. They round-trip through JSON so the
+subprocess launcher receives exactly what an in-process server would have used.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
+from typing import Any, Literal
+
+from smuves_sync.models import ContentType
+
+TimestampStyle = Literal["spec", "both"]
+
+
+@dataclass(frozen=True, slots=True)
+class PortalSpec:
+    """One generated portal: its id, its single bearer token, a seed and how many objects."""
+
+    portal_id: int
+    token: str = field(repr=False)
+    seed: int = 0
+    site_pages: int = 0
+    landing_pages: int = 0
+    blog_posts: int = 0
+    hubdb_tables: int = 0
+    rows_per_table: int = 0
+    # Share of each type (and of each table's rows) that starts archived.
+    archived_share: float = 0.05
+    domain: str = ""
+
+    def __post_init__(self) -> None:
+        counts = (
+            self.site_pages,
+            self.landing_pages,
+            self.blog_posts,
+            self.hubdb_tables,
+            self.rows_per_table,
+        )
+        if self.portal_id <= 0 or any(count < 0 for count in counts):
+            raise ValueError("portal id must be positive and counts must not be negative")
+        # Generated ids reserve a block per portal: keep counts well inside it.
+        if (
+            max(counts[:3]) > 50_000_000
+            or self.hubdb_tables > 100
+            or self.rows_per_table > 5_000_000
+        ):
+            raise ValueError("at most 50M pages/posts, 100 tables and 5M rows per table")
+        if not 0.0 <= self.archived_share < 1.0:
+            raise ValueError("archived_share must be in [0, 1)")
+        if not self.token:
+            raise ValueError("a portal needs a token")
+
+    @property
+    def host(self) -> str:
+        """The portal's website domain, used in generated URLs."""
+        return self.domain or f"www.portal{self.portal_id}.example.com"
+
+    def initial_count(self, content_type: ContentType) -> int:
+        """Objects of a type at version 0 (rows: per table)."""
+        return {
+            ContentType.SITE_PAGE: self.site_pages,
+            ContentType.LANDING_PAGE: self.landing_pages,
+            ContentType.BLOG_POST: self.blog_posts,
+            ContentType.HUBDB_TABLE: self.hubdb_tables,
+            ContentType.HUBDB_ROW: self.rows_per_table,
+        }[content_type]
+
+
+@dataclass(frozen=True, slots=True)
+class Churn:
+    """What one version step does to each collection, as shares of its live objects.
+
+    `added` is a share of the collection's initial size, so repeated steps add steadily.
+    Counts are rounded, so tiny collections may see no change at all.
+    """
+
+    changed: float = 0.10
+    deleted: float = 0.02
+    added: float = 0.02
+    archived: float = 0.01
+
+    def __post_init__(self) -> None:
+        shares = (self.changed, self.deleted, self.added, self.archived)
+        if any(share < 0 for share in shares) or self.changed + self.deleted + self.archived > 1:
+            raise ValueError("churn shares must be >= 0 and changed+deleted+archived <= 1")
+
+
+class FaultKind(StrEnum):
+    """A way a response can go wrong on purpose."""
+
+    STATUS = "status"  # an HTTP error status with HubSpot's JSON error body
+    RATE_LIMIT = "rate_limit"  # a 429 with `policy`; not counted by the real limiter
+    NOT_JSON = "not_json"  # 200 with an HTML body
+    TRUNCATED = "truncated"  # 200 with a JSON page cut in the middle
+    MISSING_RESULTS = "missing_results"  # 200 JSON without `results`
+    WRONG_TYPES = "wrong_types"  # 200 JSON whose `results` is not a list, `total` not a number
+    REPEAT_CURSOR = "repeat_cursor"  # the page's next cursor equals the cursor it was asked for
+    SLOW = "slow"  # the normal response, `delay_ms` later
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRule:
+    """Inject one kind of fault into the listing requests this rule matches.
+
+    A rule matches requests of `content_type` (any when None) for `portal_id` (any when None)
+    and counts them 1, 2, 3 …; it fires on the numbers in `on_requests` and otherwise with
+    probability `share`, drawn from the server's fault seed, so a run is reproducible.
+    """
+
+    kind: FaultKind
+    share: float = 0.0
+    on_requests: tuple[int, ...] = ()
+    content_type: ContentType | None = None
+    portal_id: int | None = None
+    status: int = 500
+    policy: str = "TEN_SECONDLY_ROLLING"
+    retry_after_s: int | None = None
+    delay_ms: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.share <= 1.0:
+            raise ValueError("fault share must be in [0, 1]")
+        if any(number < 1 for number in self.on_requests):
+            raise ValueError("on_requests counts matching requests from 1")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """How the server behaves: latency, limits, faults. Limits of None are not enforced."""
+
+    latency_ms: float = 0.0
+    ten_second_limit: int | None = 190
+    secondly_limit: int | None = None
+    daily_limit: int | None = 1_000_000
+    # HubSpot often omits Retry-After on 429s; the fake sends it only when asked to.
+    send_retry_after: bool = False
+    faults: tuple[FaultRule, ...] = ()
+    fault_seed: int = 0
+    # "spec": `created`/`updated` as in the OpenAPI schemas; "both": also `createdAt`/`updatedAt`.
+    timestamps: TimestampStyle = "spec"
+
+    def __post_init__(self) -> None:
+        limits = (self.ten_second_limit, self.secondly_limit, self.daily_limit)
+        if self.latency_ms < 0 or any(limit is not None and limit < 1 for limit in limits):
+            raise ValueError("latency must be >= 0 and limits >= 1 (or None)")
+
+
+def encode_setup(portals: tuple[PortalSpec, ...], config: ServerConfig) -> str:
+    """Serialise portals and config to JSON (the launcher's --config-json)."""
+    return json.dumps({"portals": [asdict(p) for p in portals], "config": asdict(config)})
+
+
+def decode_setup(text: str) -> tuple[tuple[PortalSpec, ...], ServerConfig]:
+    """Inverse of `encode_setup`; raises ValueError on unknown or invalid fields."""
+    raw = json.loads(text)
+    portals = tuple(PortalSpec(**_known(PortalSpec, p)) for p in raw["portals"])
+    config_raw = _known(ServerConfig, raw.get("config", {}))
+    faults = decode_faults(config_raw.pop("faults", []))
+    return portals, ServerConfig(**config_raw, faults=faults)
+
+
+def encode_faults(faults: tuple[FaultRule, ...]) -> list[dict[str, Any]]:
+    """Fault rules as JSON-ready dicts (the admin endpoint's body)."""
+    return [asdict(fault) for fault in faults]
+
+
+def decode_faults(raw: list[dict[str, Any]]) -> tuple[FaultRule, ...]:
+    """Inverse of `encode_faults`."""
+    return tuple(_fault_from_dict(dict(fault)) for fault in raw)
+
+
+def fault_from_text(text: str) -> FaultRule:
+    """Parse the launcher's `--fault` syntax: `kind=status,status=503,type=blog_post,share=0.1`."""
+    raw: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"fault option {part!r} is not key=value")
+        raw[key.strip()] = value.strip()
+    if "type" in raw:
+        raw["content_type"] = raw.pop("type")
+    if "on" in raw:
+        raw["on_requests"] = [int(n) for n in raw.pop("on").split("+") if n]
+    return _fault_from_dict(raw)
+
+
+def _fault_from_dict(raw: dict[str, Any]) -> FaultRule:
+    values = _known(FaultRule, raw)
+    values["kind"] = FaultKind(values["kind"])
+    if values.get("content_type") is not None:
+        values["content_type"] = ContentType(values["content_type"])
+    values["on_requests"] = tuple(int(n) for n in values.get("on_requests", ()))
+    if "share" in values:
+        values["share"] = float(values["share"])
+    for name in ("portal_id", "status", "retry_after_s", "delay_ms"):
+        if values.get(name) is not None:
+            values[name] = int(values[name])
+    return FaultRule(**values)
+
+
+def _known(cls: type, raw: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    unknown = set(raw) - names
+    if unknown:
+        raise ValueError(f"unknown {cls.__name__} fields: {sorted(unknown)}")
+    return dict(raw)
