@@ -140,7 +140,8 @@ class HubSpotClient:
         if archived and not spec.archived_pass:
             return 0
         parents = await self._parent_records(spec)
-        if spec.parent_count_field is None:
+        # The parent's count field counts live children only.
+        if archived or spec.parent_count_field is None:
             total = 0
             for parent in parents:
                 path = spec.list_path(self._api_version, parent.hubspot_id)
@@ -156,57 +157,34 @@ class HubSpotClient:
         state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
         if state.done:
             return
-        walk = self._child_pages if spec.parent is not None else self._flat_pages
-        async for page in walk(spec, state, include_archived):
-            yield page
-
-    # -- listings -------------------------------------------------------------------------------
-
-    async def _flat_pages(
-        self, spec: ContentTypeSpec, state: Cursor, include_archived: bool
-    ) -> AsyncIterator[Page]:
         passes = [False, True] if include_archived and spec.archived_pass else [False]
-        path = spec.list_path(self._api_version)
+        parents: list[str | None] = [None]
+        if spec.parent is not None:
+            records = await self._parent_records(spec)
+            parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
         for archived in passes:
             if state.archived and not archived:
                 continue  # the live pass was finished before the cursor was saved
-            start = state.position if state.archived == archived else Position()
-            last_pass = archived is passes[-1]
-            async for records, nxt in self._walk(spec, path, archived, start, None, spec.name):
-                if nxt is not None:
-                    after = Cursor(spec.name, archived=archived, position=nxt)
-                elif last_pass:
-                    after = Cursor(spec.name, archived=archived, done=True)
-                else:
-                    after = Cursor(spec.name, archived=True)
-                yield Page(records, after.encode(), archived)
+            resuming_pass = state.archived == archived
+            todo = _from_saved_parent(parents, state) if resuming_pass else parents
+            for index, parent_id in enumerate(todo):
+                resuming = resuming_pass and parent_id == state.parent and not state.parent_done
+                start = state.position if resuming else Position()
+                path = spec.list_path(self._api_version, parent_id)
+                async for records_, nxt in self._walk(
+                    spec, path, archived, start, parent_id, spec.name
+                ):
+                    if nxt is not None:
+                        after = Cursor(spec.name, archived, nxt, parent=parent_id)
+                    elif index < len(todo) - 1:
+                        after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
+                    elif archived is not passes[-1]:
+                        after = Cursor(spec.name, archived=True)
+                    else:
+                        after = Cursor(spec.name, archived, done=True)
+                    yield Page(records_, after.encode(), archived)
 
-    async def _child_pages(
-        self, spec: ContentTypeSpec, state: Cursor, include_archived: bool
-    ) -> AsyncIterator[Page]:
-        del include_archived  # children are listed once, through their live parents
-        parent_ids = sorted((p.hubspot_id for p in await self._parent_records(spec)), key=_id_key)
-        if state.parent is not None:
-            # Resume at the saved parent, or the next one if it has since disappeared.
-            saved = _id_key(state.parent)
-            parent_ids = [
-                p
-                for p in parent_ids
-                if _id_key(p) > saved or (_id_key(p) == saved and not state.parent_done)
-            ]
-        for index, parent_id in enumerate(parent_ids):
-            resuming = parent_id == state.parent and not state.parent_done
-            start = state.position if resuming else Position()
-            path = spec.list_path(self._api_version, parent_id)
-            last_parent = index == len(parent_ids) - 1
-            async for records, nxt in self._walk(spec, path, False, start, parent_id, spec.name):
-                if nxt is not None:
-                    after = Cursor(spec.name, parent=parent_id, position=nxt)
-                elif last_parent:
-                    after = Cursor(spec.name, done=True)
-                else:
-                    after = Cursor(spec.name, parent=parent_id, parent_done=True)
-                yield Page(records, after.encode(), False)
+    # -- listings -------------------------------------------------------------------------------
 
     async def _walk(
         self,
@@ -346,6 +324,18 @@ def _results(body: Mapping[str, Any]) -> list[Any]:
     if not isinstance(results, list):
         raise ValueError("'results' is missing or not a list")
     return results
+
+
+def _from_saved_parent(parents: list[str | None], state: Cursor) -> list[str | None]:
+    """The parents still to walk when resuming: from the saved one (or the next, if it is gone)."""
+    if state.parent is None:
+        return parents
+    saved = _id_key(state.parent)
+    return [
+        p
+        for p in parents
+        if p is not None and (_id_key(p) > saved or (_id_key(p) == saved and not state.parent_done))
+    ]
 
 
 def _id_key(object_id: str) -> tuple[int, int, str]:

@@ -146,9 +146,12 @@ class PortalBudget:
         """Note a short-window 429; return how long the caller itself must still wait.
 
         With pacing, the whole portal pauses and `acquire` does the waiting (0 is returned).
-        Without pacing, only the caller waits.
+        Without pacing (a baseline for benchmarks), only the caller waits: `Retry-After` or 1 s.
         """
         self.stats.rate_limited += 1
+        if not self._pacing:
+            # The plain client of the baseline: Retry-After, else one second, for this request.
+            return retry_after if retry_after is not None else 1.0
         now = self._clock.monotonic()
         window = 1.0 if policy == "SECONDLY" else self._main_window().seconds
         if retry_after is not None:
@@ -160,8 +163,6 @@ class PortalBudget:
             delay = in_window[0] + window + self._margin_for(window) - now if in_window else 0
             delay = min(max(delay, window / 10), window)
         log.info("portal %s rate limited (%s); pausing %.2fs", self.portal_id, policy or "?", delay)
-        if not self._pacing:
-            return delay
         self._blocked_until = max(self._blocked_until, now + delay)
         return 0.0
 

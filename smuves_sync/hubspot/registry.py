@@ -202,9 +202,7 @@ DEFAULT_SPECS: tuple[ContentTypeSpec, ...] = (
         fields=FieldMap(name=("name",), slug=("path",), url=(), state=(), language=(), archived=()),
         parent=ContentType.HUBDB_TABLE,
         parent_count_field="rowCount",
-        # A HubDB row has no archived state of its own: it is deleted outright, and the rows of
-        # an archived table go with it. Rows missing from a full fetch are marked deleted.
-        archived_pass=False,
+        # Rows of archived tables are not listed; the tables listing shows those tables.
     ),
 )
 

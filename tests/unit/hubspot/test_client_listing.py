@@ -54,12 +54,17 @@ def hubdb(router: respx.MockRouter, prefix: str = "/cms/v3/hubdb") -> dict[str, 
                 {
                     (False, None): load("hubdb_rows_1001_1"),
                     (False, "NTAwMg"): load("hubdb_rows_1001_2"),
+                    (True, None): load("hubdb_rows_1001_archived"),
                 }
             )
         ),
         "1002": router.get(f"{prefix}/tables/1002/rows").mock(
             side_effect=listing(
-                {(False, None): load("hubdb_rows_1002_1"), (False, "1"): load("hubdb_rows_1002_2")}
+                {
+                    (False, None): load("hubdb_rows_1002_1"),
+                    (False, "1"): load("hubdb_rows_1002_2"),
+                    (True, None): load("hubdb_rows_empty"),
+                }
             )
         ),
     }
@@ -179,7 +184,7 @@ async def test_hubdb_on_the_dated_api_version(
         settings=Settings(hubspot_base_url=BASE_URL, hubspot_api_version="2026-03")
     )
     assert await client.count("hubdb_row") == 5
-    assert len(ids(await collect(client, "hubdb_row"))) == 5
+    assert len(ids(await collect(client, "hubdb_row"))) == 6
 
 
 async def test_hubdb_tables_have_an_archived_pass(
@@ -197,16 +202,37 @@ async def test_hubdb_rows_page_over_tables_then_rows_by_after_and_offset(
 ) -> None:
     routes = hubdb(router)
     pages = await collect(make_client(), "hubdb_row")
-    assert ids(pages) == ["1001:5001", "1001:5002", "1001:5003", "1002:6001", "1002:6002"]
+    assert ids(pages) == [
+        "1001:5001",
+        "1001:5002",
+        "1001:5003",
+        "1002:6001",
+        "1002:6002",
+        "1001:5009",  # the archived pass, table by table again
+    ]
     assert [dict(c.request.url.params) for c in routes["1001"].calls] == [
         {"limit": "1000"},
         {"limit": "1000", "after": "NTAwMg"},
+        {"limit": "1000", "archived": "true"},
     ]
     assert [dict(c.request.url.params) for c in routes["1002"].calls] == [
         {"limit": "1000"},
         {"limit": "1000", "offset": "1"},
+        {"limit": "1000", "archived": "true"},
     ]
-    assert not any(p.archived for p in pages)
+    assert [p.archived for p in pages] == [False, False, False, False, True, True]
+    assert [i.archived for p in pages for i in p.items] == [False] * 5 + [True]
+    # The tables are listed once, live tables only.
+    assert [dict(c.request.url.params) for c in routes["tables"].calls] == [{"limit": "1000"}]
+
+
+async def test_archived_hubdb_rows_are_counted_per_table(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    routes = hubdb(router)
+    assert await make_client().count("hubdb_row", archived=True) == 1
+    assert routes["1001"].calls.last.request.url.params["archived"] == "true"
+    assert routes["1002"].calls.last.request.url.params["limit"] == "1"
 
 
 async def test_hubdb_rows_resume_inside_a_table_and_between_tables(
@@ -228,7 +254,8 @@ async def test_hubdb_rows_resume_inside_a_table_and_between_tables(
     # After the first page of table 1002, resuming asks for offset 1 of that table only.
     routes["1001"].calls.clear()
     routes["1002"].calls.clear()
-    assert ids(await collect(client, "hubdb_row", cursor=pages[2].cursor)) == ["1002:6002"]
+    rest = await collect(client, "hubdb_row", cursor=pages[2].cursor, include_archived=False)
+    assert ids(rest) == ["1002:6002"]
     assert routes["1001"].call_count == 0
     assert dict(routes["1002"].calls[0].request.url.params) == {"limit": "1000", "offset": "1"}
 
@@ -242,7 +269,8 @@ async def test_hubdb_rows_resume_past_a_table_that_disappeared(
     only_1002 = load("hubdb_tables")
     only_1002["results"] = only_1002["results"][1:]
     routes["tables"].mock(side_effect=None, return_value=json_response(only_1002))
-    assert ids(await collect(client, "hubdb_row", cursor=first)) == ["1002:6001", "1002:6002"]
+    rest = await collect(client, "hubdb_row", cursor=first, include_archived=False)
+    assert ids(rest) == ["1002:6001", "1002:6002"]
 
 
 async def test_a_cursor_of_another_type_or_damaged_is_refused(

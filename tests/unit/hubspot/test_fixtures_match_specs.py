@@ -53,6 +53,14 @@ LISTINGS = {
         "Hubdb_rollout243927_v3_hubdb.json",
         "StreamingCollectionResponseWithTotalHubDbTableRowV3",
     ),
+    "hubdb_rows_1001_archived": (
+        "Hubdb_rollout243927_v3_hubdb.json",
+        "StreamingCollectionResponseWithTotalHubDbTableRowV3",
+    ),
+    "hubdb_rows_empty": (
+        "Hubdb_rollout243927_v3_hubdb.json",
+        "StreamingCollectionResponseWithTotalHubDbTableRowV3",
+    ),
     "hubdb_rows_1002_1": (
         "Hubdb_rollout243927_2026-03_hubdb.json",
         "RandomAccessCollectionResponseWithTotalHubDbTableRowV3",

@@ -222,8 +222,8 @@ async def test_without_pacing_only_the_caller_waits(clock: FakeClock) -> None:
     naive = RateLimitRegistry(clock, pacing=False).budget(PORTAL)
     for _ in range(150):
         await naive.acquire()
-    # The caller waits until its oldest request leaves the 1 s window.
-    assert naive.rate_limited("SECONDLY", None) == pytest.approx(1.0)
+    assert naive.rate_limited("TEN_SECONDLY_ROLLING", None) == 1.0
+    assert naive.rate_limited("TEN_SECONDLY_ROLLING", 3.0) == 3.0
     await naive.acquire()
     assert clock.sleeps == []
 
