@@ -1,4 +1,4 @@
-"""The `smuves` command. Async work is started with `asyncio.run` here, at the edge."""
+"""`smuves db …`: database administration."""
 
 from __future__ import annotations
 
@@ -14,12 +14,6 @@ from smuves_sync.settings import Settings
 
 
 @click.group()
-@click.version_option(package_name="smuves-sync")
-def cli() -> None:
-    """smuves-sync: fetch HubSpot CMS content into Postgres, keep it fresh, export it."""
-
-
-@cli.group()
 def db() -> None:
     """Database administration."""
 
@@ -49,8 +43,3 @@ def db_migrate(migrations_dir: Path | None) -> None:
             click.echo(f"applied {filename}")
     else:
         click.echo("database is up to date")
-
-
-def main() -> None:
-    """Console-script entry point."""
-    cli()
