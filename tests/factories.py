@@ -20,11 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Database
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import load_queries
-from smuves_sync.models import ContentType, Job, JobKind, JobStatus, Run, RunStatus
+from smuves_sync.models import (
+    ContentType,
+    ExportFormat,
+    Job,
+    JobKind,
+    JobStatus,
+    Run,
+    RunStatus,
+)
 
 SQL = load_queries(Path(__file__).with_name("sql"))
 ALL_TYPES = tuple(ContentType)
@@ -190,3 +199,85 @@ class Factory:
             },
         )
         return [r["id"] for r in rows]
+
+    async def content_item(
+        self,
+        run: Run,
+        hubspot_id: str | None = None,
+        *,
+        content_type: ContentType = ContentType.SITE_PAGE,
+        name: str = "A page",
+    ) -> str:
+        """A content row of the run's portal, first and last seen by `run`."""
+        hubspot_id = hubspot_id or str(next(self._numbers))
+        await self._returning(
+            "plant_content_item",
+            {
+                "portal_id": run.portal_id,
+                "content_type": str(content_type),
+                "hubspot_id": hubspot_id,
+                "name": name,
+                "data": Jsonb({"id": hubspot_id, "name": name}),
+                "content_hash": f"hash-{hubspot_id}",
+                "run_id": run.id,
+            },
+        )
+        return hubspot_id
+
+    async def export(
+        self,
+        run: Run,
+        *,
+        content_type: ContentType = ContentType.SITE_PAGE,
+        format: ExportFormat = ExportFormat.CSV,
+        status: JobStatus = JobStatus.PENDING,
+    ) -> int:
+        """An export row of `run`."""
+        rows = await self._returning(
+            "plant_export",
+            {
+                "run_id": run.id,
+                "portal_id": run.portal_id,
+                "content_type": str(content_type),
+                "format": str(format),
+                "status": str(status),
+            },
+        )
+        return int(rows[0]["id"])
+
+    async def notification(
+        self, user_id: uuid.UUID, run: Run | None = None, *, kind: str = "run_finished"
+    ) -> int:
+        """A notification for `user_id`."""
+        rows = await self._returning(
+            "plant_notification",
+            {
+                "user_id": user_id,
+                "run_id": run.id if run else None,
+                "kind": kind,
+                "message": "something happened",
+            },
+        )
+        return int(rows[0]["id"])
+
+    async def schedule(
+        self,
+        portal_id: int,
+        *,
+        owner: uuid.UUID | None = None,
+        cron_expression: str = "0 3 * * *",
+        content_types: Sequence[ContentType] = ALL_TYPES,
+        next_run_at: datetime | None = None,
+    ) -> int:
+        """A schedule of `portal_id`."""
+        rows = await self._returning(
+            "plant_schedule",
+            {
+                "portal_id": portal_id,
+                "owner_id": owner,
+                "cron_expression": cron_expression,
+                "content_types": [str(t) for t in content_types],
+                "next_run_at": next_run_at,
+            },
+        )
+        return int(rows[0]["id"])

@@ -1,1 +1,27 @@
-"""The Postgres job queue: thin Python over the SQL functions."""
+"""The Postgres job queue: thin Python over the SQL functions of migrations/0004_queue.sql.
+
+Public API:
+
+    Queue(db: Database, settings: Settings, *, worker_id: str | None = None)
+        .enqueue(run_id, content_type, *, run_after=None, total=None, idempotency_key=None)
+                                                                        -> Job | None
+        .claim(kinds, *, limit=1, now=None)                             -> list[Job]
+        .heartbeat(job, *, now=None)                                    -> Job
+        .checkpoint(job, cursor, processed, *, total=None, now=None)    -> Job
+        .complete(job, *, processed=None, now=None)                     -> Job
+        .complete_many(jobs, *, now=None)                               -> list[Job]
+        .fail(job, error, *, retryable=None, now=None)                  -> Job
+        .park(job, until, reason, *, now=None)                          -> Job
+        .release(job, *, now=None)                                      -> Job
+        .portal_token(job)                                              -> bytes | None
+        .reconcile(*, now=None)                                         -> list[Run]
+    Wakeups(conninfo, *, kinds=None)   async context; .ready(), .wait(timeout) -> bool
+    default_worker_id() -> str;  error_text(error) -> str
+
+Fenced calls raise `smuves_sync.errors.LeaseLost` when the job was taken over.
+"""
+
+from smuves_sync.queue.api import Queue, default_worker_id, error_text
+from smuves_sync.queue.wakeups import Wakeups
+
+__all__ = ["Queue", "Wakeups", "default_worker_id", "error_text"]

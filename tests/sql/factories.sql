@@ -51,5 +51,24 @@ SELECT r.id, r.portal_id, %(kind)s, t, coalesce(%(run_after)s, now())
 FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
 RETURNING id
 
--- name: count_rows_by_status
-SELECT status, count(*) AS n FROM public.jobs GROUP BY status ORDER BY status
+-- name: plant_content_item
+INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, data, content_hash,
+                                  first_seen_run, last_seen_run)
+VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
+        %(run_id)s, %(run_id)s)
+
+-- name: plant_export
+INSERT INTO public.exports (run_id, portal_id, content_type, format, status)
+VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(status)s)
+RETURNING id
+
+-- name: plant_notification
+INSERT INTO public.notifications (user_id, run_id, kind, message)
+VALUES (%(user_id)s, %(run_id)s, %(kind)s, %(message)s)
+RETURNING id
+
+-- name: plant_schedule
+INSERT INTO public.schedules (portal_id, owner_id, cron_expression, content_types, next_run_at)
+VALUES (%(portal_id)s, %(owner_id)s, %(cron_expression)s, %(content_types)s::text[],
+        %(next_run_at)s)
+RETURNING id

@@ -11,3 +11,6 @@ SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true)
 -- name: session_set_portal
 -- For smuves_worker: the one portal whose rows this transaction may see.
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
+
+-- name: session_ping
+SELECT 1

@@ -1,0 +1,536 @@
+-- The job queue (DESIGN §4) as SQL functions. Every state change after a job is created
+-- happens here, atomically, fenced by the lease token the claim handed out.
+--
+-- Conventions:
+-- * SECURITY DEFINER, owned by smuves_owner (whose policies see every row), search_path pinned
+--   to pg_catalog and pg_temp, every table schema-qualified, EXECUTE revoked from PUBLIC and
+--   granted to smuves_worker only.
+-- * Time comes from the database: p_now DEFAULT NULL means now(); tests pass a time instead
+--   of sleeping.
+-- * A fenced function (heartbeat, checkpoint, complete, fail, park, release) returns the
+--   changed job, or no row when the job is no longer running under that lease token: the
+--   caller lost its lease and must stop touching the job.
+-- * A lease is alive while heartbeat_at (set by the claim, renewed by heartbeat and
+--   checkpoint) is younger than the kind's lease; the leases are parameters so that the
+--   settings, not this file, decide them.
+
+SET LOCAL ROLE smuves_owner;
+
+-- Settle runs whose jobs are all finished, from COUNT(*) FILTER over their jobs:
+--   any job still pending/running  -> unchanged
+--   any job stopped                -> stopped (someone stopped the run; that wins)
+--   every job completed            -> completed
+--   every job failed               -> failed
+--   otherwise                      -> partially_failed
+-- Runs without jobs are left alone. The run rows are locked (in id order) by one statement
+-- and counted by the next, which sees every job change committed before the lock was
+-- granted: two workers finishing a run's last two jobs at once cannot both miss the end.
+CREATE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamptz DEFAULT NULL)
+    RETURNS SETOF public.runs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+    BEGIN
+        PERFORM 1 FROM public.runs AS r
+        WHERE r.id = ANY (p_run_ids) AND r.status IN ('pending', 'running')
+        ORDER BY r.id
+        FOR NO KEY UPDATE;
+
+        RETURN QUERY
+        WITH counts AS (
+            SELECT j.run_id,
+                   count(*) AS total,
+                   count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
+                   count(*) FILTER (WHERE j.status = 'completed') AS completed,
+                   count(*) FILTER (WHERE j.status = 'failed') AS failed,
+                   count(*) FILTER (WHERE j.status = 'stopped') AS stopped
+            FROM public.jobs AS j
+            WHERE j.run_id = ANY (p_run_ids)
+            GROUP BY j.run_id
+        )
+        UPDATE public.runs AS r
+        SET status = CASE
+                WHEN c.stopped > 0 THEN 'stopped'
+                WHEN c.completed = c.total THEN 'completed'
+                WHEN c.failed = c.total THEN 'failed'
+                ELSE 'partially_failed'
+            END,
+            started_at = coalesce(r.started_at, v_now),
+            finished_at = v_now
+        FROM counts AS c
+        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
+        RETURNING r.*;
+    END
+    $$;
+
+-- Jobs whose lease expired at their last allowed attempt fail, with a reason and a
+-- notification to the run's owner (or the portal's owner for runs nobody started).
+CREATE FUNCTION public.fail_exhausted_jobs(
+    p_kinds text[],
+    p_fetch_lease interval,
+    p_export_lease interval,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+        v_failed public.jobs[];
+        v_run_ids bigint[];
+    BEGIN
+        WITH stale AS (
+            SELECT j.id FROM public.jobs AS j
+            WHERE j.status = 'running'
+              AND j.heartbeat_at < v_now - least(p_fetch_lease, p_export_lease)
+              AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
+                                                      ELSE p_export_lease END
+              AND j.attempts >= j.max_attempts
+              AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+            ORDER BY j.heartbeat_at
+            LIMIT 100
+            FOR UPDATE SKIP LOCKED
+        ), failed AS (
+            UPDATE public.jobs AS j
+            SET status = 'failed',
+                finished_at = v_now,
+                last_error = pg_catalog.format(
+                    'gave up after %s attempts: the worker holding the job (%s) stopped '
+                    'sending heartbeats, so its lease expired each time',
+                    j.attempts, j.locked_by)
+            FROM stale WHERE j.id = stale.id
+            RETURNING j
+        ), told AS (
+            INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+            SELECT coalesce(r.owner_id, p.owner_id), (f.j).run_id, 'job_failed',
+                   pg_catalog.format('The %s of %s for portal %s failed: %s',
+                                     (f.j).kind, (f.j).content_type, (f.j).portal_id,
+                                     (f.j).last_error),
+                   v_now
+            FROM failed AS f
+            JOIN public.runs AS r ON r.id = (f.j).run_id
+            JOIN public.portals AS p ON p.id = (f.j).portal_id
+        )
+        SELECT coalesce(array_agg(f.j), '{}'), array_agg(DISTINCT (f.j).run_id)
+        INTO v_failed, v_run_ids
+        FROM failed AS f;
+
+        IF v_run_ids IS NOT NULL THEN
+            PERFORM public.settle_runs(v_run_ids, v_now);
+        END IF;
+        RETURN QUERY SELECT * FROM unnest(v_failed);
+    END
+    $$;
+
+-- Claim up to p_limit jobs of p_kinds (NULL: any kind) for worker p_worker, oldest first:
+-- running jobs whose lease expired (another attempt), then pending jobs that are due.
+-- Each claimed job becomes running with a fresh lease token and attempts + 1; its run
+-- becomes running if it was pending. Expired jobs already at max_attempts fail instead.
+CREATE FUNCTION public.claim_jobs(
+    p_worker text,
+    p_kinds text[],
+    p_limit integer,
+    p_fetch_lease interval DEFAULT '5 minutes',
+    p_export_lease interval DEFAULT '2 minutes',
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+        v_claimed public.jobs[];
+        v_more public.jobs[];
+    BEGIN
+        IF p_limit IS NULL OR p_limit < 1 THEN
+            RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        PERFORM public.fail_exhausted_jobs(p_kinds, p_fetch_lease, p_export_lease, v_now);
+
+        -- Expired leases first: those jobs have waited longest. The locking SELECT lives in
+        -- a CTE so LIMIT bounds exactly the rows locked.
+        WITH stale AS (
+            SELECT j.id FROM public.jobs AS j
+            WHERE j.status = 'running'
+              AND j.heartbeat_at < v_now - least(p_fetch_lease, p_export_lease)
+              AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
+                                                      ELSE p_export_lease END
+              AND j.attempts < j.max_attempts
+              AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+            ORDER BY j.heartbeat_at
+            LIMIT p_limit
+            FOR UPDATE SKIP LOCKED
+        ), claimed AS (
+            UPDATE public.jobs AS j
+            SET attempts = j.attempts + 1,
+                locked_at = v_now,
+                locked_by = p_worker,
+                heartbeat_at = v_now,
+                lease_token = gen_random_uuid()
+            FROM stale WHERE j.id = stale.id
+            RETURNING j
+        )
+        SELECT coalesce(array_agg(c.j), '{}') INTO v_claimed FROM claimed AS c;
+
+        IF cardinality(v_claimed) < p_limit THEN
+            WITH due AS (
+                SELECT j.id FROM public.jobs AS j
+                WHERE j.status = 'pending'
+                  AND j.run_after <= v_now
+                  AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+                ORDER BY j.run_after, j.id
+                LIMIT p_limit - cardinality(v_claimed)
+                FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+                UPDATE public.jobs AS j
+                SET status = 'running',
+                    attempts = j.attempts + 1,
+                    locked_at = v_now,
+                    locked_by = p_worker,
+                    heartbeat_at = v_now,
+                    lease_token = gen_random_uuid()
+                FROM due WHERE j.id = due.id
+                RETURNING j
+            )
+            SELECT coalesce(array_agg(c.j), '{}') INTO v_more FROM claimed AS c;
+            v_claimed := v_claimed || v_more;
+        END IF;
+
+        IF cardinality(v_claimed) > 0 THEN
+            -- Locked in id order, like settle_runs, so the two cannot deadlock.
+            WITH starting AS (
+                SELECT r.id FROM public.runs AS r
+                WHERE r.id IN (SELECT c.run_id FROM unnest(v_claimed) AS c)
+                  AND r.status = 'pending'
+                ORDER BY r.id
+                FOR NO KEY UPDATE
+            )
+            UPDATE public.runs AS r
+            SET status = 'running', started_at = coalesce(r.started_at, v_now)
+            FROM starting WHERE r.id = starting.id AND r.status = 'pending';
+        END IF;
+
+        RETURN QUERY SELECT * FROM unnest(v_claimed) ORDER BY id;
+    END
+    $$;
+
+-- The seeds' name: claim at most one job.
+CREATE FUNCTION public.claim_next_job(
+    p_worker text,
+    p_kinds text[],
+    p_fetch_lease interval DEFAULT '5 minutes',
+    p_export_lease interval DEFAULT '2 minutes',
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT * FROM public.claim_jobs(p_worker, p_kinds, 1, p_fetch_lease, p_export_lease, p_now)
+    $$;
+
+-- Extend the lease of a long job.
+CREATE FUNCTION public.heartbeat_job(
+    p_job_id bigint, p_lease_token uuid, p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        UPDATE public.jobs AS j
+        SET heartbeat_at = coalesce(p_now, now())
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+        RETURNING j.*
+    $$;
+
+-- Record how far a job got (resume point and progress) and extend its lease.
+CREATE FUNCTION public.checkpoint_job(
+    p_job_id bigint,
+    p_lease_token uuid,
+    p_cursor text,
+    p_processed bigint,
+    p_total bigint DEFAULT NULL,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        UPDATE public.jobs AS j
+        SET cursor = p_cursor,
+            processed = p_processed,
+            total = coalesce(p_total, j.total),
+            heartbeat_at = coalesce(p_now, now())
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+        RETURNING j.*
+    $$;
+
+-- Finish jobs successfully (a batch: pairs of ids and lease tokens), then settle their runs.
+-- The lease columns are kept as a record of who ran the job.
+CREATE FUNCTION public.complete_jobs(
+    p_job_ids bigint[],
+    p_lease_tokens uuid[],
+    p_processed bigint[] DEFAULT NULL,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+        v_done public.jobs[];
+        v_run_ids bigint[];
+    BEGIN
+        IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
+           OR (p_processed IS NOT NULL
+               AND cardinality(p_processed) IS DISTINCT FROM cardinality(p_job_ids)) THEN
+            RAISE EXCEPTION 'complete_jobs: ids, lease tokens and processed counts differ in length'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        WITH done AS (
+            UPDATE public.jobs AS j
+            SET status = 'completed',
+                finished_at = v_now,
+                processed = coalesce(given.processed, j.processed)
+            FROM unnest(p_job_ids, p_lease_tokens, p_processed)
+                 AS given (id, lease_token, processed)
+            WHERE j.id = given.id AND j.lease_token = given.lease_token
+              AND j.status = 'running'
+            RETURNING j
+        )
+        SELECT coalesce(array_agg(d.j), '{}'), array_agg(DISTINCT (d.j).run_id)
+        INTO v_done, v_run_ids
+        FROM done AS d;
+
+        IF v_run_ids IS NOT NULL THEN
+            PERFORM public.settle_runs(v_run_ids, v_now);
+        END IF;
+        RETURN QUERY SELECT * FROM unnest(v_done);
+    END
+    $$;
+
+CREATE FUNCTION public.complete_job(
+    p_job_id bigint,
+    p_lease_token uuid,
+    p_processed bigint DEFAULT NULL,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT * FROM public.complete_jobs(
+            ARRAY[p_job_id], ARRAY[p_lease_token], ARRAY[p_processed], p_now)
+    $$;
+
+-- Record a failure. Retryable, with attempts left: back to pending, due after
+--   delay = least(p_backoff_base * 2^(attempts - 1), p_backoff_max)
+--   run_after = now + delay + random() * p_jitter_ratio * delay
+-- Otherwise (permanent, or out of attempts): failed at once, the owner is notified, and the
+-- run is settled if this was its last open job. The error text is kept (truncated).
+CREATE FUNCTION public.fail_job(
+    p_job_id bigint,
+    p_lease_token uuid,
+    p_error text,
+    p_retryable boolean,
+    p_backoff_base interval DEFAULT '10 seconds',
+    p_backoff_max interval DEFAULT '10 minutes',
+    p_jitter_ratio double precision DEFAULT 0.1,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+        v_job public.jobs;
+        v_delay interval;
+    BEGIN
+        SELECT * INTO v_job FROM public.jobs AS j
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+
+        IF p_retryable AND v_job.attempts < v_job.max_attempts THEN
+            v_delay := least(p_backoff_base * power(2, greatest(v_job.attempts, 1) - 1),
+                             p_backoff_max);
+            UPDATE public.jobs AS j
+            SET status = 'pending',
+                run_after = v_now + v_delay + v_delay * (random() * p_jitter_ratio),
+                last_error = left(p_error, 2000),
+                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+            WHERE j.id = p_job_id
+            RETURNING j.* INTO v_job;
+        ELSE
+            UPDATE public.jobs AS j
+            SET status = 'failed',
+                finished_at = v_now,
+                last_error = left(p_error, 2000)
+            WHERE j.id = p_job_id
+            RETURNING j.* INTO v_job;
+
+            INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+            SELECT coalesce(r.owner_id, p.owner_id), v_job.run_id, 'job_failed',
+                   pg_catalog.format('The %s of %s for portal %s failed after %s attempt(s): %s',
+                                     v_job.kind, v_job.content_type, v_job.portal_id,
+                                     v_job.attempts, left(p_error, 500)),
+                   v_now
+            FROM public.runs AS r JOIN public.portals AS p ON p.id = r.portal_id
+            WHERE r.id = v_job.run_id;
+
+            PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
+        END IF;
+        RETURN NEXT v_job;
+    END
+    $$;
+
+-- Put a job back until p_until without spending the attempt it was claimed with (a rate
+-- limit such as HubSpot's daily budget is a wait, not a failure). The cursor is kept.
+CREATE FUNCTION public.park_job(
+    p_job_id bigint,
+    p_lease_token uuid,
+    p_until timestamptz,
+    p_reason text,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        UPDATE public.jobs AS j
+        SET status = 'pending',
+            run_after = greatest(p_until, coalesce(p_now, now())),
+            attempts = greatest(j.attempts - 1, 0),
+            last_error = left(p_reason, 2000),
+            locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+        RETURNING j.*
+    $$;
+
+-- Hand a job back now (graceful shutdown) without spending its attempt; the cursor is kept
+-- so the next worker resumes where this one stopped, and idle workers are woken.
+CREATE FUNCTION public.release_job(
+    p_job_id bigint, p_lease_token uuid, p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        WITH released AS (
+            UPDATE public.jobs AS j
+            SET status = 'pending',
+                run_after = coalesce(p_now, now()),
+                attempts = greatest(j.attempts - 1, 0),
+                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+            WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+            RETURNING j.*
+        )
+        SELECT released.* FROM released, LATERAL pg_catalog.pg_notify('smuves_jobs', released.kind)
+    $$;
+
+-- Heal runs left pending/running although all their jobs are finished (a worker died
+-- between finishing a job and settling, or jobs were finished by hand), and mark running
+-- the pending runs whose jobs have started. Returns the runs it settled.
+CREATE FUNCTION public.reconcile_stuck_runs(p_now timestamptz DEFAULT NULL)
+    RETURNS SETOF public.runs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+        v_run_ids bigint[];
+    BEGIN
+        WITH started AS (
+            SELECT r.id FROM public.runs AS r
+            WHERE r.status = 'pending'
+              AND EXISTS (SELECT FROM public.jobs AS j
+                          WHERE j.run_id = r.id AND j.status <> 'pending')
+            ORDER BY r.id
+            FOR NO KEY UPDATE SKIP LOCKED
+        )
+        UPDATE public.runs AS r
+        SET status = 'running', started_at = coalesce(r.started_at, v_now)
+        FROM started WHERE r.id = started.id;
+
+        SELECT array_agg(r.id) INTO v_run_ids FROM public.runs AS r
+        WHERE r.status IN ('pending', 'running')
+          AND EXISTS (SELECT FROM public.jobs AS j WHERE j.run_id = r.id)
+          AND NOT EXISTS (SELECT FROM public.jobs AS j
+                          WHERE j.run_id = r.id AND j.status IN ('pending', 'running'));
+        IF v_run_ids IS NULL THEN
+            RETURN;
+        END IF;
+        RETURN QUERY SELECT * FROM public.settle_runs(v_run_ids, v_now);
+    END
+    $$;
+
+-- A portal's encrypted token, only for a worker that holds the live lease of one of that
+-- portal's jobs (the job is running under p_lease_token: nobody has taken it over).
+-- No row: no such lease. A row with a NULL token: the portal has no token stored.
+CREATE FUNCTION public.portal_token(p_job_id bigint, p_lease_token uuid)
+    RETURNS TABLE (portal_id bigint, token_encrypted bytea)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT p.id, p.token_encrypted
+        FROM public.jobs AS j JOIN public.portals AS p ON p.id = j.portal_id
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+    $$;
+
+-- Wake-ups: one NOTIFY per inserting statement and job kind (payload: the kind). A hint
+-- only; workers also poll.
+CREATE FUNCTION public.jobs_notify_inserted() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        PERFORM pg_catalog.pg_notify('smuves_jobs', k.kind)
+        FROM (SELECT DISTINCT i.kind FROM inserted AS i WHERE i.status = 'pending') AS k;
+        RETURN NULL;
+    END
+    $$;
+CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON public.jobs
+    REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION public.jobs_notify_inserted();
+
+REVOKE EXECUTE ON FUNCTION
+    public.settle_runs(bigint[], timestamptz),
+    public.fail_exhausted_jobs(text[], interval, interval, timestamptz),
+    public.claim_jobs(text, text[], integer, interval, interval, timestamptz),
+    public.claim_next_job(text, text[], interval, interval, timestamptz),
+    public.heartbeat_job(bigint, uuid, timestamptz),
+    public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),
+    public.complete_jobs(bigint[], uuid[], bigint[], timestamptz),
+    public.complete_job(bigint, uuid, bigint, timestamptz),
+    public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
+    public.park_job(bigint, uuid, timestamptz, text, timestamptz),
+    public.release_job(bigint, uuid, timestamptz),
+    public.reconcile_stuck_runs(timestamptz),
+    public.portal_token(bigint, uuid),
+    public.jobs_notify_inserted()
+FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION
+    public.claim_jobs(text, text[], integer, interval, interval, timestamptz),
+    public.claim_next_job(text, text[], interval, interval, timestamptz),
+    public.heartbeat_job(bigint, uuid, timestamptz),
+    public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),
+    public.complete_jobs(bigint[], uuid[], bigint[], timestamptz),
+    public.complete_job(bigint, uuid, bigint, timestamptz),
+    public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
+    public.park_job(bigint, uuid, timestamptz, text, timestamptz),
+    public.release_job(bigint, uuid, timestamptz),
+    public.reconcile_stuck_runs(timestamptz),
+    public.portal_token(bigint, uuid)
+TO smuves_worker;

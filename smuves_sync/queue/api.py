@@ -1,0 +1,180 @@
+"""`Queue`: the worker's view of the job queue, over `Database` and the queue's SQL functions.
+
+    queue = Queue(Database(worker_pool), settings, worker_id="host:1234")
+    for job in await queue.claim([JobKind.FETCH], limit=free_slots):
+        token = await queue.portal_token(job)         # encrypted; decrypt in the worker
+        job = await queue.checkpoint(job, cursor, processed, total=total)  # per page
+        ...
+        await queue.complete(job, processed=n)
+    # on error:  await queue.fail(job, exc)            # exc.retryable decides retry vs fail
+    # rate limit: await queue.park(job, resets_at, "HubSpot daily limit")  # no attempt spent
+    # shutdown:  await queue.release(job)              # no attempt spent, cursor kept
+
+Leases, attempts and backoff come from `Settings` (fetch 300 s, export 120 s, 3 attempts,
+base 10 s, cap 600 s, jitter 10 %). Every fenced call raises `errors.LeaseLost` when another
+worker took the job over (the lease expired and it was reclaimed): stop working on it and
+do not write anything more for it. Every call accepts `now=` for tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from smuves_sync.db.database import Database
+from smuves_sync.errors import LeaseLost
+from smuves_sync.models import ContentType, Job, JobKind, Run
+from smuves_sync.settings import Settings
+
+
+def default_worker_id() -> str:
+    """``host:pid``: names the worker in ``jobs.locked_by``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _token(job: Job) -> uuid.UUID:
+    if job.lease_token is None:  # not a claimed job: nothing to fence with
+        raise LeaseLost(job.id)
+    return job.lease_token
+
+
+def _fenced(job: Job, changed: Job | None) -> Job:
+    if changed is None:
+        raise LeaseLost(job.id)
+    return changed
+
+
+def error_text(error: BaseException | str) -> str:
+    """What a failure records in ``jobs.last_error``: the error's class and message."""
+    if isinstance(error, str):
+        return error
+    return f"{type(error).__name__}: {error}"
+
+
+class Queue:
+    """Claim, extend, checkpoint and finish jobs; every state change is fenced by the lease."""
+
+    def __init__(self, db: Database, settings: Settings, *, worker_id: str | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.worker_id = worker_id or default_worker_id()
+
+    @property
+    def fetch_lease(self) -> timedelta:
+        """How long a fetch job's lease lasts without a heartbeat."""
+        return timedelta(seconds=self.settings.fetch_lease_seconds)
+
+    @property
+    def export_lease(self) -> timedelta:
+        """How long an export job's lease lasts without a heartbeat."""
+        return timedelta(seconds=self.settings.export_lease_seconds)
+
+    async def enqueue(
+        self,
+        run_id: int,
+        content_type: ContentType,
+        *,
+        run_after: datetime | None = None,
+        total: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Job | None:
+        """A new pending job of the run (None when an equal job is in flight)."""
+        return await self.db.job_enqueue(
+            run_id,
+            content_type,
+            max_attempts=self.settings.max_attempts,
+            run_after=run_after,
+            total=total,
+            idempotency_key=idempotency_key,
+        )
+
+    async def claim(
+        self, kinds: Sequence[JobKind] | None, *, limit: int = 1, now: datetime | None = None
+    ) -> list[Job]:
+        """Up to `limit` jobs of `kinds` (None: any), now running under this worker's leases."""
+        return await self.db.job_claim(
+            self.worker_id,
+            kinds,
+            limit=limit,
+            fetch_lease=self.fetch_lease,
+            export_lease=self.export_lease,
+            now=now,
+        )
+
+    async def heartbeat(self, job: Job, *, now: datetime | None = None) -> Job:
+        """Extend the job's lease."""
+        return _fenced(job, await self.db.job_heartbeat(job.id, _token(job), now=now))
+
+    async def checkpoint(
+        self,
+        job: Job,
+        cursor: str | None,
+        processed: int,
+        *,
+        total: int | None = None,
+        now: datetime | None = None,
+    ) -> Job:
+        """Save where the job got to (resume point, progress); extends the lease."""
+        changed = await self.db.job_checkpoint(
+            job.id, _token(job), cursor, processed, total=total, now=now
+        )
+        return _fenced(job, changed)
+
+    async def complete(
+        self, job: Job, *, processed: int | None = None, now: datetime | None = None
+    ) -> Job:
+        """Finish the job; its run is settled when this was its last open job."""
+        changed = await self.db.job_complete(job.id, _token(job), processed=processed, now=now)
+        return _fenced(job, changed)
+
+    async def complete_many(self, jobs: Sequence[Job], *, now: datetime | None = None) -> list[Job]:
+        """Finish many jobs in one round trip; returns those completed (lost leases left out)."""
+        return await self.db.job_complete_many([(j.id, _token(j)) for j in jobs], now=now)
+
+    async def fail(
+        self,
+        job: Job,
+        error: BaseException | str,
+        *,
+        retryable: bool | None = None,
+        now: datetime | None = None,
+    ) -> Job:
+        """Record a failure: retried with backoff when retryable and attempts remain, else
+        failed for good (owner notified). `retryable` defaults to the error's own flag."""
+        if retryable is None:
+            retryable = bool(getattr(error, "retryable", False))
+        changed = await self.db.job_fail(
+            job.id,
+            _token(job),
+            error_text(error),
+            retryable=retryable,
+            backoff_base=timedelta(seconds=self.settings.backoff_base_seconds),
+            backoff_max=timedelta(seconds=self.settings.backoff_max_seconds),
+            jitter_ratio=self.settings.backoff_jitter_ratio,
+            now=now,
+        )
+        return _fenced(job, changed)
+
+    async def park(
+        self, job: Job, until: datetime, reason: str, *, now: datetime | None = None
+    ) -> Job:
+        """Wait until `until` (e.g. a daily rate limit) without spending an attempt."""
+        return _fenced(job, await self.db.job_park(job.id, _token(job), until, reason, now=now))
+
+    async def release(self, job: Job, *, now: datetime | None = None) -> Job:
+        """Hand the job back for another worker now (shutdown) without spending an attempt."""
+        return _fenced(job, await self.db.job_release(job.id, _token(job), now=now))
+
+    async def portal_token(self, job: Job) -> bytes | None:
+        """The encrypted token of the job's portal (None: the portal has none stored)."""
+        found = await self.db.portal_token(job.id, _token(job))
+        if found is None:
+            raise LeaseLost(job.id)
+        return found[1]
+
+    async def reconcile(self, *, now: datetime | None = None) -> list[Run]:
+        """Settle runs whose jobs are all finished; returns the runs changed."""
+        return await self.db.run_reconcile(now=now)

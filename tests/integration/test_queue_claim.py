@@ -1,0 +1,102 @@
+"""Claiming: exactly once under concurrency, oldest first, runs start with their first job."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from datetime import timedelta
+
+from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.queue import Queue
+from smuves_sync.settings import Settings
+from tests.factories import Factory
+from tests.integration.queue_helpers import T0, read
+
+
+async def test_eight_claimers_on_separate_connections_drain_2000_jobs_each_once(
+    db_url: str, factory: Factory, db: Database, settings: Settings
+) -> None:
+    job_ids = await factory.backlog(400)  # 400 portals x 5 content types
+    assert len(job_ids) == 2000
+
+    async def claimer(number: int) -> list[int]:
+        claimed: list[int] = []
+        # one pool of one connection each: eight separate sessions racing for the same rows
+        async with pool_for(db_url, role=DbRole.WORKER, min_size=1, max_size=1) as pool:
+            queue = Queue(Database(pool), settings, worker_id=f"claimer-{number}")
+            while True:
+                jobs = await queue.claim([JobKind.FETCH], limit=1 + number % 4)
+                if not jobs:
+                    return claimed
+                claimed.extend(j.id for j in jobs)
+                assert all(j.locked_by == f"claimer-{number}" for j in jobs)
+                done = await queue.complete_many(jobs)
+                assert [j.id for j in done] == [j.id for j in jobs]
+
+    results = await asyncio.gather(*(claimer(n) for n in range(8)))
+    claims = Counter(job_id for result in results for job_id in result)
+    assert sorted(claims) == sorted(job_ids)
+    assert set(claims.values()) == {1}
+    assert await read(db.pool, "job_statuses") == [{"status": "completed", "n": 2000}]
+    assert await read(db.pool, "run_statuses") == [{"status": "completed", "n": 400}]
+
+
+async def test_claim_sets_the_lease_and_starts_the_run(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings
+) -> None:
+    run = await factory.run()
+    planted = await factory.job(run, run_after=T0 - timedelta(seconds=1))
+    queue = Queue(worker_db, settings, worker_id="w1")
+
+    [job] = await queue.claim([JobKind.FETCH], now=T0)
+
+    assert job.id == planted.id
+    assert job.status is JobStatus.RUNNING
+    assert job.attempts == 1
+    assert (job.locked_at, job.heartbeat_at, job.locked_by) == (T0, T0, "w1")
+    assert job.lease_token is not None
+    started = await db.run_get(run.id)
+    assert started is not None
+    assert (started.status, started.started_at) == (RunStatus.RUNNING, T0)
+
+
+async def test_claims_take_the_oldest_due_job_and_respect_kinds_and_run_after(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    fetch_run = await factory.run()
+    export_run = await factory.run(kind=JobKind.EXPORT)
+    later = await factory.job(
+        fetch_run, content_type=ContentType.BLOG_POST, run_after=T0 - timedelta(minutes=1)
+    )
+    older = await factory.job(
+        fetch_run, content_type=ContentType.SITE_PAGE, run_after=T0 - timedelta(minutes=5)
+    )
+    not_due = await factory.job(
+        fetch_run, content_type=ContentType.HUBDB_ROW, run_after=T0 + timedelta(seconds=1)
+    )
+    export = await factory.job(export_run, run_after=T0 - timedelta(hours=1))
+    queue = Queue(worker_db, settings)
+
+    assert [j.id for j in await queue.claim([JobKind.FETCH], now=T0)] == [older.id]
+    assert [j.id for j in await queue.claim([JobKind.FETCH], limit=5, now=T0)] == [later.id]
+    assert await queue.claim([JobKind.FETCH], limit=5, now=T0) == []
+    assert [j.id for j in await queue.claim(None, limit=5, now=T0)] == [export.id]
+    due_later = await queue.claim(None, now=T0 + timedelta(seconds=1))
+    assert [j.id for j in due_later] == [not_due.id]
+
+
+async def test_claim_next_job_claims_at_most_one(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    await factory.backlog(1, run_after=T0 - timedelta(seconds=1))
+    queue = Queue(worker_db, settings)
+    first = await worker_db.job_claim_next(
+        "w",
+        [JobKind.FETCH],
+        fetch_lease=queue.fetch_lease,
+        export_lease=queue.export_lease,
+        now=T0,
+    )
+    assert first is not None and first.status is JobStatus.RUNNING
+    assert len(await queue.claim([JobKind.FETCH], limit=10, now=T0)) == 4
