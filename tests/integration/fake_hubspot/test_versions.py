@@ -1,0 +1,96 @@
+"""Content changes between two syncs: `advance` changes, deletes, archives and adds objects."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import httpx
+
+from smuves_sync.fake_hubspot import Churn, FakeHubSpot, ServerConfig, TruthItem
+from smuves_sync.models import ContentType
+from tests.integration.fake_hubspot.conftest import SMALL, Serve, client, fetch_all
+
+PORTAL = replace(SMALL, site_pages=400, archived_share=0.05)
+CONFIG = ServerConfig(ten_second_limit=None, daily_limit=None)
+
+
+def _by_id(items: list[TruthItem]) -> dict[str, TruthItem]:
+    return {item.hubspot_id: item for item in items}
+
+
+def test_a_step_changes_deletes_archives_and_adds_exact_shares() -> None:
+    fake = FakeHubSpot([PORTAL], CONFIG)
+    pid, site = PORTAL.portal_id, ContentType.SITE_PAGE
+    before = _by_id(fake.ground_truth(pid, site, with_data=True))
+    live_before = [item for item in before.values() if not item.archived]
+    assert len(before) == 400 and len(live_before) == 380
+
+    churn = Churn(changed=0.1, deleted=0.05, added=0.025, archived=0.02)
+    assert fake.advance(pid, churn) == 1
+    after = _by_id(fake.ground_truth(pid, site, with_data=True))
+
+    gone = before.keys() - after.keys()
+    new = after.keys() - before.keys()
+    kept = before.keys() & after.keys()
+    changed = {i for i in kept if after[i].updated_at != before[i].updated_at}
+    archived_now = {i for i in kept if after[i].archived and not before[i].archived}
+    assert (len(gone), len(new), len(changed), len(archived_now)) == (19, 10, 38, 8)
+    assert not gone & {item.hubspot_id for item in before.values() if item.archived}
+    for object_id in changed:
+        assert after[object_id].updated_at > before[object_id].updated_at
+        assert after[object_id].data != before[object_id].data
+    for object_id in kept - changed - archived_now:
+        assert after[object_id].data == before[object_id].data
+    newest_before = max(int(i) for i in before)
+    assert all(int(i) > newest_before for i in new)
+    assert fake.version(pid) == 1
+
+
+def test_tables_follow_their_rows() -> None:
+    fake = FakeHubSpot([PORTAL], CONFIG)
+    pid = PORTAL.portal_id
+    tables_before = _by_id(fake.ground_truth(pid, ContentType.HUBDB_TABLE, with_data=True))
+    fake.advance(pid, Churn(changed=0.2, deleted=0.1, added=0.1, archived=0.0))
+    tables_after = _by_id(fake.ground_truth(pid, ContentType.HUBDB_TABLE, with_data=True))
+    rows = fake.ground_truth(pid, ContentType.HUBDB_ROW, archived=False)
+    for table_id, table in tables_after.items():
+        assert table.data is not None
+        if table.archived:
+            continue
+        live_rows = [r for r in rows if r.hubspot_id.startswith(f"{table_id}:")]
+        assert table.data["rowCount"] == len(live_rows)
+        assert table.updated_at > tables_before[table_id].updated_at
+
+
+async def test_the_server_serves_the_new_version(serve: Serve) -> None:
+    fake = FakeHubSpot([PORTAL], CONFIG)
+    async with client(serve(fake)) as http:
+        first = await fetch_all(http, "/cms/v3/pages/site-pages")
+        response = await http.post(f"/_fake/portals/{PORTAL.portal_id}/advance", json={})
+        assert response.json() == {"version": 1}
+        second = await fetch_all(http, "/cms/v3/pages/site-pages")
+    truth = fake.ground_truth(PORTAL.portal_id, ContentType.SITE_PAGE, archived=False)
+    assert [obj["id"] for obj in second] == [item.hubspot_id for item in truth]
+    assert {o["id"]: o["updated"] for o in first} != {o["id"]: o["updated"] for o in second}
+
+
+async def test_admin_rejects_bad_churn(serve: Serve) -> None:
+    fake = FakeHubSpot([PORTAL], CONFIG)
+    async with httpx.AsyncClient(base_url=serve(fake)) as http:
+        bad = await http.post(f"/_fake/portals/{PORTAL.portal_id}/advance", json={"changed": 2})
+        unknown = await http.post("/_fake/portals/999/advance", json={})
+    assert (bad.status_code, unknown.status_code) == (400, 404)
+    assert fake.version(PORTAL.portal_id) == 0
+
+
+def test_versions_replay_identically() -> None:
+    churns = [Churn(), Churn(changed=0.3, deleted=0.0, added=0.1, archived=0.1), Churn()]
+    eager, lazy = FakeHubSpot([PORTAL], CONFIG), FakeHubSpot([PORTAL], CONFIG)
+    for churn in churns:
+        eager.ground_truth(PORTAL.portal_id, ContentType.BLOG_POST)  # built before each step
+        eager.advance(PORTAL.portal_id, churn)
+        lazy.advance(PORTAL.portal_id, churn)  # built once, after all steps
+    for content_type in ContentType:
+        assert eager.ground_truth(
+            PORTAL.portal_id, content_type, with_data=True
+        ) == lazy.ground_truth(PORTAL.portal_id, content_type, with_data=True)
