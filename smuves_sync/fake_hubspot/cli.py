@@ -40,10 +40,10 @@ def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalS
     """Parse one --portal value."""
     parts = text.split(":")
     if len(parts) not in (3, 4):
-        raise argparse.ArgumentTypeError(f"--portal {text!r}: expected ID:TOKEN:COUNTS[:SEED]")
+        raise ValueError(f"--portal {text!r}: expected ID:TOKEN:COUNTS[:SEED]")
     counts = [int(n) for n in parts[2].split(",")]
     if len(counts) != 5:
-        raise argparse.ArgumentTypeError("--portal counts: SITE,LANDING,POSTS,TABLES,ROWS")
+        raise ValueError("--portal counts: SITE,LANDING,POSTS,TABLES,ROWS")
     return PortalSpec(
         portal_id=int(parts[0]),
         token=parts[1],

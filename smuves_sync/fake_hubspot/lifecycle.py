@@ -121,6 +121,11 @@ class Lifecycle:
             self._live[archived] = cached
         return cached
 
+    def memory_bytes(self) -> int:
+        """Bytes held by the per-slot arrays and the cached listings."""
+        arrays = [self.born, self.revision, self.deleted, self.archived, *self._live.values()]
+        return sum(a.itemsize * len(a) for a in arrays)
+
     def exists(self, slot: int) -> bool:
         """True when the slot is served by one of the two listings."""
         return 0 <= slot < self.size and not self.deleted[slot]
