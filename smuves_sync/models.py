@@ -97,3 +97,19 @@ class Job:
     last_error: str | None
     created_at: datetime
     finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    id: int
+    run_id: int
+    portal_id: int
+    content_type: ContentType
+    format: ExportFormat
+    status: JobStatus
+    # Where the file is (or will be) written; None until the worker picks the default place.
+    path: str | None
+    row_count: int | None
+    bytes: int | None
+    created_at: datetime
+    finished_at: datetime | None
