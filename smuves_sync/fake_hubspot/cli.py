@@ -6,9 +6,12 @@ import argparse
 import asyncio
 from collections.abc import Sequence
 
+import httpx
+
 from smuves_sync.fake_hubspot.fake import FakeHubSpot
 from smuves_sync.fake_hubspot.runner import bind_socket, make_server
 from smuves_sync.fake_hubspot.spec import (
+    Churn,
     PortalSpec,
     ServerConfig,
     decode_setup,
@@ -30,6 +33,8 @@ fault format   comma-separated key=value pairs of a fault rule:
                  delay_ms=N
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
+versions       --start-version N serves content N steps on; between two syncs, step a running fake:
+                 fake_hubspot.py --advance PORTAL_ID --url http://127.0.0.1:PORT [--churn ...]
 admin          GET /_fake/stats, POST /_fake/portals/ID/advance, GET /_fake/portals/ID/truth?type=T,
                POST /_fake/tokens/revoke {"token": ...}; see smuves_sync/fake_hubspot/admin.py
 The first line printed on stdout is the base URL. The server runs until SIGTERM or Ctrl-C.
@@ -85,6 +90,19 @@ def _parser() -> argparse.ArgumentParser:
         help="pages/posts carry created/updated (spec) or also createdAt/updatedAt (both)",
     )
     add("--config-json", help="portals and config as JSON (replaces the flags above)")
+    add("--start-version", type=int, default=0, help="serve every portal N versions on")
+    add(
+        "--churn",
+        default="0.1,0.02,0.02,0.01",
+        help="one version step as shares CHANGED,DELETED,ADDED,ARCHIVED (default %(default)s)",
+    )
+    add(
+        "--advance",
+        type=int,
+        metavar="PORTAL_ID",
+        help="do not serve: step this portal of the running fake at --url one version on",
+    )
+    add("--url", help="base URL of a running fake (with --advance)")
     add("--log-level", default="warning", help="uvicorn log level (default warning)")
     return parser
 
@@ -109,15 +127,44 @@ def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], S
     return portals, config
 
 
+def parse_churn(text: str) -> Churn:
+    """Parse --churn: CHANGED,DELETED,ADDED,ARCHIVED shares."""
+    shares = [float(share) for share in text.split(",")]
+    if len(shares) != 4:
+        raise ValueError("--churn takes four shares: CHANGED,DELETED,ADDED,ARCHIVED")
+    return Churn(*shares)
+
+
+def _advance_running(url: str, portal_id: int, churn: Churn) -> int:
+    body = {
+        "changed": churn.changed,
+        "deleted": churn.deleted,
+        "added": churn.added,
+        "archived": churn.archived,
+    }
+    response = httpx.post(f"{url.rstrip('/')}/_fake/portals/{portal_id}/advance", json=body)
+    response.raise_for_status()
+    return int(response.json()["version"])
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Parse flags, bind, print the URL, serve until SIGTERM."""
+    """Parse flags, then serve until SIGTERM (or, with --advance, step a running fake)."""
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        churn = parse_churn(args.churn)
+        if args.advance is not None:
+            if not args.url:
+                parser.error("--advance needs --url")
+            print(_advance_running(args.url, args.advance, churn), flush=True)
+            return
         portals, config = setup_from_args(args)
     except (ValueError, KeyError, TypeError) as exc:
         parser.error(str(exc))
     fake = FakeHubSpot(portals, config)
+    for portal in portals:
+        for _ in range(args.start_version):
+            fake.advance(portal.portal_id, churn)
     sock = bind_socket(args.host, args.port)
     server = make_server(fake, args.log_level, configure_logging=True)
     # The URL is the launcher's handshake: the socket already listens when it is printed.

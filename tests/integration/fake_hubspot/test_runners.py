@@ -119,3 +119,34 @@ async def test_a_50000_object_portal_starts_small_and_serves_page_by_page() -> N
     assert [o["id"] for o in served] == [item.hubspot_id for item in truth]
     life = fake.portal(9).collection(ContentType.SITE_PAGE).life
     assert life.memory_bytes() < 1_000_000  # a few bytes per object
+
+
+def test_the_launcher_serves_from_flags_and_steps_a_running_fake() -> None:
+    command = [sys.executable, str(LAUNCHER), "--portal", "3:tok:20,0,5,1,10"]
+    server = subprocess.Popen(
+        [*command, "--start-version", "2", "--latency-ms", "1"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        stepped = subprocess.run(
+            [sys.executable, str(LAUNCHER), "--advance", "3", "--url", base_url,
+             "--churn", "0.5,0,0,0"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert stepped.stdout.strip() == "3"
+        version = httpx.get(f"{base_url}/_fake/portals/3").json()["version"]
+        posts = httpx.get(f"{base_url}/cms/v3/blogs/posts", headers={"Authorization": "Bearer tok"})
+    finally:
+        server.terminate()
+        server.wait(10)
+        if server.stdout is not None:
+            server.stdout.close()
+    assert version == 3
+    assert posts.status_code == 200 and posts.headers["X-HubSpot-RateLimit-Max"] == "190"
+    reference = FakeHubSpot([parse_portal("3:tok:20,0,5,1,10", 0, 0.05)])
+    for _ in range(2):
+        reference.advance(3)
+    reference.advance(3, Churn(0.5, 0, 0, 0))
+    expected = [item.hubspot_id for item in reference.ground_truth(3, "blog_post", archived=False)]
+    assert [obj["id"] for obj in posts.json()["results"]] == expected
