@@ -20,9 +20,9 @@ def load(name: str) -> dict[str, Any]:
 
 
 def openapi_dir() -> Path:
-    """The folder with HubSpot's official specs: `SMUVES_HUBSPOT_OPENAPI_DIR`, else `../shared/`."""
+    """The folder with HubSpot's official specs: the copy in `fixtures/hubspot-openapi/`."""
     configured = os.environ.get("SMUVES_HUBSPOT_OPENAPI_DIR")
-    folder = Path(configured) if configured else REPO_ROOT.parent / "shared" / "hubspot-openapi"
+    folder = Path(configured) if configured else REPO_ROOT / "fixtures" / "hubspot-openapi"
     if not folder.is_dir():
         pytest.skip(f"HubSpot OpenAPI specs not found in {folder}")
     return folder
