@@ -113,3 +113,18 @@ class Export:
     bytes: int | None
     created_at: datetime
     finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    id: int
+    portal_id: int
+    owner_id: uuid.UUID | None
+    # Five fields, evaluated in UTC.
+    cron_expression: str
+    content_types: tuple[ContentType, ...]
+    enabled: bool
+    # None until first computed; the scheduler fills it in without firing.
+    next_run_at: datetime | None
+    last_run_at: datetime | None
+    created_at: datetime
