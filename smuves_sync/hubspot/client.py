@@ -171,7 +171,7 @@ class HubSpotClient:
                 resuming = resuming_pass and parent_id == state.parent and not state.parent_done
                 start = state.position if resuming else Position()
                 path = spec.list_path(self._api_version, parent_id)
-                async for records_, nxt in self._walk(
+                async for items, nxt in self._walk(
                     spec, path, archived, start, parent_id, spec.name
                 ):
                     if nxt is not None:
@@ -182,7 +182,7 @@ class HubSpotClient:
                         after = Cursor(spec.name, archived=True)
                     else:
                         after = Cursor(spec.name, archived, done=True)
-                    yield Page(records_, after.encode(), archived)
+                    yield Page(items, after.encode(), archived)
 
     # -- listings -------------------------------------------------------------------------------
 
