@@ -79,15 +79,16 @@ class Lifecycle:
     def _step(self, churn: Churn) -> None:
         step = self.version + 1
         present = self.live(archived=False)
-        picks = [round(len(present) * share) for share in (churn.changed, churn.deleted)]
-        picks.append(round(len(present) * churn.archived))
+        # Cumulative cut points, so rounding can never pick more slots than there are.
+        n = len(present)
+        cuts = [
+            round(n * churn.changed),
+            round(n * (churn.changed + churn.deleted)),
+            min(n, round(n * (churn.changed + churn.deleted + churn.archived))),
+        ]
         rng = random.Random(f"{self.key}|step{step}")
-        chosen = rng.sample(list(present), sum(picks))
-        changed, deleted, archived = (
-            chosen[: picks[0]],
-            chosen[picks[0] : picks[0] + picks[1]],
-            chosen[picks[0] + picks[1] :],
-        )
+        chosen = rng.sample(list(present), cuts[2])
+        changed, deleted, archived = chosen[: cuts[0]], chosen[cuts[0] : cuts[1]], chosen[cuts[1] :]
         for slot in changed:
             self.revision[slot] = step
         for slot in deleted:

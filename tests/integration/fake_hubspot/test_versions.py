@@ -94,3 +94,10 @@ def test_versions_replay_identically() -> None:
         assert eager.ground_truth(
             PORTAL.portal_id, content_type, with_data=True
         ) == lazy.ground_truth(PORTAL.portal_id, content_type, with_data=True)
+
+
+def test_rounding_never_picks_more_objects_than_exist() -> None:
+    tiny = replace(PORTAL, site_pages=3, archived_share=0.0)
+    fake = FakeHubSpot([tiny], CONFIG)
+    fake.advance(tiny.portal_id, Churn(changed=0.5, deleted=0.5, added=0.0, archived=0.0))
+    assert len(fake.ground_truth(tiny.portal_id, ContentType.SITE_PAGE)) == 2
