@@ -6,11 +6,11 @@ says where the portal stands in `X-HubSpot-RateLimit-*` headers.
 
 `RateLimitRegistry` is owned by the caller (one per process and event loop, passed to every
 client) and hands out one `PortalBudget` per portal id, so all concurrent fetches of a portal
-share one budget. The margin is max(3 % of W, 0.1 s). A budget keeps the send times of its recent requests and lets a request go only while
-every known window has room: `count(sends in the last W·(1+margin)) + foreign < Max`. The small
-margin absorbs the difference between when we send and when HubSpot counts. `foreign` is the
-part of HubSpot's count (`Max - Remaining`) that this process did not send — other processes
-sharing the portal — and expires one window after it was seen.
+share one budget. A budget keeps the send times of its recent requests and lets a request go
+only while every known window W has room: `count(sends in the last W + margin) + foreign < Max`.
+The margin, max(3 % of W, 0.1 s), absorbs the difference between when we send and when HubSpot
+counts. `foreign` is the part of HubSpot's count (`Max - Remaining`) that this process did not
+send — other processes sharing the portal — and expires one window after it was seen.
 
 On a short-window 429 (`TEN_SECONDLY_ROLLING`, `SECONDLY`) the whole portal pauses: for
 `Retry-After` when HubSpot sends it, else until our oldest request in the window has left it.
