@@ -1,1 +1,40 @@
-"""HubSpot CMS API: content-type registry, async client, pacing, paging."""
+"""HubSpot CMS API: content-type registry, async client, pacing, paging.
+
+    limits = RateLimitRegistry()                       # one per process, shared by all clients
+    async with HubSpotClient(portal_id, token, settings, limits) as client:
+        total = await client.count("blog_post")
+        async for page in client.pages("blog_post", cursor=saved):
+            page.items                                 # ContentRecord, promoted fields + raw
+            page.cursor                                # resume point after this page
+
+Modules: registry (content types as data), client (count, pages), paging (after / offset),
+cursor (resume points), ratelimit (per-portal budgets), retry (the one retry policy),
+responses (bodies and typed errors), clock (injectable time).
+"""
+
+from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.hubspot.clock import Clock, SystemClock
+from smuves_sync.hubspot.ratelimit import PortalBudget, RateLimitRegistry
+from smuves_sync.hubspot.registry import (
+    DEFAULT_REGISTRY,
+    ContentRecord,
+    ContentTypeRegistry,
+    ContentTypeSpec,
+    FieldMap,
+)
+from smuves_sync.hubspot.retry import RetryPolicy
+
+__all__ = [
+    "DEFAULT_REGISTRY",
+    "Clock",
+    "ContentRecord",
+    "ContentTypeRegistry",
+    "ContentTypeSpec",
+    "FieldMap",
+    "HubSpotClient",
+    "Page",
+    "PortalBudget",
+    "RateLimitRegistry",
+    "RetryPolicy",
+    "SystemClock",
+]
