@@ -22,7 +22,7 @@ time for tests, None means the database's clock):
     job_heartbeat(job_id, lease_token, *, now=None)                           -> Job | None
     job_checkpoint(job_id, lease_token, cursor, processed, *, total=None, now=None)
     job_complete(job_id, lease_token, *, processed=None, now=None)            -> Job | None
-    job_complete_many(leases, *, now=None)                                    -> list[Job]
+    job_complete_many(leases, *, now=None)                          -> list[int] (job ids)
     job_fail(job_id, lease_token, error, *, retryable, backoff_base, backoff_max,
              jitter_ratio, now=None)                                          -> Job | None
     job_park(job_id, lease_token, until, reason, *, now=None)                 -> Job | None
@@ -274,9 +274,10 @@ class Database:
 
     async def job_complete_many(
         self, leases: Sequence[tuple[int, uuid.UUID]], *, now: datetime | None = None
-    ) -> list[Job]:
-        """Complete many jobs in one statement; jobs whose lease was lost are left out."""
-        jobs = await self._jobs(
+    ) -> list[int]:
+        """Complete many jobs in one statement; returns the ids completed (lost leases are
+        left out)."""
+        rows = await self._all(
             "job_complete_many",
             {
                 "job_ids": [job_id for job_id, _ in leases],
@@ -284,7 +285,7 @@ class Database:
                 "now": now,
             },
         )
-        return sorted(jobs, key=lambda j: j.id)
+        return sorted(r["id"] for r in rows)
 
     async def job_fail(
         self,

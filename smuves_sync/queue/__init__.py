@@ -9,7 +9,7 @@ Public API:
         .heartbeat(job, *, now=None)                                    -> Job
         .checkpoint(job, cursor, processed, *, total=None, now=None)    -> Job
         .complete(job, *, processed=None, now=None)                     -> Job
-        .complete_many(jobs, *, now=None)                               -> list[Job]
+        .complete_many(jobs, *, now=None)                               -> list[int]
         .fail(job, error, *, retryable=None, now=None)                  -> Job
         .park(job, until, reason, *, now=None)                          -> Job
         .release(job, *, now=None)                                      -> Job

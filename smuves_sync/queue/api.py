@@ -130,8 +130,8 @@ class Queue:
         changed = await self.db.job_complete(job.id, _token(job), processed=processed, now=now)
         return _fenced(job, changed)
 
-    async def complete_many(self, jobs: Sequence[Job], *, now: datetime | None = None) -> list[Job]:
-        """Finish many jobs in one round trip; returns those completed (lost leases left out)."""
+    async def complete_many(self, jobs: Sequence[Job], *, now: datetime | None = None) -> list[int]:
+        """Finish many jobs in one round trip; returns the ids completed (lost leases left out)."""
         return await self.db.job_complete_many([(j.id, _token(j)) for j in jobs], now=now)
 
     async def fail(

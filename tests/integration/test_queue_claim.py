@@ -32,7 +32,7 @@ async def test_eight_claimers_on_separate_connections_drain_2000_jobs_each_once(
                 claimed.extend(j.id for j in jobs)
                 assert all(j.locked_by == f"claimer-{number}" for j in jobs)
                 done = await queue.complete_many(jobs)
-                assert [j.id for j in done] == [j.id for j in jobs]
+                assert done == [j.id for j in jobs]
 
     results = await asyncio.gather(*(claimer(n) for n in range(8)))
     claims = Counter(job_id for result in results for job_id in result)

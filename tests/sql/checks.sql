@@ -1,8 +1,9 @@
 -- Reads the tests use to check outcomes as the login role.
 
--- name: notifications_of_run
+-- name: job_failed_notifications_of_run
+-- Only the queue's own kind: other parts add notifications of their own (a run settling).
 SELECT user_id, kind, message, created_at FROM public.notifications
-WHERE run_id = %(run_id)s ORDER BY id
+WHERE run_id = %(run_id)s AND kind = 'job_failed' ORDER BY id
 
 -- name: job_statuses
 SELECT status, count(*) AS n FROM public.jobs GROUP BY status ORDER BY status

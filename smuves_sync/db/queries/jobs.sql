@@ -50,7 +50,7 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
 SELECT * FROM public.complete_job(%(job_id)s, %(lease_token)s, %(processed)s, %(now)s)
 
 -- name: job_complete_many
-SELECT * FROM public.complete_jobs(%(job_ids)s::bigint[], %(lease_tokens)s::uuid[], NULL,
+SELECT id FROM public.complete_jobs(%(job_ids)s::bigint[], %(lease_tokens)s::uuid[], NULL,
                                    %(now)s)
 
 -- name: job_fail
