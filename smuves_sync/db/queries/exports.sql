@@ -1,0 +1,17 @@
+-- The exports table (smuves_sync/db/exports.py). Its status follows the export job's
+-- (trigger jobs_exports_follow, migrations/0006).
+
+-- name: export_create
+INSERT INTO public.exports (run_id, portal_id, content_type, format, path)
+VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(path)s)
+RETURNING *
+
+-- name: export_of_run
+SELECT * FROM public.exports
+WHERE run_id = %(run_id)s AND content_type = %(content_type)s
+
+-- name: export_record_file
+UPDATE public.exports
+SET path = %(path)s, row_count = %(row_count)s, bytes = %(bytes)s
+WHERE id = %(export_id)s
+RETURNING *

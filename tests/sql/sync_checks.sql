@@ -1,0 +1,32 @@
+-- Reads the fetch, export and orchestrator tests use to check outcomes (login role).
+
+-- name: sync_runs_of_portal
+SELECT id, kind, status FROM public.runs WHERE portal_id = %(portal_id)s ORDER BY id
+
+-- name: sync_jobs_of_portal
+SELECT id, run_id, kind, content_type::text AS content_type, status, attempts, total,
+       processed, last_error
+FROM public.jobs WHERE portal_id = %(portal_id)s ORDER BY id
+
+-- name: sync_notifications_of_portal
+SELECT n.user_id, n.run_id, n.kind, n.message FROM public.notifications AS n
+JOIN public.runs AS r ON r.id = n.run_id
+WHERE r.portal_id = %(portal_id)s ORDER BY n.id
+
+-- name: sync_content_of_portal
+SELECT content_type::text AS content_type, hubspot_id, hubspot_updated_at, archived,
+       deleted_at, first_seen_run, last_seen_run, content_hash, name, data
+FROM public.content_items WHERE portal_id = %(portal_id)s
+ORDER BY content_type, hubspot_id
+
+-- name: sync_exports_of_portal
+SELECT id, run_id, content_type::text AS content_type, format, status, path, row_count, bytes
+FROM public.exports WHERE portal_id = %(portal_id)s ORDER BY id
+
+-- name: sync_portal_row
+SELECT id, name, owner_id, token_encrypted FROM public.portals WHERE id = %(portal_id)s
+
+-- name: sync_members_of_portal
+SELECT u.email, m.role FROM public.portal_members AS m
+JOIN public.app_users AS u ON u.id = m.user_id
+WHERE m.portal_id = %(portal_id)s ORDER BY u.email
