@@ -1,6 +1,6 @@
 -- What fetching and exporting need beyond the queue of 0004:
 -- * notifications when a run settles (completed, partially failed, failed); jobs that fail
---   for good are already told by fail_job / fail_exhausted_jobs;
+--   for good are already told by fail_job and by the claims (an exhausted lease);
 -- * an export's row follows its job's status, wherever the job changes (handler, retry,
 --   exhaustion, an operator's requeue);
 -- * a claim limited to one run, for `smuves sync`, which works its own run in-process and
@@ -85,6 +85,7 @@ CREATE FUNCTION public.claim_run_jobs(
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
+        v_failed bigint;
         v_claimed public.jobs[];
         v_more public.jobs[];
     BEGIN
@@ -93,7 +94,40 @@ CREATE FUNCTION public.claim_run_jobs(
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
 
-        PERFORM public.fail_exhausted_jobs(NULL, p_fetch_lease, p_export_lease, v_now);
+        -- Expired leases at their last attempt fail (reason, notification, settled run),
+        -- as in claim_jobs.
+        WITH stale AS (
+            SELECT j.id FROM public.jobs AS j
+            WHERE j.run_id = p_run_id
+              AND j.status = 'running'
+              AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
+                                                      ELSE p_export_lease END
+              AND j.attempts >= j.max_attempts
+            FOR UPDATE SKIP LOCKED
+        ), failed AS (
+            UPDATE public.jobs AS j
+            SET status = 'failed',
+                finished_at = v_now,
+                last_error = pg_catalog.format(
+                    'gave up after %s attempts: the worker holding the job (%s) stopped '
+                    'sending heartbeats, so its lease expired each time',
+                    j.attempts, j.locked_by)
+            FROM stale WHERE j.id = stale.id
+            RETURNING j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.last_error
+        ), told AS (
+            INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+            SELECT coalesce(r.owner_id, p.owner_id), f.run_id, 'job_failed',
+                   pg_catalog.format('The %s of %s for portal %s failed: %s',
+                                     f.kind, f.content_type, f.portal_id, f.last_error),
+                   v_now
+            FROM failed AS f
+            JOIN public.runs AS r ON r.id = f.run_id
+            JOIN public.portals AS p ON p.id = f.portal_id
+        )
+        SELECT count(*) INTO v_failed FROM failed;
+        IF v_failed > 0 THEN
+            PERFORM public.settle_runs(ARRAY[p_run_id], v_now);
+        END IF;
 
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j

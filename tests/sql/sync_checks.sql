@@ -30,3 +30,6 @@ SELECT id, name, owner_id, token_encrypted FROM public.portals WHERE id = %(port
 SELECT u.email, m.role FROM public.portal_members AS m
 JOIN public.app_users AS u ON u.id = m.user_id
 WHERE m.portal_id = %(portal_id)s ORDER BY u.email
+
+-- name: sync_notifications_of_run
+SELECT user_id, kind, message FROM public.notifications WHERE run_id = %(run_id)s ORDER BY id

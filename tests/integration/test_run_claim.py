@@ -1,0 +1,62 @@
+"""Claiming the jobs of one run only (what `smuves sync` works in-process)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from smuves_sync.db import Database
+from smuves_sync.db.progress import run_jobs, run_jobs_claim
+from smuves_sync.models import ContentType, JobStatus, RunStatus
+from tests.factories import Factory
+from tests.integration.queue_helpers import T0, read
+
+LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes=2)}
+
+
+async def test_only_the_runs_own_jobs_are_claimed(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    other = await factory.run()
+    await factory.job(other, run_after=T0 - timedelta(hours=1))
+    mine = await factory.run()
+    planted = [
+        await factory.job(mine, content_type=t, run_after=T0 - timedelta(minutes=1))
+        for t in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
+    ]
+
+    claimed = await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES)
+
+    assert [j.id for j in claimed] == [j.id for j in planted]
+    assert all(j.status is JobStatus.RUNNING and j.attempts == 1 for j in claimed)
+    assert await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES) == []
+    started = await db.run_get(mine.id)
+    assert started is not None and started.status is RunStatus.RUNNING
+    untouched = await db.run_get(other.id)
+    assert untouched is not None and untouched.status is RunStatus.PENDING
+
+
+async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run(status=RunStatus.RUNNING)
+    expired_at = T0 - timedelta(minutes=6)
+    again = await factory.job(
+        run, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
+    )
+    exhausted = await factory.job(
+        run,
+        content_type=ContentType.BLOG_POST,
+        status=JobStatus.RUNNING,
+        attempts=3,
+        locked_at=expired_at,
+        locked_by="dead",
+    )
+
+    claimed = await run_jobs_claim(worker_db, "w2", run.id, limit=5, now=T0, **LEASES)
+
+    assert [(j.id, j.attempts, j.locked_by) for j in claimed] == [(again.id, 2, "w2")]
+    jobs = {j.id: j for j in await run_jobs(db, run.id)}
+    assert jobs[exhausted.id].status is JobStatus.FAILED
+    assert "gave up after 3 attempts" in (jobs[exhausted.id].last_error or "")
+    told = await read(db.pool, "sync_notifications_of_run", run_id=run.id)
+    assert [n["kind"] for n in told] == ["job_failed"]
