@@ -292,7 +292,7 @@ async def test_a_spent_daily_budget_in_the_headers_stops_further_requests(
     assert route.call_count == 1
 
 
-# -- parsing and dates---------------------------------------------------------------------------
+# -- parsing and dates -----------------------------------------------------------------------
 
 
 def test_retry_after_parsing() -> None:
