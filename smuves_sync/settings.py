@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     backoff_jitter_ratio: float = Field(default=0.1, ge=0, le=1)
     poll_interval_seconds: float = Field(default=2, gt=0)
     reconcile_interval_seconds: float = Field(default=60, gt=0)
+    # On SIGTERM a worker stops claiming and lets its jobs run this long; then it hands the
+    # rest back (no attempt spent, cursor kept) and exits.
+    shutdown_grace_seconds: float = Field(default=10, ge=0)
 
     # HubSpot (DESIGN §5).
     hubspot_base_url: str = "https://api.hubapi.com"
