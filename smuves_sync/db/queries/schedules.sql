@@ -1,0 +1,48 @@
+-- Schedules (smuves_sync/db/schedules.py): `smuves schedule …` and the workers' scheduler.
+-- content_types is cast to text[]: psycopg does not know the domain's array type.
+
+-- name: schedule_add
+-- No row back when the portal does not exist (or is not visible).
+INSERT INTO public.schedules (portal_id, owner_id, cron_expression, content_types, next_run_at)
+SELECT p.id, %(owner_id)s, %(cron_expression)s, %(content_types)s::text[], %(next_run_at)s
+FROM public.portals AS p WHERE p.id = %(portal_id)s
+RETURNING id, portal_id, owner_id, cron_expression, content_types::text[] AS content_types,
+          enabled, next_run_at, last_run_at, created_at
+
+-- name: schedule_list
+SELECT id, portal_id, owner_id, cron_expression, content_types::text[] AS content_types,
+       enabled, next_run_at, last_run_at, created_at
+FROM public.schedules
+WHERE (%(portal_id)s::bigint IS NULL OR portal_id = %(portal_id)s)
+ORDER BY portal_id, id
+
+-- name: schedule_get
+SELECT id, portal_id, owner_id, cron_expression, content_types::text[] AS content_types,
+       enabled, next_run_at, last_run_at, created_at
+FROM public.schedules WHERE id = %(schedule_id)s
+
+-- name: schedule_remove
+DELETE FROM public.schedules WHERE id = %(schedule_id)s
+RETURNING id, portal_id, owner_id, cron_expression, content_types::text[] AS content_types,
+          enabled, next_run_at, last_run_at, created_at
+
+-- name: schedule_clock
+SELECT coalesce(%(now)s::timestamptz, now()) AS now
+
+-- name: schedule_claim_due
+-- One due schedule, locked until the transaction ends (migrations/0007_operations.sql), and
+-- the time it is being fired at.
+SELECT s.id, s.portal_id, s.owner_id, s.cron_expression,
+       s.content_types::text[] AS content_types, s.enabled, s.next_run_at, s.last_run_at,
+       s.created_at, coalesce(%(now)s::timestamptz, now()) AS fired_at
+FROM public.claim_due_schedule(%(skip)s::bigint[], %(now)s) AS s
+
+-- name: schedule_advance
+-- After a firing (or a skipped one): the next time, and when it last started a run.
+UPDATE public.schedules
+SET next_run_at = %(next_run_at)s,
+    last_run_at = coalesce(%(last_run_at)s, last_run_at)
+WHERE id = %(schedule_id)s
+
+-- name: schedule_disable
+UPDATE public.schedules SET enabled = false WHERE id = %(schedule_id)s

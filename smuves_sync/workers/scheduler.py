@@ -1,0 +1,179 @@
+"""Schedules: adding, listing and removing them, and firing the due ones exactly once.
+
+    schedule = await add_schedule(db, portal_id, "0 3 * * *", [ContentType.BLOG_POST])
+    started = await fire_due_schedules(db)          # -> list[FetchStarted]; call it often
+
+Cron expressions have five fields and are evaluated in UTC. Firing, for each due schedule,
+in a transaction of its own: claim the schedule row (``FOR UPDATE SKIP LOCKED``, so of any
+number of workers firing at once exactly one gets it), start a fetch of its portal and types
+(``orchestrator.start_fetch``; when every type is already being fetched the firing is skipped
+and logged), then move ``next_run_at`` to the next time the expression fires after now —
+a schedule missed while no worker ran fires once, not once per missed slot. The commit
+releases the row, which is no longer due.
+
+Any role may fire: the claim goes through a SECURITY DEFINER function that sees every
+portal's schedules, and the rest runs scoped to the schedule's portal (``for_portal``), as
+the worker role's row-level security wants.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from smuves_sync.cron import next_fire_time, validate_cron
+from smuves_sync.db import Database
+from smuves_sync.db.schedules import (
+    DueSchedule,
+    schedule_add,
+    schedule_advance,
+    schedule_claim_due,
+    schedule_clock,
+    schedule_disable,
+    schedule_list,
+    schedule_remove,
+)
+from smuves_sync.errors import (
+    AllDuplicateJobs,
+    InvalidCronExpression,
+    InvalidInput,
+    NotFound,
+    SmuvesError,
+)
+from smuves_sync.models import ContentType, Schedule
+from smuves_sync.orchestrator import FetchStarted, parse_content_types, start_fetch
+
+log = logging.getLogger(__name__)
+
+
+async def add_schedule(
+    db: Database,
+    portal_id: int,
+    cron_expression: str,
+    content_types: Sequence[ContentType | str] | None = None,
+    *,
+    owner_id: uuid.UUID | None = None,
+    now: datetime | None = None,
+) -> Schedule:
+    """A new enabled schedule fetching `content_types` (None: all) of `portal_id`.
+
+    Raises `InvalidCronExpression`, `UnknownContentType` / `InvalidInput`, or `NotFound` for
+    an unknown portal; nothing is written then.
+    """
+    expression = validate_cron(cron_expression)
+    types = (
+        tuple(ContentType)
+        if content_types is None
+        else parse_content_types(str(t) for t in content_types)
+    )
+    if portal_id <= 0:
+        raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
+    clock = await schedule_clock(db, now=now)
+    schedule = await schedule_add(
+        db,
+        portal_id,
+        expression,
+        types,
+        next_run_at=next_fire_time(expression, clock.astimezone(UTC)),
+        owner_id=owner_id,
+    )
+    if schedule is None:
+        raise NotFound(
+            f"portal {portal_id} is not known; add it first with "
+            f"`smuves portal add {portal_id} --name NAME`"
+        )
+    log.info(
+        "schedule %s: portal %s at %r, next %s",
+        schedule.id,
+        portal_id,
+        expression,
+        schedule.next_run_at,
+    )
+    return schedule
+
+
+async def list_schedules(db: Database, *, portal_id: int | None = None) -> list[Schedule]:
+    """Every schedule, or those of `portal_id`."""
+    return await schedule_list(db, portal_id=portal_id)
+
+
+async def remove_schedule(db: Database, schedule_id: int) -> Schedule:
+    """Delete a schedule; `NotFound` when there is no such schedule."""
+    removed = await schedule_remove(db, schedule_id)
+    if removed is None:
+        raise NotFound(f"schedule {schedule_id} not found (see `smuves schedule list`)")
+    return removed
+
+
+async def fire_due_schedules(
+    db: Database, *, now: datetime | None = None, max_attempts: int | None = None
+) -> list[FetchStarted]:
+    """Start a fetch for every schedule due at `now` (None: the database's clock).
+
+    Safe to call from any number of workers at once: each due schedule fires exactly once.
+    Returns the fetches this call started. Database errors propagate (the schedule being
+    fired stays due and is fired by a later call).
+    """
+    started: list[FetchStarted] = []
+    tried: list[int] = []
+    while True:
+        async with db.transaction() as tx:
+            due = await schedule_claim_due(tx, skip=tried, now=now)
+            if due is None:
+                return started
+            tried.append(due.schedule.id)
+            fetch = await _fire(tx, due, max_attempts)
+        if fetch is not None:
+            started.append(fetch)
+
+
+async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> FetchStarted | None:
+    """Fire one claimed schedule inside the claiming transaction and advance it."""
+    schedule = due.schedule
+    fired_at = due.fired_at.astimezone(UTC)
+    try:
+        next_at = next_fire_time(schedule.cron_expression, fired_at)
+    except InvalidCronExpression as error:
+        # Written by hand past `schedule add`; firing it every poll would only repeat this.
+        log.error("schedule %s disabled: %s", schedule.id, error)
+        async with tx.for_portal(schedule.portal_id) as scoped:
+            await schedule_disable(scoped, schedule.id)
+        return None
+
+    fetch: FetchStarted | None = None
+    if schedule.next_run_at is None:
+        log.info("schedule %s: first firing set to %s", schedule.id, next_at)
+    else:
+        try:
+            fetch = await start_fetch(
+                tx,
+                schedule.portal_id,
+                schedule.content_types,
+                owner_id=schedule.owner_id,
+                max_attempts=max_attempts,
+            )
+        except AllDuplicateJobs as error:
+            log.info("schedule %s skipped this firing: %s", schedule.id, error)
+        except SmuvesError as error:
+            # start_fetch ran in a savepoint, rolled back; the schedule still moves on so a
+            # lasting problem is reported once per firing, not once per poll.
+            log.error("schedule %s could not start a fetch: %s", schedule.id, error)
+        else:
+            log.info(
+                "schedule %s started run %s of portal %s (%d job(s), %d type(s) skipped)",
+                schedule.id,
+                fetch.run.id,
+                schedule.portal_id,
+                len(fetch.jobs),
+                len(fetch.skipped),
+            )
+    async with tx.for_portal(schedule.portal_id) as scoped:
+        await schedule_advance(
+            scoped,
+            schedule.id,
+            next_at,
+            last_run_at=fired_at if fetch is not None else None,
+        )
+    return fetch
