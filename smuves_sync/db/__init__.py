@@ -3,7 +3,7 @@
 Public API (details in each module's docstring):
 
     open_pool(settings, *, role=None, min_size=None, max_size=None)   async context -> Pool
-    pool_for(conninfo, *, role=None, min_size=1, max_size=10, name=None, check=True)
+    pool_for(conninfo, *, role=None, min_size=1, max_size=10, name=None, check_idle_after=2.0)
     database_url(settings)              async context -> str (starts the embedded server)
     DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role)
     Database(pool)                      noun-verb methods returning models (database.py)

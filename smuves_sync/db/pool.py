@@ -12,6 +12,8 @@ PostgreSQL is started for as long as the pool is open.
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from enum import StrEnum
@@ -52,17 +54,31 @@ async def pool_for(
     min_size: int = 1,
     max_size: int = 10,
     name: str | None = None,
-    check: bool = True,
+    check_idle_after: float | None = 2.0,
 ) -> AsyncIterator[Pool]:
     """An open pool on `conninfo` whose connections act as `role`; closed on exit.
 
-    With `check`, a connection is tested before it is handed out, so a pool survives a
-    database restart without handing out dead connections.
+    A connection that sat idle in the pool for more than `check_idle_after` seconds is
+    tested (one round trip) before it is handed out, so that a pool outlives a database
+    restart without handing out dead connections; one in steady use is not re-tested on
+    every checkout, which would double the round trips of a busy worker. None: never test.
     """
+    returned_at: weakref.WeakKeyDictionary[AsyncConnection[TupleRow], float] = (
+        weakref.WeakKeyDictionary()
+    )
 
     async def configure(conn: AsyncConnection[TupleRow]) -> None:
         if role is not None:
             await conn.execute(queries()["session_set_role"], {"role": role.value})
+
+    async def note_return(conn: AsyncConnection[TupleRow]) -> None:
+        returned_at[conn] = time.monotonic()
+
+    async def check_if_idle(conn: AsyncConnection[TupleRow]) -> None:
+        assert check_idle_after is not None
+        idle_since = returned_at.get(conn)
+        if idle_since is None or time.monotonic() - idle_since > check_idle_after:
+            await AsyncConnectionPool.check_connection(conn)
 
     pool: Pool = AsyncConnectionPool(
         conninfo,
@@ -70,7 +86,8 @@ async def pool_for(
         max_size=max_size,
         kwargs={"autocommit": True},
         configure=configure,
-        check=AsyncConnectionPool.check_connection if check else None,
+        reset=note_return,
+        check=check_if_idle if check_idle_after is not None else None,
         name=name or (role.value if role else "smuves_login"),
         open=False,
     )

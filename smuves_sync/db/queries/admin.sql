@@ -26,6 +26,7 @@ WITH p AS (
     INSERT INTO public.jobs (run_id, portal_id, kind, content_type)
     SELECT r.id, r.portal_id, %(kind)s, t
     FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
+    ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
     RETURNING id
 )
 SELECT count(*) AS jobs FROM j
