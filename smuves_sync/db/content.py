@@ -127,3 +127,11 @@ async def content_rows(
         await cur.execute(queries()["content_export_rows"], params)
         async for row in cur:
             yield row
+
+
+async def content_count(db: Database, portal_id: int, content_type: ContentType) -> int:
+    """How many rows (deleted ones included) the portal has of `content_type`."""
+    row = await db._one(
+        "content_count", {"portal_id": portal_id, "content_type": str(content_type)}
+    )
+    return int(row["n"]) if row else 0

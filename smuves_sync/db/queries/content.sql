@@ -45,3 +45,7 @@ SELECT hubspot_id, content_type::text AS content_type, name, slug, url, state, l
 FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 ORDER BY hubspot_id
+
+-- name: content_count
+SELECT count(*) AS n FROM public.content_items
+WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s

@@ -1,0 +1,63 @@
+"""The export handler: one content type of one portal, from content_items into a file.
+
+Rows are read through a server-side cursor (a batch at a time) inside one transaction, so
+the file is a consistent snapshot and the table is never held in memory. The file is written
+next to its final name and moved into place, then the exports row (path, rows, bytes) and the
+job's completion are committed together. CSV cells a spreadsheet would run as a formula are
+neutralised by `export_format`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from smuves_sync.db.content import content_count, content_rows
+from smuves_sync.db.exports import export_of_run, export_record_file
+from smuves_sync.errors import NotFound
+from smuves_sync.models import Export, ExportFormat
+from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.export_format import write_export
+
+log = logging.getLogger(__name__)
+
+_EXTENSIONS = {ExportFormat.CSV: "csv", ExportFormat.JSONL: "jsonl"}
+
+
+def default_export_path(export_dir: Path, export: Export) -> Path:
+    """Where an export without a chosen path goes: <dir>/portal-<id>/<type>-run<run>.<ext>."""
+    name = f"{export.content_type}-run{export.run_id}.{_EXTENSIONS[export.format]}"
+    return (export_dir / f"portal-{export.portal_id}" / name).expanduser().resolve()
+
+
+async def handle_export(ctx: JobContext) -> None:
+    """Write the job's export file and record it; complete the job."""
+    job = ctx.job
+    portal_id, content_type = job.portal_id, job.content_type
+    async with ctx.db.for_portal(portal_id) as scoped:
+        export = await export_of_run(scoped, job.run_id, content_type)
+        total = await content_count(scoped, portal_id, content_type)
+    if export is None:
+        raise NotFound(f"run {job.run_id} has no export of {content_type} to write")
+    job = await ctx.queue().checkpoint(job, None, 0, total=total)
+
+    path = (
+        Path(export.path) if export.path else default_export_path(ctx.settings.export_dir, export)
+    )
+    partial = path.with_name(path.name + ".part")
+    try:
+        async with ctx.db.for_portal(portal_id) as scoped:
+            rows = content_rows(
+                scoped, portal_id, content_type, with_data=export.format is ExportFormat.JSONL
+            )
+            result = await write_export(rows, partial, export.format)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a half-written file is nobody's export
+        raise
+
+    async with ctx.db.for_portal(portal_id) as scoped:
+        await export_record_file(scoped, export.id, str(path), result.rows, result.bytes)
+        await ctx.queue(scoped).complete(job, processed=result.rows)
+    log.info("job %s: exported %d rows (%d bytes) to %s", job.id, result.rows, result.bytes, path)

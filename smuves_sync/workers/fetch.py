@@ -1,0 +1,71 @@
+"""The fetch handler: one content type of one portal, from HubSpot into content_items.
+
+1. Decrypt the portal's token, which the database hands out only to the holder of the job's
+   live lease.
+2. Count the type (``limit=1`` requests) before the first page and store the total on the
+   job, so progress is real from the start. A resumed job keeps the total it has.
+3. Page through from the job's saved cursor. Each page is ONE transaction scoped to the
+   portal: the page's upsert (one statement) and the job's fenced checkpoint (cursor,
+   processed). A lost lease raises `LeaseLost` inside it, so the page rolls back and the
+   handler stops; a killed worker's successor resumes after the last committed page.
+4. At the end (the cursor says done), in one transaction: mark deleted what this run did not
+   see, and complete the job.
+
+Only one page is held at a time, so memory stays flat however large the portal is.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import SecretStr
+
+from smuves_sync.db.content import content_mark_unseen_deleted, content_upsert_page
+from smuves_sync.errors import ConfigurationError
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.workers.context import JobContext
+
+log = logging.getLogger(__name__)
+
+
+async def _token(ctx: JobContext) -> SecretStr:
+    encrypted = await ctx.queue().portal_token(ctx.job)
+    if encrypted is None:
+        raise ConfigurationError(
+            f"portal {ctx.job.portal_id} has no HubSpot token stored; add one with "
+            f"`smuves portal add {ctx.job.portal_id} --name NAME --token-stdin`"
+        )
+    return TokenCipher(ctx.settings.secret_key).decrypt(encrypted)
+
+
+async def handle_fetch(ctx: JobContext) -> None:
+    """Fetch the job's content type into content_items, resumably; complete the job."""
+    job = ctx.job
+    portal_id, content_type = job.portal_id, job.content_type
+    token = await _token(ctx)
+    async with HubSpotClient(portal_id, token, ctx.settings, ctx.limits) as client:
+        if job.total is None:
+            total = await client.count(content_type)
+            total += await client.count(content_type, archived=True)
+            job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
+            log.info(
+                "job %s: %s of portal %s has %d objects", job.id, content_type, portal_id, total
+            )
+        processed = job.processed
+        async for page in client.pages(content_type, cursor=job.cursor):
+            processed += len(page.items)
+            async with ctx.db.for_portal(portal_id) as scoped:
+                await content_upsert_page(scoped, portal_id, content_type, job.run_id, page.items)
+                job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
+    async with ctx.db.for_portal(portal_id) as scoped:
+        gone = await content_mark_unseen_deleted(scoped, portal_id, content_type, job.run_id)
+        await ctx.queue(scoped).complete(job, processed=processed)
+    log.info(
+        "job %s: %s of portal %s done, %d objects, %d marked deleted",
+        job.id,
+        content_type,
+        portal_id,
+        processed,
+        gone,
+    )

@@ -1,0 +1,361 @@
+"""The worker runner: claim jobs up to the free slots, run their handlers, keep their leases.
+
+    runner = Runner(Database(worker_pool), settings, kinds=[JobKind.FETCH], concurrency=4,
+                    wakeups_conninfo=worker_pool.conninfo)
+    loop.add_signal_handler(signal.SIGTERM, runner.request_stop)
+    stats = await runner.run()
+
+- Reconcile (settle runs whose jobs all finished) at start and every
+  ``reconcile_interval_seconds``; other periodic duties (firing due schedules) ride along.
+- Claim up to the free slots (or only one run's jobs, for `smuves sync`), oldest first.
+- Idle: wait for a NOTIFY wake-up, a finished job or the poll interval, whichever is first.
+  `Wakeups` re-LISTENs after a reconnect; polling covers whatever a NOTIFY missed.
+- Each job gets a heartbeat task that extends its lease every lease/3. A heartbeat that
+  finds the lease taken over cancels the handler: it must not write anything more.
+- The handler's exception becomes a retry with backoff, a park (daily limit) or a failure
+  (`workers.failures`).
+- `request_stop` (SIGTERM): stop claiming, let running jobs finish for
+  ``shutdown_grace_seconds``, then cancel the rest and hand them back (`release`: no
+  attempt spent, cursor kept) before returning.
+- Database trouble (a restart, a dropped connection) is logged and retried with backoff; the
+  pool replaces dead connections, so the runner goes on when the server is back.
+- ``burst``: return once nothing is claimable and nothing runs. ``until``: an async predicate
+  checked when idle (`smuves sync` stops when its run has settled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import psycopg
+
+from smuves_sync.db import Database
+from smuves_sync.db.progress import run_jobs_claim
+from smuves_sync.errors import LeaseLost, SmuvesError
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
+from smuves_sync.models import Job, JobKind, JobStatus
+from smuves_sync.queue import Queue, Wakeups, default_worker_id
+from smuves_sync.settings import Settings
+from smuves_sync.workers.context import Handler, JobContext
+from smuves_sync.workers.export import handle_export
+from smuves_sync.workers.failures import Park, outcome_for
+from smuves_sync.workers.fetch import handle_fetch
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HANDLERS: Mapping[JobKind, Handler] = {
+    JobKind.FETCH: handle_fetch,
+    JobKind.EXPORT: handle_export,
+}
+
+# A duty run every `interval` seconds with the runner's database (e.g. fire due schedules).
+Periodic = tuple[float, Callable[[Database], Awaitable[object]]]
+
+_DB_RETRY_FIRST = 0.5
+_DB_RETRY_MAX = 10.0
+# After the grace period, how long hand-backs (release) may take before the runner returns.
+_RELEASE_TIMEOUT = 15.0
+
+
+@dataclass(slots=True)
+class RunnerStats:
+    """What a runner did, for logs and the CLI."""
+
+    claimed: int = 0
+    completed: int = 0
+    failed: int = 0
+    parked: int = 0
+    released: int = 0
+    lost: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Runner:
+    """Runs jobs of `kinds` with at most `concurrency` at once until stopped."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        *,
+        kinds: Sequence[JobKind],
+        concurrency: int,
+        burst: bool = False,
+        run_id: int | None = None,
+        until: Callable[[], Awaitable[bool]] | None = None,
+        worker_id: str | None = None,
+        handlers: Mapping[JobKind, Handler] = DEFAULT_HANDLERS,
+        periodic: Sequence[Periodic] = (),
+        wakeups_conninfo: str | None = None,
+        limits: RateLimitRegistry | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.db = db
+        self.settings = settings
+        self.kinds = tuple(kinds)
+        self.concurrency = concurrency
+        self.burst = burst
+        self.run_id = run_id
+        self.until = until
+        self.worker_id = worker_id or default_worker_id()
+        self.handlers = handlers
+        self.periodic = tuple(periodic)
+        self.wakeups_conninfo = wakeups_conninfo
+        self.limits = limits or RateLimitRegistry()
+        self.stats = RunnerStats()
+        self.queue = Queue(db, settings, worker_id=self.worker_id)
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._releasing = False
+        self._active: dict[int, asyncio.Task[None]] = {}
+        self._handler_tasks: dict[int, asyncio.Task[None]] = {}
+        self._db_delay = _DB_RETRY_FIRST
+        self._db_trouble = False
+
+    # -- control --------------------------------------------------------------------------
+
+    def request_stop(self) -> None:
+        """Stop claiming; running jobs get the grace period, then are handed back."""
+        if not self._stopping.is_set():
+            log.info("worker %s stopping", self.worker_id)
+        self._stopping.set()
+        self._wake.set()
+
+    @property
+    def active_jobs(self) -> tuple[int, ...]:
+        """Ids of the jobs this runner is working now."""
+        return tuple(self._active)
+
+    async def run(self) -> RunnerStats:
+        """Work until stopped (or, with `burst` / `until`, until there is nothing left)."""
+        loop = asyncio.get_running_loop()
+        due = [0.0] * (len(self.periodic) + 1)  # reconcile first, then the periodic duties
+        async with contextlib.AsyncExitStack() as stack:
+            if self.wakeups_conninfo is not None:
+                wakeups = await stack.enter_async_context(
+                    Wakeups(self.wakeups_conninfo, kinds=self.kinds)
+                )
+                forward = asyncio.create_task(self._forward(wakeups), name="smuves-wake")
+                stack.callback(forward.cancel)
+            while not self._stopping.is_set():
+                self._wake.clear()
+                await self._maintain(due, loop.time())
+                claimed = await self._claim()
+                for job in claimed:
+                    self._start(job)
+                idle = not claimed and not self._active and not self._db_trouble
+                if idle and await self._finished():
+                    break
+                if self._db_trouble:
+                    pause = self._db_delay
+                else:
+                    until_duty = max(min(due) - loop.time(), 0.01)
+                    pause = min(self.settings.poll_interval_seconds, until_duty)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), pause)
+            await self._drain()
+        return self.stats
+
+    # -- the loop's steps -----------------------------------------------------------------
+
+    def _database_lost(self, what: str, error: Exception) -> None:
+        if not self._db_trouble:
+            log.warning("database unavailable while %s (%s); retrying", what, error)
+        self._db_trouble = True
+        self._db_delay = min(self._db_delay * 2, _DB_RETRY_MAX)
+
+    def _database_back(self) -> None:
+        if self._db_trouble:
+            log.info("database reachable again")
+        self._db_trouble = False
+        self._db_delay = _DB_RETRY_FIRST
+
+    async def _forward(self, wakeups: Wakeups) -> None:
+        while True:
+            if await wakeups.wait(3600):
+                self._wake.set()
+
+    async def _maintain(self, due: list[float], now: float) -> None:
+        duties: list[tuple[float, Callable[[Database], Awaitable[object]]]] = [
+            (self.settings.reconcile_interval_seconds, _reconcile),
+            *self.periodic,
+        ]
+        for index, (interval, duty) in enumerate(duties):
+            if now < due[index]:
+                continue
+            try:
+                await duty(self.db)
+            except psycopg.OperationalError as error:
+                self._database_lost(getattr(duty, "__name__", "maintaining"), error)
+                return
+            except (psycopg.Error, SmuvesError) as error:
+                log.error("%s failed: %s", getattr(duty, "__name__", "a periodic duty"), error)
+            due[index] = now + interval
+
+    async def _claim(self) -> list[Job]:
+        free = self.concurrency - len(self._active)
+        if free <= 0 or self._stopping.is_set():
+            return []
+        try:
+            if self.run_id is not None:
+                jobs = await run_jobs_claim(
+                    self.db,
+                    self.worker_id,
+                    self.run_id,
+                    limit=free,
+                    fetch_lease=self.queue.fetch_lease,
+                    export_lease=self.queue.export_lease,
+                )
+            else:
+                jobs = await self.queue.claim(self.kinds, limit=free)
+        except psycopg.OperationalError as error:
+            self._database_lost("claiming", error)
+            return []
+        self._database_back()
+        self.stats.claimed += len(jobs)
+        return jobs
+
+    async def _finished(self) -> bool:
+        if self.burst:
+            return True
+        if self.until is None:
+            return False
+        try:
+            return await self.until()
+        except psycopg.OperationalError as error:
+            self._database_lost("checking progress", error)
+            return False
+
+    # -- one job --------------------------------------------------------------------------
+
+    def _start(self, job: Job) -> None:
+        log.info(
+            "job %s: %s %s of portal %s, attempt %d/%d",
+            job.id,
+            job.kind,
+            job.content_type,
+            job.portal_id,
+            job.attempts,
+            job.max_attempts,
+        )
+        task = asyncio.create_task(self._work(job), name=f"smuves-job-{job.id}")
+        self._active[job.id] = task
+
+        def finished(_: asyncio.Task[None]) -> None:
+            self._active.pop(job.id, None)
+            self._handler_tasks.pop(job.id, None)
+            self._wake.set()
+
+        task.add_done_callback(finished)
+
+    async def _work(self, job: Job) -> None:
+        handler = self.handlers[job.kind]
+        ctx = JobContext(job, self.db, self.settings, self.limits, self.worker_id)
+        handling = asyncio.create_task(handler(ctx), name=f"smuves-handler-{job.id}")
+        self._handler_tasks[job.id] = handling
+        lost = asyncio.Event()
+        beating = asyncio.create_task(self._heartbeat(job, handling, lost))
+        try:
+            await handling
+        except asyncio.CancelledError:
+            if lost.is_set():
+                self._lease_lost(job)
+            elif self._releasing:
+                await self._release(job)
+            else:
+                raise
+        except LeaseLost:
+            self._lease_lost(job)
+        except Exception as error:
+            await self._record_failure(job, error)
+        else:
+            self.stats.completed += 1
+        finally:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
+
+    async def _heartbeat(self, job: Job, handling: asyncio.Task[None], lost: asyncio.Event) -> None:
+        every = self.settings.lease_seconds(job.kind) / 3
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.queue.heartbeat(job)
+            except LeaseLost:
+                lost.set()
+                handling.cancel()
+                return
+            except psycopg.Error as error:
+                # Keep trying: if the database is back before the lease ends, nothing is lost.
+                log.warning("job %s: heartbeat failed (%s)", job.id, error)
+
+    def _lease_lost(self, job: Job) -> None:
+        self.stats.lost += 1
+        log.warning("job %s: lease lost to another worker; stopped working on it", job.id)
+
+    async def _record_failure(self, job: Job, error: Exception) -> None:
+        outcome = outcome_for(job, error)
+        try:
+            if isinstance(outcome, Park):
+                await self.queue.park(job, outcome.until, outcome.reason)
+                self.stats.parked += 1
+                log.warning("job %s: %s", job.id, outcome.reason)
+                return
+            changed = await self.queue.fail(job, outcome.message, retryable=outcome.retryable)
+        except LeaseLost:
+            self._lease_lost(job)
+            return
+        except psycopg.Error as db_error:
+            log.error(
+                "job %s failed (%s) and the failure could not be recorded (%s); its lease "
+                "will expire and it will be tried again",
+                job.id,
+                outcome.reason if isinstance(outcome, Park) else outcome.message,
+                db_error,
+            )
+            return
+        self.stats.failed += 1
+        self.stats.errors.append(outcome.message)
+        retry = (
+            f"retry after {changed.run_after:%H:%M:%S}"
+            if changed.status is JobStatus.PENDING
+            else "failed for good"
+        )
+        log.warning("job %s: %s (%s)", job.id, outcome.message, retry)
+
+    async def _release(self, job: Job) -> None:
+        try:
+            await self.queue.release(job)
+        except LeaseLost:
+            return
+        except psycopg.Error as error:
+            log.error("job %s could not be handed back (%s); its lease will expire", job.id, error)
+            return
+        self.stats.released += 1
+        log.info("job %s handed back for another worker", job.id)
+
+    async def _drain(self) -> None:
+        if not self._active:
+            return
+        grace = self.settings.shutdown_grace_seconds
+        log.info("waiting up to %.0fs for %d running job(s)", grace, len(self._active))
+        if grace > 0:
+            await asyncio.wait(list(self._active.values()), timeout=grace)
+        if not self._active:
+            return
+        self._releasing = True
+        for handling in list(self._handler_tasks.values()):
+            handling.cancel()
+        await asyncio.wait(list(self._active.values()), timeout=_RELEASE_TIMEOUT)
+
+
+async def _reconcile(db: Database) -> None:
+    """Settle runs whose jobs are all finished."""
+    settled = await db.run_reconcile()
+    for run in settled:
+        log.info("run %s settled as %s", run.id, run.status)
