@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     # Secrets and outputs.
     secret_key: SecretStr | None = None
     jwt_secret: SecretStr | None = None
+    # Checked against a bearer token's `aud` when set (Supabase user tokens: "authenticated").
+    jwt_audience: str | None = None
     export_dir: Path = Path("exports")
 
     def lease_seconds(self, kind: JobKind) -> float:
