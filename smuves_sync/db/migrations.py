@@ -8,8 +8,9 @@ it was applied is refused (migrations are forward only: write a new file instead
 database that has versions this code does not know.
 
 Where the files are: an explicit directory (argument or ``SMUVES_MIGRATIONS_DIR``), else the
-``migrations/`` directory at the top of the source tree (editable installs and checkouts), else
-the copy shipped inside the installed package (``smuves_sync/_migrations``).
+``migrations/`` directory at the top of the source tree (checkouts and editable installs), else
+the copy a plain install puts under ``<prefix>/share/smuves-sync/migrations`` (pyproject's
+data-files).
 
     applied = await migrate(conninfo)            # -> list[Migration] newly applied
 """
@@ -19,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import sys
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import psycopg
@@ -63,7 +64,7 @@ def find_migrations_dir(override: Path | None = None) -> Path:
     source_tree = Path(__file__).resolve().parents[2] / "migrations"
     if source_tree.is_dir():
         return source_tree
-    shipped = Path(str(resources.files("smuves_sync").joinpath("_migrations")))
+    shipped = Path(sys.prefix) / "share" / "smuves-sync" / "migrations"
     if shipped.is_dir():
         return shipped
     raise MigrationError(
