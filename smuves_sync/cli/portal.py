@@ -1,0 +1,93 @@
+"""`smuves portal add`: register a HubSpot portal and store its token, encrypted.
+
+The token is a HubSpot private app token, read from SMUVES_HUBSPOT_TOKEN or, with
+--token-stdin, from standard input (so it stays out of shell history and `ps`). It is
+encrypted with SMUVES_SECRET_KEY before it reaches the database and is never printed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from pydantic import SecretStr
+
+from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.cli.session import load_settings, login_database
+from smuves_sync.db import Database
+from smuves_sync.db.portals import app_user_ensure, portal_get, portal_save
+from smuves_sync.errors import InvalidInput
+from smuves_sync.models import Portal
+from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
+
+DEFAULT_OWNER = "operator@localhost"
+
+
+async def add_portal(
+    db: Database,
+    cipher: TokenCipher,
+    portal_id: int,
+    name: str,
+    token: SecretStr,
+    *,
+    owner_email: str | None = None,
+) -> Portal:
+    """Add or update a portal; the owner (created if missing) becomes a member.
+
+    Without `owner_email` an existing portal keeps its owner and a new one is owned by
+    `DEFAULT_OWNER`.
+    """
+    if portal_id <= 0:
+        raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
+    if not name.strip():
+        raise InvalidInput("a portal needs a name (--name)")
+    if not token.get_secret_value().strip():
+        raise InvalidInput("the HubSpot token is empty")
+    existing = await portal_get(db, portal_id)
+    if owner_email is not None:
+        owner_id = await app_user_ensure(db, owner_email.strip().lower())
+    elif existing is not None:
+        owner_id = existing.owner_id
+    else:
+        owner_id = await app_user_ensure(db, DEFAULT_OWNER)
+    encrypted = cipher.encrypt(SecretStr(token.get_secret_value().strip()))
+    return await portal_save(db, portal_id, name.strip(), owner_id, encrypted)
+
+
+def _token(settings: Settings, from_stdin: bool) -> SecretStr:
+    if from_stdin:
+        return SecretStr(sys.stdin.readline().strip())
+    if settings.hubspot_token is None:
+        raise command_error(
+            "no HubSpot token: set SMUVES_HUBSPOT_TOKEN or pass the token on standard input "
+            "with --token-stdin",
+            ExitCode.USAGE,
+        )
+    return settings.hubspot_token
+
+
+@click.group()
+def portal() -> None:
+    """HubSpot portals this installation fetches."""
+
+
+@portal.command("add")
+@click.argument("portal_id", type=int)
+@click.option("--name", required=True, help="A name people recognise the portal by.")
+@click.option(
+    "--owner", "owner_email", default=None, help=f"Owner's email (default {DEFAULT_OWNER})."
+)
+@click.option("--token-stdin", is_flag=True, help="Read the token from standard input.")
+def add(portal_id: int, name: str, owner_email: str | None, token_stdin: bool) -> None:
+    """Add PORTAL_ID (HubSpot's hub id), or update its name, owner and token."""
+    settings = load_settings()
+    token = _token(settings, token_stdin)
+
+    async def main() -> Portal:
+        cipher = TokenCipher(settings.secret_key)
+        async with login_database(settings) as db:
+            return await add_portal(db, cipher, portal_id, name, token, owner_email=owner_email)
+
+    saved = run_async(main())
+    click.echo(f"portal {saved.id} ({saved.name}) saved; its token is stored encrypted")

@@ -1,0 +1,57 @@
+"""Settings and database sessions for the commands that work jobs or change portals.
+
+    settings = load_settings()
+    async with worker_database(settings, max_size=8) as (db, conninfo): ...   # smuves_worker
+    async with login_database(settings) as db: ...                          # login role
+
+With SMUVES_DATABASE_URL unset the embedded Postgres is started and brought up to date
+(migrations applied), so `make sync` and the demo work on a machine without a database.
+A configured database is migrated by its operator (`smuves db migrate`), never implicitly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from pydantic import ValidationError
+
+from smuves_sync.cli.common import ExitCode, command_error
+from smuves_sync.db import Database, DbRole, database_url, migrate, pool_for
+from smuves_sync.settings import Settings
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment (and `overrides`); a bad value exits with code 2."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as error:
+        raise command_error(f"configuration error: {error}", ExitCode.USAGE) from error
+
+
+@asynccontextmanager
+async def _url(settings: Settings) -> AsyncIterator[str]:
+    async with database_url(settings) as url:
+        if settings.database_url is None:
+            await migrate(url, settings.migrations_dir)
+        yield url
+
+
+@asynccontextmanager
+async def worker_database(
+    settings: Settings, *, max_size: int = 10
+) -> AsyncIterator[tuple[Database, str]]:
+    """A pool acting as smuves_worker, and the URL its wake-up listener connects to."""
+    async with (
+        _url(settings) as url,
+        pool_for(url, role=DbRole.WORKER, min_size=1, max_size=max_size) as pool,
+    ):
+        yield Database(pool), url
+
+
+@asynccontextmanager
+async def login_database(settings: Settings) -> AsyncIterator[Database]:
+    """A small pool acting as the login role (operator commands)."""
+    async with _url(settings) as url, pool_for(url, min_size=1, max_size=2) as pool:
+        yield Database(pool)
