@@ -5,6 +5,12 @@ from __future__ import annotations
 import click
 
 from smuves_sync.cli.db import db
+from smuves_sync.cli.export import export
+from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
+from smuves_sync.cli.portal import portal
+from smuves_sync.cli.schedule import schedule
+from smuves_sync.cli.sync import sync
+from smuves_sync.cli.worker import worker
 
 
 @click.group()
@@ -14,6 +20,12 @@ def cli() -> None:
 
 
 cli.add_command(db)
+cli.add_command(portal)
+cli.add_command(sync)
+cli.add_command(worker)
+cli.add_command(export)
+for _command in (*OPS_COMMANDS, schedule):
+    cli.add_command(_command)
 
 
 def main() -> None:

@@ -33,3 +33,8 @@ ORDER BY 1, 2
 
 -- name: opscheck_db_now
 SELECT now() AS now
+
+-- name: opsplant_notification
+INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+VALUES (%(user_id)s, %(run_id)s, 'run_completed', 'planted', %(created_at)s)
+RETURNING id

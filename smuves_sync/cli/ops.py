@@ -1,0 +1,354 @@
+"""On-call commands: `smuves runs / run / jobs / stats` and `smuves admin …`.
+
+They run as the database login role and see every tenant. Listing commands take `--json`
+for scripts (shapes in `ops_output`). A bad id or filter is refused with a message on stderr
+and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ops.sql.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import TypeVar
+
+import click
+from pydantic import ValidationError
+
+from smuves_sync.cli import ops_output as out
+from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.db import Database, open_pool
+from smuves_sync.db.ops import (
+    PruneCounts,
+    QueueStats,
+    RequeueOutcome,
+    RequeueResult,
+    RunOverview,
+    history_prune,
+    job_list,
+    job_requeue,
+    jobs_retry_failed,
+    queue_stats,
+    run_jobs,
+    run_list,
+)
+from smuves_sync.db.portals import portal_get
+from smuves_sync.errors import InvalidInput, NotFound
+from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
+from smuves_sync.settings import Settings
+
+T = TypeVar("T")
+
+_AGE = re.compile(r"^\s*(?P<n>\d+)\s*(?P<unit>[smhdw])\s*$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def load_settings() -> Settings:
+    """Settings from the environment; a bad value is a configuration error (exit 2)."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        raise command_error(f"configuration error: {error}", ExitCode.USAGE) from error
+
+
+@asynccontextmanager
+async def operator_database(settings: Settings) -> AsyncIterator[Database]:
+    """A small login-role pool for one command."""
+    async with open_pool(settings, min_size=1, max_size=2) as pool:
+        yield Database(pool)
+
+
+def with_database(work: Callable[[Database], Awaitable[T]]) -> T:
+    """Run `work` against the configured database; smuves errors become exit codes."""
+    settings = load_settings()
+
+    async def main() -> T:
+        async with operator_database(settings) as db:
+            return await work(db)
+
+    return run_async(main())
+
+
+def parse_age(text: str) -> timedelta:
+    """'30d', '12h', '90m', '2w', '45s' as a positive timedelta."""
+    match = _AGE.match(text)
+    if match is None or int(match["n"]) == 0:
+        raise InvalidInput(
+            f"invalid age {text!r}: expected a positive number and a unit s, m, h, d or w "
+            "(e.g. 30d)"
+        )
+    return timedelta(**{_UNITS[match["unit"]]: int(match["n"])})
+
+
+async def require_portal(db: Database, portal_id: int | None) -> None:
+    """NotFound unless `portal_id` is None or an existing portal."""
+    if portal_id is not None and await portal_get(db, portal_id) is None:
+        raise NotFound(f"portal {portal_id} not found")
+
+
+async def require_run(db: Database, run_id: int | None) -> Run | None:
+    """The run `run_id` (None for None); NotFound when there is no such run."""
+    if run_id is None:
+        return None
+    run = await db.run_get(run_id)
+    if run is None:
+        raise NotFound(f"run {run_id} not found (see `smuves runs`)")
+    return run
+
+
+def _choice(enum: type[JobStatus] | type[RunStatus] | type[JobKind]) -> click.Choice[str]:
+    return click.Choice([str(member) for member in enum])
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+limit_option = click.option(
+    "--limit", type=click.IntRange(1, 100_000), default=20, show_default=True, help="At most N."
+)
+
+
+# -- runs / run / jobs / stats -------------------------------------------------------------------
+
+
+@click.command("runs")
+@click.option("--portal", "portal_id", type=int, help="Only this portal's runs.")
+@click.option("--status", "statuses", multiple=True, type=_choice(RunStatus), help="Repeatable.")
+@click.option("--kind", type=_choice(JobKind), help="fetch or export.")
+@limit_option
+@json_option
+def runs(
+    portal_id: int | None, statuses: tuple[str, ...], kind: str | None, limit: int, as_json: bool
+) -> None:
+    """List runs, newest first, with their jobs' progress."""
+
+    async def work(db: Database) -> list[RunOverview]:
+        await require_portal(db, portal_id)
+        return await run_list(
+            db,
+            portal_id=portal_id,
+            statuses=[RunStatus(s) for s in statuses] or None,
+            kind=JobKind(kind) if kind else None,
+            limit=limit,
+        )
+
+    overviews = with_database(work)
+    if as_json:
+        out.echo_json([out.overview_json(o) for o in overviews])
+    elif overviews:
+        out.console().print(out.runs_table(overviews))
+    else:
+        click.echo("no runs")
+
+
+@click.command("run")
+@click.argument("run_id", type=int)
+@json_option
+def run(run_id: int, as_json: bool) -> None:
+    """Show one run and each of its jobs: progress, attempts, status, last error."""
+
+    async def work(db: Database) -> tuple[Run, list[Job]]:
+        found = await require_run(db, run_id)
+        assert found is not None
+        return found, await run_jobs(db, run_id)
+
+    found, jobs = with_database(work)
+    if as_json:
+        out.echo_json({**out.run_json(found), "jobs": [out.job_json(j) for j in jobs]})
+        return
+    console = out.console()
+    console.print(out.run_header(found))
+    console.print(out.jobs_table(jobs, title=f"jobs of run {run_id}", with_run=False))
+
+
+@click.command("jobs")
+@click.option("--status", "statuses", multiple=True, type=_choice(JobStatus), help="Repeatable.")
+@click.option("--kind", "kinds", multiple=True, type=_choice(JobKind), help="Repeatable.")
+@click.option("--portal", "portal_id", type=int, help="Only this portal's jobs.")
+@click.option("--run", "run_id", type=int, help="Only this run's jobs.")
+@limit_option
+@json_option
+def jobs(
+    statuses: tuple[str, ...],
+    kinds: tuple[str, ...],
+    portal_id: int | None,
+    run_id: int | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """List jobs, newest first."""
+
+    async def work(db: Database) -> list[Job]:
+        await require_portal(db, portal_id)
+        await require_run(db, run_id)
+        return await job_list(
+            db,
+            statuses=[JobStatus(s) for s in statuses] or None,
+            kinds=[JobKind(k) for k in kinds] or None,
+            portal_id=portal_id,
+            run_id=run_id,
+            limit=limit,
+        )
+
+    found = with_database(work)
+    if as_json:
+        out.echo_json([out.job_json(j) for j in found])
+    elif found:
+        out.console().print(out.jobs_table(found))
+    else:
+        click.echo("no jobs")
+
+
+@click.command("stats")
+@json_option
+def stats(as_json: bool) -> None:
+    """Queue depth by kind and status, the oldest due job's wait, jobs past their lease."""
+    settings = load_settings()
+
+    async def work(db: Database) -> QueueStats:
+        return await queue_stats(
+            db,
+            fetch_lease=timedelta(seconds=settings.fetch_lease_seconds),
+            export_lease=timedelta(seconds=settings.export_lease_seconds),
+        )
+
+    found = with_database(work)
+    if as_json:
+        out.echo_json(out.stats_json(found))
+        return
+    console = out.console()
+    for table in out.stats_tables(found):
+        console.print(table)
+
+
+# -- admin -------------------------------------------------------------------------------------
+
+
+@click.group()
+def admin() -> None:
+    """Repair and housekeeping: reconcile, requeue, retry-failed, prune."""
+
+
+@admin.command("reconcile")
+@json_option
+def reconcile(as_json: bool) -> None:
+    """Settle runs whose jobs have all finished (what every worker also does on start)."""
+
+    async def work(db: Database) -> list[Run]:
+        return await db.run_reconcile()
+
+    settled = with_database(work)
+    if as_json:
+        out.echo_json([out.run_json(r) for r in settled])
+        return
+    click.echo(f"settled {len(settled)} run(s)")
+    for r in settled:
+        click.echo(f"  run {r.id} (portal {r.portal_id}): {r.status}")
+
+
+def _refusal(result: RequeueResult) -> str:
+    if result.outcome is RequeueOutcome.NOT_FOUND:
+        return f"job {result.job_id} not found (see `smuves jobs`)"
+    if result.outcome is RequeueOutcome.NOT_FINISHED:
+        return (
+            f"job {result.job_id} is {result.previous_status}: only failed or stopped jobs "
+            "can be requeued"
+        )
+    return (
+        f"job {result.job_id} not requeued: job {result.blocking_job_id} of run "
+        f"{result.blocking_run_id} already fetches the same portal and type; wait for it or "
+        "stop it first"
+    )
+
+
+@admin.command("requeue")
+@click.argument("job_id", type=int)
+@click.option(
+    "--from-start",
+    is_flag=True,
+    help="Forget the job's cursor and progress (default: resume from its checkpoint).",
+)
+def requeue(job_id: int, from_start: bool) -> None:
+    """Put a failed or stopped job back to pending, attempts reset, its run reopened."""
+
+    async def work(db: Database) -> RequeueResult:
+        return await job_requeue(db, job_id, from_start=from_start)
+
+    result = with_database(work)
+    if result.outcome is not RequeueOutcome.REQUEUED:
+        raise command_error(_refusal(result), ExitCode.USAGE)
+    click.echo(f"job {job_id} requeued (was {result.previous_status})")
+
+
+@admin.command("retry-failed")
+@click.option("--portal", "portal_id", type=int, help="Only this portal's failed jobs.")
+@click.option("--run", "run_id", type=int, help="Only this run's failed jobs.")
+@json_option
+def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> None:
+    """Requeue failed jobs (newest first; a type already in flight is skipped and named)."""
+
+    async def work(db: Database) -> list[RequeueResult]:
+        await require_portal(db, portal_id)
+        await require_run(db, run_id)
+        return await jobs_retry_failed(db, portal_id=portal_id, run_id=run_id)
+
+    results = with_database(work)
+    requeued = [r for r in results if r.outcome is RequeueOutcome.REQUEUED]
+    if as_json:
+        out.echo_json(
+            [
+                {
+                    "job_id": r.job_id,
+                    "outcome": str(r.outcome),
+                    "blocking_job_id": r.blocking_job_id,
+                    "blocking_run_id": r.blocking_run_id,
+                }
+                for r in results
+            ]
+        )
+        return
+    click.echo(f"requeued {len(requeued)} of {len(results)} failed job(s)")
+    for r in results:
+        if r.outcome is RequeueOutcome.REQUEUED:
+            click.echo(f"  job {r.job_id}: requeued")
+        else:
+            click.echo(f"  {_refusal(r)}")
+
+
+@admin.command("prune")
+@click.option(
+    "--older-than", "older_than", required=True, help="Age such as 30d, 12h, 2w (s m h d w)."
+)
+@click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
+@json_option
+def prune(older_than: str, dry_run: bool, as_json: bool) -> None:
+    """Delete settled runs (with their jobs, exports, notifications) and notifications older
+    than the age. Open runs are never touched; export files on disk are left alone."""
+    try:
+        age = parse_age(older_than)
+    except InvalidInput as error:
+        raise command_error(str(error), ExitCode.USAGE) from error
+
+    async def work(db: Database) -> PruneCounts:
+        return await history_prune(db, age, dry_run=dry_run)
+
+    counts = with_database(work)
+    if as_json:
+        out.echo_json(
+            {
+                "dry_run": dry_run,
+                "older_than_seconds": age.total_seconds(),
+                "runs": counts.runs,
+                "jobs": counts.jobs,
+                "exports": counts.exports,
+                "notifications": counts.notifications,
+            }
+        )
+        return
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(
+        f"{verb} {counts.runs} run(s), {counts.jobs} job(s), {counts.exports} export(s), "
+        f"{counts.notifications} notification(s) older than {older_than.strip()}"
+    )
+
+
+COMMANDS = (runs, run, jobs, stats, admin)

@@ -1,0 +1,308 @@
+"""How the operator commands show things: rich tables for people, plain JSON for scripts.
+
+JSON shapes (times ISO 8601 with offset, durations in seconds, ids as numbers):
+
+    run     {id, portal_id, owner_id, kind, status, content_types, created_at, started_at,
+             finished_at}  (+ jobs, jobs_completed, jobs_failed, processed, total in `runs`)
+    job     {id, run_id, portal_id, kind, content_type, status, attempts, max_attempts,
+             run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor,
+             last_error, created_at, finished_at}   (never the lease token)
+    stats   {depth: [{kind, status, jobs}], pending: [{kind, due, waiting,
+             oldest_due_age_seconds}], expired_leases: [{job…, silent_for_seconds}]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from smuves_sync.db.ops import QueueStats, RunOverview
+from smuves_sync.models import Job, JobKind, JobStatus, Run, Schedule
+
+JSONValue = Any
+PIPED_WIDTH = 200
+
+
+def console() -> Console:
+    """A console on the current stdout (click's test runner swaps it)."""
+    terminal = Console(highlight=False)
+    if terminal.is_terminal or "COLUMNS" in os.environ:
+        return terminal
+    # Piped into a file, a pager or a cron mail: rich would assume 80 columns and cut the
+    # error texts short; a wide line is the lesser evil there.
+    return Console(highlight=False, width=PIPED_WIDTH)
+
+
+def echo_json(value: JSONValue) -> None:
+    """Print `value` as indented JSON."""
+    click.echo(json.dumps(value, indent=2, default=_json_default))
+
+
+def _json_default(value: object) -> JSONValue:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    raise TypeError(f"cannot show {type(value).__name__} as JSON")
+
+
+# -- plain values ----------------------------------------------------------------------------
+
+
+def when(moment: datetime | None) -> str:
+    """A time in UTC to the second, or '-'."""
+    if moment is None:
+        return "-"
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def duration(span: timedelta | None) -> str:
+    """A span as '3d 4h', '2h 5m', '4m 10s' or '12s', or '-'."""
+    if span is None:
+        return "-"
+    seconds = max(int(span.total_seconds()), 0)
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes, seconds = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes}m"
+    if minutes:
+        return f"{minutes}m {seconds}s"
+    return f"{seconds}s"
+
+
+def progress(processed: int, total: int | None) -> str:
+    """'processed/total', or just 'processed' while the total is unknown."""
+    return f"{processed}/{total}" if total is not None else f"{processed}/?"
+
+
+# -- records as JSON ---------------------------------------------------------------------------
+
+
+def run_json(run: Run) -> dict[str, JSONValue]:
+    """A run as a JSON object."""
+    return {
+        "id": run.id,
+        "portal_id": run.portal_id,
+        "owner_id": run.owner_id,
+        "kind": str(run.kind),
+        "status": str(run.status),
+        "content_types": [str(t) for t in run.content_types],
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+    }
+
+
+def overview_json(overview: RunOverview) -> dict[str, JSONValue]:
+    """A run with its jobs' progress as a JSON object."""
+    return {
+        **run_json(overview.run),
+        "jobs": overview.jobs,
+        "jobs_completed": overview.jobs_completed,
+        "jobs_failed": overview.jobs_failed,
+        "processed": overview.processed,
+        "total": overview.total,
+    }
+
+
+def job_json(job: Job) -> dict[str, JSONValue]:
+    """A job as a JSON object, without its lease token (it fences the running worker)."""
+    return {
+        "id": job.id,
+        "run_id": job.run_id,
+        "portal_id": job.portal_id,
+        "kind": str(job.kind),
+        "content_type": str(job.content_type),
+        "status": str(job.status),
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "run_after": job.run_after,
+        "locked_at": job.locked_at,
+        "locked_by": job.locked_by,
+        "heartbeat_at": job.heartbeat_at,
+        "total": job.total,
+        "processed": job.processed,
+        "cursor": job.cursor,
+        "last_error": job.last_error,
+        "created_at": job.created_at,
+        "finished_at": job.finished_at,
+    }
+
+
+def stats_json(stats: QueueStats) -> dict[str, JSONValue]:
+    """Queue statistics as a JSON object."""
+    return {
+        "depth": [
+            {"kind": str(d.kind), "status": str(d.status), "jobs": d.jobs} for d in stats.depth
+        ],
+        "pending": [
+            {
+                "kind": str(p.kind),
+                "due": p.due,
+                "waiting": p.waiting,
+                "oldest_due_age_seconds": p.oldest_due_age,
+            }
+            for p in stats.pending
+        ],
+        "expired_leases": [
+            {**job_json(e.job), "silent_for_seconds": e.silent_for} for e in stats.expired_leases
+        ],
+    }
+
+
+def schedule_json(schedule: Schedule) -> dict[str, JSONValue]:
+    """A schedule as a JSON object."""
+    return {
+        "id": schedule.id,
+        "portal_id": schedule.portal_id,
+        "owner_id": schedule.owner_id,
+        "cron": schedule.cron_expression,
+        "content_types": [str(t) for t in schedule.content_types],
+        "enabled": schedule.enabled,
+        "next_run_at": schedule.next_run_at,
+        "last_run_at": schedule.last_run_at,
+        "created_at": schedule.created_at,
+    }
+
+
+# -- tables ----------------------------------------------------------------------------------
+
+
+def runs_table(overviews: Iterable[RunOverview], title: str = "runs") -> Table:
+    """Runs with their jobs' progress."""
+    table = Table(title=title, title_justify="left")
+    for header in ("run", "portal", "kind", "status", "jobs ok/failed/all", "progress"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("types")
+    table.add_column("created", no_wrap=True)
+    table.add_column("finished", no_wrap=True)
+    for o in overviews:
+        run = o.run
+        table.add_row(
+            str(run.id),
+            str(run.portal_id),
+            str(run.kind),
+            str(run.status),
+            f"{o.jobs_completed}/{o.jobs_failed}/{o.jobs}",
+            progress(o.processed, o.total),
+            ", ".join(str(t) for t in run.content_types),
+            when(run.created_at),
+            when(run.finished_at),
+        )
+    return table
+
+
+def jobs_table(jobs: Sequence[Job], title: str = "jobs", *, with_run: bool = True) -> Table:
+    """Jobs: progress, attempts, status and the last error."""
+    table = Table(title=title, title_justify="left")
+    headers = ["job", *(["run", "portal"] if with_run else []), "kind", "type", "status"]
+    for header in [*headers, "processed/total", "attempts", "worker"]:
+        table.add_column(header, no_wrap=True)
+    table.add_column("last error", overflow="fold")
+    for job in jobs:
+        where = [str(job.run_id), str(job.portal_id)] if with_run else []
+        table.add_row(
+            str(job.id),
+            *where,
+            str(job.kind),
+            str(job.content_type),
+            str(job.status),
+            progress(job.processed, job.total),
+            f"{job.attempts}/{job.max_attempts}",
+            job.locked_by or "-",
+            job.last_error or "",
+        )
+    return table
+
+
+def run_header(run: Run) -> Table:
+    """One run's facts, as a two-column grid."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    grid.add_row("run", str(run.id))
+    grid.add_row("portal", str(run.portal_id))
+    grid.add_row("kind", str(run.kind))
+    grid.add_row("status", str(run.status))
+    grid.add_row("types", ", ".join(str(t) for t in run.content_types))
+    grid.add_row("owner", str(run.owner_id) if run.owner_id else "-")
+    grid.add_row("created", when(run.created_at))
+    grid.add_row("started", when(run.started_at))
+    grid.add_row("finished", when(run.finished_at))
+    return grid
+
+
+def stats_tables(stats: QueueStats) -> list[Table]:
+    """Depth (kind x status), pending per kind, and running jobs past their lease."""
+    statuses = list(JobStatus)
+    depth = Table(title="queue depth (jobs by kind and status)", title_justify="left")
+    depth.add_column("kind", no_wrap=True)
+    for status in statuses:
+        depth.add_column(str(status), justify="right", no_wrap=True)
+    counts = {(d.kind, d.status): d.jobs for d in stats.depth}
+    for kind in JobKind:
+        depth.add_row(str(kind), *(str(counts.get((kind, s), 0)) for s in statuses))
+
+    pending = Table(title="pending jobs", title_justify="left")
+    for header in ("kind", "due now", "waiting (backoff, parked)", "oldest due waited"):
+        pending.add_column(header, no_wrap=True)
+    by_kind = {p.kind: p for p in stats.pending}
+    for kind in JobKind:
+        p = by_kind.get(kind)
+        pending.add_row(
+            str(kind),
+            str(p.due if p else 0),
+            str(p.waiting if p else 0),
+            duration(p.oldest_due_age if p else None),
+        )
+
+    expired = Table(
+        title=f"running jobs past their lease: {len(stats.expired_leases)}", title_justify="left"
+    )
+    for header in ("job", "run", "portal", "kind", "type", "worker", "silent for", "attempts"):
+        expired.add_column(header, no_wrap=True)
+    for e in stats.expired_leases:
+        job = e.job
+        expired.add_row(
+            str(job.id),
+            str(job.run_id),
+            str(job.portal_id),
+            str(job.kind),
+            str(job.content_type),
+            job.locked_by or "-",
+            duration(e.silent_for),
+            f"{job.attempts}/{job.max_attempts}",
+        )
+    return [depth, pending, expired]
+
+
+def schedules_table(schedules: Iterable[Schedule]) -> Table:
+    """Schedules with their next and last firing."""
+    table = Table(title="schedules (cron in UTC)", title_justify="left")
+    for header in ("id", "portal", "cron", "enabled", "next run", "last run"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("types")
+    for s in schedules:
+        table.add_row(
+            str(s.id),
+            str(s.portal_id),
+            s.cron_expression,
+            "yes" if s.enabled else "no",
+            when(s.next_run_at),
+            when(s.last_run_at),
+            ", ".join(str(t) for t in s.content_types),
+        )
+    return table
