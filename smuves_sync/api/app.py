@@ -1,0 +1,84 @@
+"""The FastAPI application: `create_app(settings)`.
+
+    app = create_app(Settings())                 # opens its smuves_app pool in its lifespan
+    app = create_app(settings, pool=app_pool)    # or uses a pool its caller owns (tests)
+
+Secrets are checked when the app is made, not at the first request: without
+``SMUVES_JWT_SECRET`` no token can be verified and without ``SMUVES_SECRET_KEY`` no portal
+token can be stored, so either missing is a `ConfigurationError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from pydantic import SecretStr
+
+# Imported for its side effect: the HubSpot counters register with prometheus-client.
+import smuves_sync.metrics  # noqa: F401
+from smuves_sync.api import content, exports, notifications, ops, portals, runs
+from smuves_sync.api.auth import TokenVerifier
+from smuves_sync.api.context import ApiContext
+from smuves_sync.api.errors import install_error_handlers
+from smuves_sync.db import DbRole, Pool, open_pool
+from smuves_sync.db.migrations import discover, find_migrations_dir
+from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
+
+TITLE = "smuves-sync"
+DESCRIPTION = (
+    "Fetch a HubSpot portal's CMS content into Postgres, follow the runs, export the content. "
+    "Every /v1 call needs `Authorization: Bearer <JWT>` (HS256, `sub` = your user id). "
+    "Errors are `{code, message}`; what is not yours answers 404, like what does not exist."
+)
+
+
+def create_app(
+    settings: Settings, *, pool: Pool | None = None, events_interval: float | None = None
+) -> FastAPI:
+    """The API app; with `pool` None it opens (and closes) a smuves_app pool itself."""
+    verifier = TokenVerifier(settings.jwt_secret, audience=settings.jwt_audience)
+    cipher = TokenCipher(settings.secret_key)
+    expected = tuple(m.version for m in discover(find_migrations_dir(settings.migrations_dir)))
+    interval = events_interval if events_interval is not None else settings.poll_interval_seconds
+
+    def context_for(app_pool: Pool) -> ApiContext:
+        return ApiContext(
+            settings=settings,
+            pool=app_pool,
+            cipher=cipher,
+            events_interval=interval,
+            expected_migrations=expected,
+        )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if pool is not None:
+            yield
+            return
+        async with open_pool(settings, role=DbRole.APP) as own_pool:
+            app.state.context = context_for(own_pool)
+            yield
+
+    app = FastAPI(
+        title=TITLE,
+        description=DESCRIPTION,
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.verifier = verifier
+    if pool is not None:
+        app.state.context = context_for(pool)
+    install_error_handlers(app)
+    for module in (portals, content, runs, exports, notifications, ops):
+        app.include_router(module.router)
+    return app
+
+
+def openapi_document() -> dict[str, Any]:
+    """The app's OpenAPI document; needs no secrets and opens nothing."""
+    placeholder = SecretStr("placeholder: only the document is built")
+    return create_app(Settings(jwt_secret=placeholder, secret_key=placeholder)).openapi()

@@ -1,0 +1,104 @@
+"""Bearer tokens: HS256 JWTs signed with ``SMUVES_JWT_SECRET``, the shape Supabase issues.
+
+    verifier = TokenVerifier(settings.jwt_secret)
+    principal = verifier.verify(token)          # -> Principal(user_id, email) or ApiError 401
+
+`sub` must be the user's uuid and `exp` must be present and in the future. `aud` is checked
+only when ``SMUVES_JWT_AUDIENCE`` is set (Supabase's user tokens say "authenticated"). The
+`email` claim, when present and well formed, becomes the user's email in app_users.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Annotated
+
+import jwt
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import SecretStr
+
+from smuves_sync.api.errors import ApiError
+from smuves_sync.errors import ConfigurationError
+
+# Tokens a few seconds past `exp` still pass: clocks of the issuer and of this server differ.
+_LEEWAY_SECONDS = 5
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The user a verified token speaks for."""
+
+    user_id: uuid.UUID
+    email: str | None
+
+
+def unauthenticated(message: str) -> ApiError:
+    """401 with the Bearer challenge."""
+    return ApiError(401, "UNAUTHENTICATED", message, headers=_CHALLENGE)
+
+
+class TokenVerifier:
+    """Checks signature, expiry and subject of bearer tokens; the secret stays inside."""
+
+    def __init__(self, secret: SecretStr | None, *, audience: str | None = None) -> None:
+        if secret is None or not secret.get_secret_value():
+            raise ConfigurationError(
+                "SMUVES_JWT_SECRET is not set; the HTTP API needs it to verify bearer tokens"
+            )
+        self._secret = secret
+        self._audience = audience
+
+    def __repr__(self) -> str:
+        return "TokenVerifier(<hidden>)"
+
+    def verify(self, token: str) -> Principal:
+        """The principal of a valid token; `ApiError` 401 saying what is wrong otherwise."""
+        try:
+            claims = jwt.decode(
+                token,
+                self._secret.get_secret_value(),
+                algorithms=["HS256"],
+                audience=self._audience,
+                leeway=_LEEWAY_SECONDS,
+                options={"require": ["exp", "sub"], "verify_aud": self._audience is not None},
+            )
+        except jwt.ExpiredSignatureError:
+            raise unauthenticated("the bearer token has expired") from None
+        except jwt.InvalidSignatureError:
+            raise unauthenticated("the bearer token's signature does not verify") from None
+        except jwt.MissingRequiredClaimError as exc:
+            raise unauthenticated(f"the bearer token has no {exc.claim!r} claim") from None
+        except jwt.InvalidAudienceError:
+            raise unauthenticated("the bearer token is meant for another audience") from None
+        except jwt.InvalidTokenError:
+            raise unauthenticated("the bearer token is malformed") from None
+        try:
+            user_id = uuid.UUID(str(claims["sub"]))
+        except ValueError:
+            raise unauthenticated("the bearer token's 'sub' claim is not a user id") from None
+        email = claims.get("email")
+        usable = isinstance(email, str) and 0 < len(email) <= 320 and email.isprintable()
+        return Principal(user_id=user_id, email=email if usable else None)
+
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="A JWT (HS256, signed with SMUVES_JWT_SECRET) whose `sub` is your user id.",
+)
+
+
+def current_principal(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    """FastAPI dependency: the caller, or 401."""
+    if credentials is None:
+        raise unauthenticated("an Authorization: Bearer <token> header is required")
+    verifier: TokenVerifier = request.app.state.verifier
+    return verifier.verify(credentials.credentials)
+
+
+CurrentPrincipal = Annotated[Principal, Depends(current_principal)]

@@ -1,0 +1,89 @@
+"""`/v1/portals/{id}/content`: a portal's live content, keyset-paginated, with a text filter.
+
+Pages follow the primary key (content type, HubSpot id), so a page costs the same however deep
+it is and rows written meanwhile neither repeat nor vanish between pages. `next` is an opaque
+cursor (the last key, base64url of JSON); `q` matches name, slug or url, case-insensitively,
+as plain text (``%`` and ``_`` are not wildcards).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from smuves_sync.api.auth import CurrentPrincipal
+from smuves_sync.api.context import Context, user_session
+from smuves_sync.api.errors import ApiError, error_responses, not_found
+from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
+from smuves_sync.db.api import content_page, portal_access
+from smuves_sync.models import ContentType
+
+router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
+
+
+def encode_cursor(key: tuple[ContentType, str]) -> str:
+    """The opaque `next` cursor of a key."""
+    raw = json.dumps([str(key[0]), key[1]], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[ContentType, str]:
+    """The key of a cursor `encode_cursor` made; 422 naming `after` otherwise."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        content_type, hubspot_id = json.loads(raw)
+        if not isinstance(hubspot_id, str) or "\x00" in hubspot_id:
+            raise ValueError(hubspot_id)
+        return ContentType(content_type), hubspot_id
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
+        raise ApiError(
+            422, "INVALID_INPUT", "after: not a cursor from a previous page's `next`"
+        ) from None
+
+
+def like_pattern(text: str) -> str:
+    """An ILIKE pattern matching `text` anywhere, its wildcards taken literally."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+@router.get(
+    "/v1/portals/{portal_id}/content",
+    response_model=ContentPageOut,
+    summary="A portal's content, a page at a time",
+)
+async def list_content(
+    portal_id: Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")],
+    ctx: Context,
+    principal: CurrentPrincipal,
+    type: Annotated[ContentType | None, Query(description="only this content type")] = None,
+    q: Annotated[
+        StorableText | None,
+        Query(min_length=1, max_length=200, description="text in name, slug or url"),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    after: Annotated[
+        str | None, Query(max_length=1000, description="`next` of the previous page")
+    ] = None,
+) -> ContentPageOut:
+    """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
+    key = decode_cursor(after) if after is not None else None
+    async with user_session(ctx, principal) as db:
+        if await portal_access(db, portal_id) is None:
+            raise not_found(f"portal {portal_id}")
+        page = await content_page(
+            db,
+            portal_id,
+            content_type=type,
+            pattern=like_pattern(q) if q is not None else None,
+            after=key,
+            limit=limit,
+        )
+    return ContentPageOut(
+        items=[ContentItemOut.of(item) for item in page.items],
+        next=encode_cursor(page.last_key) if page.last_key else None,
+    )

@@ -1,0 +1,51 @@
+"""`/v1/notifications`: what the user was told (runs finished, jobs failed), newest first."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from smuves_sync.api.auth import CurrentPrincipal
+from smuves_sync.api.context import Context, user_session
+from smuves_sync.api.errors import error_responses, not_found
+from smuves_sync.api.schemas import MAX_ID, NotificationOut, NotificationPageOut
+from smuves_sync.db.api import notification_mark_read, notification_page
+
+router = APIRouter(
+    prefix="/v1/notifications", tags=["notifications"], responses=error_responses(401, 422)
+)
+
+
+@router.get("", response_model=NotificationPageOut, summary="Your notifications, newest first")
+async def list_notifications(
+    ctx: Context,
+    principal: CurrentPrincipal,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    after: Annotated[
+        int | None, Query(gt=0, le=MAX_ID, description="`next` of the previous page")
+    ] = None,
+) -> NotificationPageOut:
+    """A page of notifications older than `after` (the newest when omitted)."""
+    async with user_session(ctx, principal) as db:
+        page = await notification_page(db, before=after, limit=limit)
+    return NotificationPageOut(items=[NotificationOut.of(n) for n in page.items], next=page.last_id)
+
+
+@router.post(
+    "/{notification_id}/read",
+    response_model=NotificationOut,
+    responses=error_responses(404),
+    summary="Mark a notification read",
+)
+async def mark_read(
+    notification_id: Annotated[int, Path(gt=0, le=MAX_ID)],
+    ctx: Context,
+    principal: CurrentPrincipal,
+) -> NotificationOut:
+    """Marking twice keeps the first read time."""
+    async with user_session(ctx, principal) as db:
+        notification = await notification_mark_read(db, notification_id)
+    if notification is None:
+        raise not_found(f"notification {notification_id}")
+    return NotificationOut.of(notification)

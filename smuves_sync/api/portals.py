@@ -1,0 +1,143 @@
+"""`/v1/portals`: connect, list and delete portals; start fetches and exports of one."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Path, Response, status
+
+from smuves_sync.api.auth import CurrentPrincipal
+from smuves_sync.api.context import Context, user_session
+from smuves_sync.api.errors import ApiError, DuplicateJobsBody, error_responses, not_found
+from smuves_sync.api.schemas import (
+    MAX_ID,
+    ExportAccepted,
+    ExportOut,
+    ExportRequest,
+    FetchAccepted,
+    FetchRequest,
+    PortalConnect,
+    PortalList,
+    PortalOut,
+    RunOut,
+    SkippedType,
+)
+from smuves_sync.db import Database
+from smuves_sync.db.api import portal_access, portal_connect, portal_delete, portal_list
+from smuves_sync.orchestrator import start_export, start_fetch
+
+router = APIRouter(prefix="/v1/portals", tags=["portals"], responses=error_responses(401, 422))
+
+PortalId = Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")]
+_DUPLICATES: dict[int | str, dict[str, Any]] = {
+    409: {
+        "model": DuplicateJobsBody,
+        "description": "ALL_DUPLICATE_JOBS: every requested type is already in flight",
+    }
+}
+
+
+async def _require_portal(db: Database, portal_id: int) -> None:
+    if await portal_access(db, portal_id) is None:
+        raise not_found(f"portal {portal_id}")
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=PortalOut,
+    responses={
+        200: {"model": PortalOut, "description": "You already owned it: name and token replaced"},
+        **error_responses(409),
+    },
+    summary="Connect a portal (or reconnect one you own with a new token)",
+)
+async def connect_portal(
+    body: PortalConnect, ctx: Context, principal: CurrentPrincipal, response: Response
+) -> PortalOut:
+    """The token is stored encrypted and never returned."""
+    encrypted = ctx.cipher.encrypt(body.token)
+    async with user_session(ctx, principal) as db:
+        connected = await portal_connect(db, body.id, body.name, encrypted)
+    if connected is None:
+        raise ApiError(
+            409,
+            "PORTAL_ALREADY_CONNECTED",
+            f"portal {body.id} is already connected by another account; its owner can share it",
+        )
+    portal, created = connected
+    if not created:
+        response.status_code = status.HTTP_200_OK
+    return PortalOut.of(portal)
+
+
+@router.get("", response_model=PortalList, summary="Your portals")
+async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
+    """Every portal you own or are a member of."""
+    async with user_session(ctx, principal) as db:
+        portals = await portal_list(db)
+    return PortalList(items=[PortalOut.of(p) for p in portals])
+
+
+@router.delete(
+    "/{portal_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    response_class=Response,
+    responses=error_responses(403, 404),
+    summary="Delete a portal you own, with its runs, content and exports",
+)
+async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPrincipal) -> None:
+    """Workers still running one of its jobs lose their lease at their next heartbeat."""
+    async with user_session(ctx, principal) as db:
+        portal = await portal_access(db, portal_id)
+        if portal is None:
+            raise not_found(f"portal {portal_id}")
+        if portal.owner_id != principal.user_id or not await portal_delete(db, portal_id):
+            raise ApiError(403, "FORBIDDEN", f"only the owner of portal {portal_id} may delete it")
+
+
+@router.post(
+    "/{portal_id}/fetches",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=FetchAccepted,
+    responses={**error_responses(404), **_DUPLICATES},
+    summary="Start fetching content types of a portal",
+)
+async def start_portal_fetch(
+    portal_id: PortalId,
+    ctx: Context,
+    principal: CurrentPrincipal,
+    body: Annotated[FetchRequest | None, Body()] = None,
+) -> FetchAccepted:
+    """Only the types not already being fetched get a job; 409 when that leaves none."""
+    types = body.content_types if body is not None else None
+    async with user_session(ctx, principal) as db:
+        await _require_portal(db, portal_id)
+        started = await start_fetch(db, portal_id, types, owner_id=principal.user_id)
+    return FetchAccepted(
+        run=RunOut.of(started.run, list(started.jobs)),
+        skipped=[
+            SkippedType(content_type=t, run_id=run_id) for t, run_id in started.skipped.items()
+        ],
+    )
+
+
+@router.post(
+    "/{portal_id}/exports",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ExportAccepted,
+    responses={**error_responses(404), **_DUPLICATES},
+    summary="Start exporting one content type of a portal",
+)
+async def start_portal_export(
+    portal_id: PortalId, body: ExportRequest, ctx: Context, principal: CurrentPrincipal
+) -> ExportAccepted:
+    """A worker writes the file; follow it with GET /v1/exports/{id}."""
+    async with user_session(ctx, principal) as db:
+        await _require_portal(db, portal_id)
+        started = await start_export(
+            db, portal_id, body.content_type, body.format, owner_id=principal.user_id
+        )
+    return ExportAccepted(
+        run=RunOut.of(started.run, [started.job]), export=ExportOut.of(started.export)
+    )

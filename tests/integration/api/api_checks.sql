@@ -1,0 +1,43 @@
+-- Statements the API tests use to look behind the API (run as the login role).
+
+-- name: check_session_user
+SELECT pg_catalog.current_setting('app.user_id', true) AS user_id
+
+-- name: check_app_user
+SELECT id, email FROM public.app_users WHERE id = %(user_id)s
+
+-- name: check_portal_token
+SELECT token_encrypted FROM public.portals WHERE id = %(portal_id)s
+
+-- name: check_portal_rows
+SELECT (SELECT count(*) FROM public.portals WHERE id = %(portal_id)s) AS portals,
+       (SELECT count(*) FROM public.runs WHERE portal_id = %(portal_id)s) AS runs,
+       (SELECT count(*) FROM public.jobs WHERE portal_id = %(portal_id)s) AS jobs,
+       (SELECT count(*) FROM public.content_items WHERE portal_id = %(portal_id)s) AS content
+
+-- name: check_runs_of_portal
+SELECT count(*) AS runs FROM public.runs WHERE portal_id = %(portal_id)s
+
+-- name: check_jobs_of_run
+SELECT id, status, finished_at FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
+
+-- name: plant_export_file
+UPDATE public.exports
+SET status = 'completed', path = %(path)s, row_count = %(row_count)s, bytes = %(bytes)s,
+    finished_at = now()
+WHERE id = %(export_id)s
+
+-- name: plant_content_deleted
+UPDATE public.content_items SET deleted_at = now()
+WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
+
+-- name: plant_run_status
+UPDATE public.runs SET status = %(status)s, finished_at = now() WHERE id = %(run_id)s
+
+-- name: plant_jobs_status
+UPDATE public.jobs SET status = %(status)s, finished_at = now() WHERE run_id = %(run_id)s
+
+-- name: plant_job_finished_at
+UPDATE public.jobs SET created_at = %(created_at)s, finished_at = %(finished_at)s,
+                       status = %(status)s
+WHERE id = %(job_id)s

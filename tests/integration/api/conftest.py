@@ -1,0 +1,147 @@
+"""Fixtures of the HTTP API tests: an app on this test's database, tokens, two users.
+
+    async def test_x(client, alice, bob, factory): ...
+        await client.get("/v1/portals", headers=alice.headers)
+
+`client` talks to the app in-process (httpx ASGITransport); `app_server` serves the same app
+under a real uvicorn on a local port. Tokens are signed with JWT_SECRET like Supabase's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jwt
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from psycopg.rows import dict_row
+from pydantic import SecretStr
+
+from smuves_sync.api import create_app
+from smuves_sync.db import DbRole, Pool, pool_for
+from smuves_sync.db.queries import load_queries
+from smuves_sync.settings import Settings
+from tests.factories import Factory
+
+JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
+SECRET_KEY = "portal-token-key-for-tests-only"
+SQL = load_queries(Path(__file__).parent)
+
+
+def make_token(
+    sub: object,
+    *,
+    email: str | None = None,
+    expires_in: timedelta = timedelta(hours=1),
+    secret: str = JWT_SECRET,
+    algorithm: str = "HS256",
+    **claims: Any,
+) -> str:
+    """A bearer token shaped like Supabase's (claims None are left out)."""
+    payload: dict[str, Any] = {
+        "sub": str(sub),
+        "email": email,
+        "exp": datetime.now(UTC) + expires_in,
+        "aud": "authenticated",
+        "role": "authenticated",
+        **claims,
+    }
+    return jwt.encode({k: v for k, v in payload.items() if v is not None}, secret, algorithm)
+
+
+async def rows(pool: Pool, name: str, **params: Any) -> list[dict[str, Any]]:
+    """Run statement `name` of api_checks.sql as the pool's role; its rows."""
+    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(SQL[name], params)
+        return await cur.fetchall() if cur.description else []
+
+
+@dataclass(frozen=True)
+class User:
+    id: uuid.UUID
+    email: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+async def new_user(factory: Factory, name: str) -> User:
+    """A user already in app_users, with a valid token."""
+    email = f"{name}-{uuid.uuid4().hex[:6]}@example.com"
+    user_id = await factory.user(email)
+    return User(user_id, email, make_token(user_id, email=email))
+
+
+@pytest.fixture
+def api_settings(db_url: str, tmp_path: Path) -> Settings:
+    return Settings(
+        database_url=db_url,
+        jwt_secret=SecretStr(JWT_SECRET),
+        secret_key=SecretStr(SECRET_KEY),
+        export_dir=tmp_path / "exports",
+    )
+
+
+@pytest.fixture
+async def api_pool(db_url: str) -> AsyncIterator[Pool]:
+    """The API's own smuves_app pool, as large as the default of a served app."""
+    async with pool_for(db_url, role=DbRole.APP, max_size=10) as pool:
+        yield pool
+
+
+@pytest.fixture
+def app(api_settings: Settings, api_pool: Pool) -> FastAPI:
+    # Event streams look at their run every 10 ms: tests wait on events, not on time.
+    return create_app(api_settings, pool=api_pool, events_interval=0.01)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+        yield client
+
+
+@pytest.fixture
+async def alice(factory: Factory) -> User:
+    return await new_user(factory, "alice")
+
+
+@pytest.fixture
+async def bob(factory: Factory) -> User:
+    return await new_user(factory, "bob")
+
+
+@pytest.fixture
+async def app_server(app: FastAPI) -> AsyncIterator[str]:
+    """Base URL of `app` served by uvicorn in this event loop.
+
+    The socket listens before uvicorn starts, so a client may connect at once: its
+    connection waits in the backlog until the server accepts it; nobody polls for readiness.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    # Signals stay with pytest.
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
