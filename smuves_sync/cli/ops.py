@@ -8,17 +8,16 @@ and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ops.sq
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TypeVar
 
 import click
-from pydantic import ValidationError
 
 from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ExitCode, command_error, run_async
-from smuves_sync.db import Database, open_pool
+from smuves_sync.cli.session import load_settings, login_database
+from smuves_sync.db import Database
 from smuves_sync.db.ops import (
     PruneCounts,
     QueueStats,
@@ -36,7 +35,6 @@ from smuves_sync.db.ops import (
 from smuves_sync.db.portals import portal_get
 from smuves_sync.errors import InvalidInput, NotFound
 from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
-from smuves_sync.settings import Settings
 
 T = TypeVar("T")
 
@@ -44,27 +42,12 @@ _AGE = re.compile(r"^\s*(?P<n>\d+)\s*(?P<unit>[smhdw])\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
-def load_settings() -> Settings:
-    """Settings from the environment; a bad value is a configuration error (exit 2)."""
-    try:
-        return Settings()
-    except ValidationError as error:
-        raise command_error(f"configuration error: {error}", ExitCode.USAGE) from error
-
-
-@asynccontextmanager
-async def operator_database(settings: Settings) -> AsyncIterator[Database]:
-    """A small login-role pool for one command."""
-    async with open_pool(settings, min_size=1, max_size=2) as pool:
-        yield Database(pool)
-
-
 def with_database(work: Callable[[Database], Awaitable[T]]) -> T:
     """Run `work` against the configured database; smuves errors become exit codes."""
     settings = load_settings()
 
     async def main() -> T:
-        async with operator_database(settings) as db:
+        async with login_database(settings) as db:
             return await work(db)
 
     return run_async(main())
