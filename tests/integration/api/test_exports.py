@@ -1,0 +1,150 @@
+"""Starting exports, following them, and downloading the file once it is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from smuves_sync.db import Pool
+from smuves_sync.models import ExportFormat, JobKind, JobStatus, RunStatus
+from smuves_sync.settings import Settings
+from tests.factories import Factory
+from tests.integration.api.conftest import User, rows
+
+
+async def test_an_export_is_202_then_followed(
+    client: httpx.AsyncClient, factory: Factory, alice: User
+) -> None:
+    await factory.portal(alice.id, portal_id=71)
+    response = await client.post(
+        "/v1/portals/71/exports",
+        json={"content_type": "site_page", "format": "jsonl"},
+        headers=alice.headers,
+    )
+    assert response.status_code == 202
+    body = response.json()
+    assert body["run"]["kind"] == "export" and body["run"]["content_types"] == ["site_page"]
+    assert [j["content_type"] for j in body["run"]["jobs"]] == ["site_page"]
+    export = body["export"]
+    assert (export["format"], export["status"], export["download_url"]) == (
+        "jsonl",
+        "pending",
+        None,
+    )
+    assert "path" not in export
+    got = await client.get(f"/v1/exports/{export['id']}", headers=alice.headers)
+    assert got.status_code == 200 and got.json() == export
+
+    twice = await client.post(
+        "/v1/portals/71/exports", json={"content_type": "site_page"}, headers=alice.headers
+    )
+    assert twice.status_code == 409 and twice.json()["code"] == "ALL_DUPLICATE_JOBS"
+    assert twice.json()["run_ids"] == [body["run"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"content_type": "web_page"}, "content_type"),
+        ({}, "content_type"),
+        ({"content_type": "site_page", "format": "xlsx"}, "format"),
+    ],
+    ids=["unknown-type", "no-type", "unknown-format"],
+)
+async def test_a_bad_export_body_is_422_naming_the_field(
+    client: httpx.AsyncClient, factory: Factory, alice: User, body: dict[str, str], field: str
+) -> None:
+    await factory.portal(alice.id, portal_id=72)
+    response = await client.post("/v1/portals/72/exports", json=body, headers=alice.headers)
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(f"{field}: ")
+
+
+async def test_an_export_of_an_unknown_portal_is_404(
+    client: httpx.AsyncClient, alice: User
+) -> None:
+    response = await client.post(
+        "/v1/portals/73/exports", json={"content_type": "site_page"}, headers=alice.headers
+    )
+    assert response.status_code == 404
+
+
+async def _written_export(
+    factory: Factory, admin_pool: Pool, owner: User, path: Path, content: bytes
+) -> int:
+    portal = await factory.portal(owner.id)
+    run = await factory.run(portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED)
+    export_id = await factory.export(run, format=ExportFormat.CSV, status=JobStatus.COMPLETED)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    await rows(
+        admin_pool,
+        "plant_export_file",
+        export_id=export_id,
+        path=str(path),
+        row_count=2,
+        bytes=len(content),
+    )
+    return export_id
+
+
+async def test_a_written_export_downloads_as_its_file(
+    client: httpx.AsyncClient,
+    factory: Factory,
+    admin_pool: Pool,
+    api_settings: Settings,
+    alice: User,
+) -> None:
+    content = b"hubspot_id,name\r\n1,Home\r\n2,About\r\n" * 5000  # several chunks
+    path = api_settings.export_dir / "portal-x" / "site_page.csv"
+    export_id = await _written_export(factory, admin_pool, alice, path, content)
+    state = await client.get(f"/v1/exports/{export_id}", headers=alice.headers)
+    assert state.json()["download_url"] == f"/v1/exports/{export_id}/download"
+    assert (state.json()["row_count"], state.json()["bytes"]) == (2, len(content))
+
+    response = await client.get(f"/v1/exports/{export_id}/download", headers=alice.headers)
+    assert response.status_code == 200
+    assert response.content == content
+    assert response.headers["content-type"].startswith("text/csv")
+    assert "attachment" in response.headers["content-disposition"]
+    assert f"-{export_id}.csv" in response.headers["content-disposition"]
+
+
+async def test_an_unfinished_export_cannot_be_downloaded(
+    client: httpx.AsyncClient, factory: Factory, alice: User
+) -> None:
+    portal = await factory.portal(alice.id)
+    run = await factory.run(portal, owner=alice.id, kind=JobKind.EXPORT)
+    export_id = await factory.export(run, status=JobStatus.RUNNING)
+    response = await client.get(f"/v1/exports/{export_id}/download", headers=alice.headers)
+    assert response.status_code == 409
+    assert response.json()["code"] == "EXPORT_NOT_READY"
+
+
+async def test_a_file_outside_the_export_dir_or_gone_is_not_served(
+    client: httpx.AsyncClient,
+    factory: Factory,
+    admin_pool: Pool,
+    api_settings: Settings,
+    tmp_path: Path,
+    alice: User,
+) -> None:
+    outside = await _written_export(factory, admin_pool, alice, tmp_path / "secret.csv", b"x")
+    inside = api_settings.export_dir / "gone.csv"
+    gone = await _written_export(factory, admin_pool, alice, inside, b"y")
+    inside.unlink()
+    for export_id in (outside, gone):
+        response = await client.get(f"/v1/exports/{export_id}/download", headers=alice.headers)
+        assert response.status_code == 410
+        assert response.json()["code"] == "EXPORT_FILE_GONE"
+
+
+@pytest.mark.parametrize("suffix", ["", "/download"])
+async def test_an_unknown_export_is_404(
+    client: httpx.AsyncClient, alice: User, suffix: str
+) -> None:
+    response = await client.get(f"/v1/exports/5555{suffix}", headers=alice.headers)
+    assert response.status_code == 404
+    assert response.json() == {"code": "NOT_FOUND", "message": "export 5555 not found"}
