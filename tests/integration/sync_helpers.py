@@ -14,7 +14,7 @@ from smuves_sync.models import ContentType
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
+from tests.integration.queue_helpers import CHECKS, read
 
 SECRET = "test secret key"
 TOKEN = "pat-na1-sync-token"
@@ -62,3 +62,10 @@ async def stored_facts(
         for r in rows
         if r["content_type"] == content_type.value and (r["deleted_at"] is not None) == deleted
     )
+
+
+async def write(pool: Pool, name: str, **params: Any) -> int:
+    """Run the named check-file statement that returns no rows; how many rows it changed."""
+    async with pool.connection() as conn, conn.cursor() as cur:
+        await cur.execute(CHECKS[name], params)
+        return cur.rowcount
