@@ -1,0 +1,181 @@
+"""Isolation through the API, route by route, derived from the app so a new route cannot slip
+past: user B, holding user A's ids, gets 404 from every route that takes an id (exactly what
+an id that exists nowhere gets), and nothing of A's from the routes that take none."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from smuves_sync.db import Pool
+from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.settings import Settings
+from tests.factories import Factory
+from tests.integration.api.conftest import User, rows
+
+# Routes that take no id, with what B may see there (checked below).
+NO_ID_ROUTES = {
+    ("GET", "/v1/portals"),
+    ("POST", "/v1/portals"),
+    ("GET", "/v1/notifications"),
+}
+# Not tenant data: served to anyone.
+PUBLIC_ROUTES = {
+    ("GET", "/healthz"),
+    ("GET", "/metrics"),
+    ("GET", "/openapi.json"),
+    ("GET", "/docs"),
+    ("GET", "/docs/oauth2-redirect"),
+    ("GET", "/redoc"),
+}
+# A valid body for each route that needs one: B's request must fail on ownership, not input.
+BODIES: dict[tuple[str, str], Any] = {
+    ("POST", "/v1/portals/{portal_id}/fetches"): {"content_types": ["site_page"]},
+    ("POST", "/v1/portals/{portal_id}/exports"): {"content_type": "site_page"},
+}
+
+
+@dataclass(frozen=True)
+class TenantA:
+    ids: dict[str, int]
+
+
+def _routes(app: FastAPI) -> list[tuple[str, str]]:
+    """(method, path) of every route the app serves, included routers flattened."""
+    try:
+        from fastapi.routing import iter_route_contexts
+    except ImportError:  # FastAPI before included routers were kept apart: already flat
+        routes: Iterable[Any] = app.routes
+    else:
+        routes = iter_route_contexts(app.routes)
+    found = []
+    for route in routes:
+        assert route.path is not None and route.methods, route
+        found.extend((method, route.path) for method in sorted(route.methods) if method != "HEAD")
+    return found
+
+
+@pytest.fixture
+async def tenant_a(
+    factory: Factory, admin_pool: Pool, api_settings: Settings, alice: User
+) -> TenantA:
+    portal = await factory.portal(alice.id, portal_id=91, name="A's portal")
+    run = await factory.run(portal, owner=alice.id, status=RunStatus.RUNNING)
+    await factory.job(run, status=JobStatus.RUNNING)
+    await factory.content_item(run)
+    export_run = await factory.run(
+        portal, owner=alice.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+    )
+    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
+    path = api_settings.export_dir / "a.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text("hubspot_id\n1\n")
+    await rows(
+        admin_pool, "plant_export_file", export_id=export_id, path=str(path), row_count=1, bytes=13
+    )
+    notification = await factory.notification(alice.id, run)
+    return TenantA(
+        {
+            "portal_id": portal,
+            "run_id": run.id,
+            "export_id": export_id,
+            "notification_id": notification,
+        }
+    )
+
+
+async def _call(
+    client: httpx.AsyncClient, method: str, path: str, ids: dict[str, int], user: User
+) -> httpx.Response:
+    names = re.findall(r"{(\w+)}", path)
+    unknown = [n for n in names if n not in ids]
+    assert not unknown, f"{method} {path}: give tenant A an id for {unknown} in this test"
+    url = path.format(**{n: ids[n] for n in names})
+    body = BODIES.get((method, path))
+    return await client.request(method, url, json=body, headers=user.headers)
+
+
+async def test_every_route_is_covered(app: FastAPI) -> None:
+    for method, path in _routes(app):
+        if "{" in path:
+            assert path.startswith("/v1/"), path
+        else:
+            assert (method, path) in NO_ID_ROUTES | PUBLIC_ROUTES, (
+                f"{method} {path} is new: say in this test what another user may see there"
+            )
+
+
+async def test_another_users_ids_are_404_on_every_route(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    tenant_a: TenantA,
+    admin_pool: Pool,
+    alice: User,
+    bob: User,
+) -> None:
+    await _factory_portal_for(bob, admin_pool)
+    walked = []
+    nowhere = {name: 9_000_000 + i for i, name in enumerate(tenant_a.ids)}
+    for method, path in _routes(app):
+        if "{" not in path:
+            continue
+        foreign = await _call(client, method, path, tenant_a.ids, bob)
+        absent = await _call(client, method, path, nowhere, bob)
+        assert foreign.status_code == 404, (method, path, foreign.text)
+        assert foreign.json()["code"] == absent.json()["code"] == "NOT_FOUND"
+        # The same words as for an id that exists nowhere, with only the number changed.
+        assert re.sub(r"\d+", "N", foreign.text) == re.sub(r"\d+", "N", absent.text)
+        walked.append((method, path))
+    assert len(walked) >= 10
+
+    # Nothing of A's changed: the run still runs, no run was added, the notification is
+    # unread, the portal is there; and A still sees all of it.
+    run = await client.get(f"/v1/runs/{tenant_a.ids['run_id']}", headers=alice.headers)
+    assert run.json()["status"] == "running"
+    assert await rows(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
+    notes = await client.get("/v1/notifications", headers=alice.headers)
+    assert notes.json()["items"][0]["read_at"] is None
+    download = await client.get(
+        f"/v1/exports/{tenant_a.ids['export_id']}/download", headers=alice.headers
+    )
+    assert download.status_code == 200
+
+
+async def _factory_portal_for(user: User, admin_pool: Pool) -> None:
+    """B has a portal of their own, so B's lists are not trivially empty."""
+    await Factory(admin_pool).portal(user.id, portal_id=92, name="B's portal")
+
+
+async def test_routes_without_ids_show_nothing_of_another_user(
+    client: httpx.AsyncClient, tenant_a: TenantA, admin_pool: Pool, alice: User, bob: User
+) -> None:
+    await _factory_portal_for(bob, admin_pool)
+    portals = await client.get("/v1/portals", headers=bob.headers)
+    assert [p["id"] for p in portals.json()["items"]] == [92]
+    notes = await client.get("/v1/notifications", headers=bob.headers)
+    assert notes.status_code == 200 and notes.json()["items"] == []
+    taken = await client.post(
+        "/v1/portals", json={"id": 91, "name": "mine now", "token": "t"}, headers=bob.headers
+    )
+    assert taken.status_code == 409
+    mine = await client.get("/v1/portals", headers=alice.headers)
+    assert [p["name"] for p in mine.json()["items"]] == ["A's portal"]
+
+
+async def test_every_v1_route_wants_a_token(
+    app: FastAPI, client: httpx.AsyncClient, tenant_a: TenantA
+) -> None:
+    for method, path in _routes(app):
+        if not path.startswith("/v1/"):
+            continue
+        names = re.findall(r"{(\w+)}", path)
+        url = path.format(**{n: tenant_a.ids[n] for n in names})
+        response = await client.request(method, url, json=BODIES.get((method, path)))
+        assert response.status_code == 401, (method, path)
+        assert response.json()["code"] == "UNAUTHENTICATED"
