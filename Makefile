@@ -5,9 +5,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORTAL ?=
 TYPES ?=
+TYPE ?= site_page
+FORMAT ?= csv
+KINDS ?= fetch,export
+CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-fast lint format typecheck migrate sync demo serve worker bench clean
+.PHONY: help install test test-fast lint format typecheck migrate sync demo serve worker bench bench-sync export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -37,6 +41,23 @@ format: $(STAMP) ## apply ruff's fixes and formatting
 
 migrate: $(STAMP) ## apply database migrations (embedded Postgres when SMUVES_DATABASE_URL is unset)
 	$(BIN)/smuves db migrate
+
+demo: $(STAMP) ## start here: embedded Postgres + fake HubSpot portal (20k objects), full sync, CSV export
+	$(BIN)/python scripts/demo.py
+
+sync: $(STAMP) ## fetch a portal now with progress bars: make sync PORTAL=<id> [TYPES=site_page,blog_post]
+	@test -n "$(PORTAL)" || { echo "usage: make sync PORTAL=<portal id> [TYPES=a,b]"; exit 2; }
+	$(BIN)/smuves sync $(PORTAL) $(if $(TYPES),--types $(TYPES),)
+
+export: $(STAMP) ## export stored content: make export PORTAL=<id> [TYPE=site_page] [FORMAT=csv|jsonl]
+	@test -n "$(PORTAL)" || { echo "usage: make export PORTAL=<portal id> [TYPE=..] [FORMAT=..]"; exit 2; }
+	$(BIN)/smuves export $(PORTAL) --type $(TYPE) --format $(FORMAT)
+
+worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export] [CONCURRENCY=4]
+	$(BIN)/smuves worker --kinds $(KINDS) --concurrency $(CONCURRENCY)
+
+bench-sync: $(STAMP) ## benchmark sync, ingest and export (scripts/bench_sync.py; --json with ARGS=--json)
+	$(BIN)/python scripts/bench_sync.py $(ARGS)
 
 clean: ## remove the virtualenv, caches and the embedded database
 	rm -rf $(VENV) .smuves .pytest_cache .mypy_cache .ruff_cache

@@ -14,7 +14,7 @@ import click
 from rich.console import Console
 
 from smuves_sync.cli.common import ExitCode, run_async
-from smuves_sync.cli.progress import elapsed, summary_table, work_run
+from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.cli.sync import configure_logging
 from smuves_sync.db.exports import export_of_run
@@ -55,7 +55,7 @@ async def export_portal(
         )
         async with db.for_portal(portal_id) as scoped:
             export = await export_of_run(scoped, run.id, ContentType(wanted))
-    if export is None or snapshot.run.status.value != "completed":
+    if export is None or not settled_ok(snapshot):
         console.print(summary_table(snapshot))
         return ExitCode.FAILED, export
     console.print(

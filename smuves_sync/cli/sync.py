@@ -22,6 +22,7 @@ from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import parse_content_types, start_fetch
 from smuves_sync.settings import Settings
+from smuves_sync.workers.follow import RunSnapshot
 
 
 async def sync_portal(
@@ -32,8 +33,11 @@ async def sync_portal(
     wait: bool,
     concurrency: int,
     console: Console,
-) -> ExitCode:
-    """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end; the exit code."""
+) -> tuple[ExitCode, RunSnapshot | None]:
+    """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end.
+
+    Returns the exit code and the run's last snapshot (None with `wait` off).
+    """
     wanted: tuple[ContentType, ...] | None = None if types is None else parse_content_types(types)
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
         started = await start_fetch(db, portal_id, wanted, max_attempts=settings.max_attempts)
@@ -46,7 +50,7 @@ async def sync_portal(
             console.print(f"  {content_type} skipped: run {holder} is already fetching it")
         if not wait:
             console.print("enqueued; `smuves worker` processes will work it")
-            return ExitCode.OK
+            return ExitCode.OK, None
         snapshot = await work_run(
             db,
             conninfo,
@@ -61,11 +65,11 @@ async def sync_portal(
     if not snapshot.run.status.is_terminal:
         console.print(
             f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "
-            "a `smuves worker` (see `smuves run {run.id}`)"
+            f"a `smuves worker` (see `smuves run {run.id}`)"
         )
-        return ExitCode.FAILED
+        return ExitCode.FAILED, snapshot
     console.print(f"run {run.id} {snapshot.run.status} in {elapsed(snapshot)}")
-    return ExitCode.OK if settled_ok(snapshot) else ExitCode.FAILED
+    return (ExitCode.OK if settled_ok(snapshot) else ExitCode.FAILED), snapshot
 
 
 def configure_logging(console: Console, level: int = logging.WARNING) -> None:
@@ -98,7 +102,7 @@ def sync(
     console = Console()
     configure_logging(console)
     words = None if types is None else types.split(",")
-    code = run_async(
+    code, _ = run_async(
         sync_portal(
             settings, portal_id, words, wait=not no_wait, concurrency=concurrency, console=console
         )
