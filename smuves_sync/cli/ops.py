@@ -70,14 +70,18 @@ async def require_portal(db: Database, portal_id: int | None) -> None:
         raise NotFound(f"portal {portal_id} not found")
 
 
-async def require_run(db: Database, run_id: int | None) -> Run | None:
-    """The run `run_id` (None for None); NotFound when there is no such run."""
-    if run_id is None:
-        return None
+async def get_run(db: Database, run_id: int) -> Run:
+    """The run `run_id`; NotFound when there is no such run."""
     run = await db.run_get(run_id)
     if run is None:
         raise NotFound(f"run {run_id} not found (see `smuves runs`)")
     return run
+
+
+async def require_run(db: Database, run_id: int | None) -> None:
+    """NotFound unless `run_id` is None or an existing run."""
+    if run_id is not None:
+        await get_run(db, run_id)
 
 
 def _choice(enum: type[JobStatus] | type[RunStatus] | type[JobKind]) -> click.Choice[str]:
@@ -130,9 +134,7 @@ def run(run_id: int, as_json: bool) -> None:
     """Show one run and each of its jobs: progress, attempts, status, last error."""
 
     async def work(db: Database) -> tuple[Run, list[Job]]:
-        found = await require_run(db, run_id)
-        assert found is not None
-        return found, await run_jobs(db, run_id)
+        return await get_run(db, run_id), await run_jobs(db, run_id)
 
     found, jobs = with_database(work)
     if as_json:
