@@ -85,7 +85,6 @@ def validation_message(errors: Sequence[Any]) -> str:
 
 
 _STATUS_CODES = {
-    400: "BAD_REQUEST",
     401: "UNAUTHENTICATED",
     404: "NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
@@ -107,6 +106,9 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:
+        # FastAPI's answer to a body it cannot even decode: invalid input, like any other.
+        return error_response(422, "INVALID_INPUT", f"body: {exc.detail}")
     code = _STATUS_CODES.get(exc.status_code, f"HTTP_{exc.status_code}")
     headers = dict(exc.headers) if exc.headers else None
     return error_response(exc.status_code, code, str(exc.detail), headers=headers)

@@ -31,6 +31,16 @@ from smuves_sync.db.progress import run_jobs
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=error_responses(401, 404, 422))
 
 RunId = Annotated[int, Path(gt=0, le=MAX_ID, description="run id")]
+# One Server-Sent Event as the document describes it: `data` is the run (RunOut) as JSON,
+# or {"id": …} for `gone`.
+_EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["progress", "end", "gone"]},
+        "data": {"type": "string", "description": "JSON: the run, as GET /v1/runs/{run_id}"},
+    },
+    "required": ["event", "data"],
+}
 # While nothing changes, a comment this often keeps proxies from closing the stream.
 _KEEP_ALIVE_SECONDS = 15.0
 
@@ -89,7 +99,7 @@ async def _events(
     responses={
         200: {
             "description": "progress events until the run ends",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "content": {"text/event-stream": {"schema": _EVENT_SCHEMA}},
         }
     },
     summary="Follow a run: Server-Sent Events until it ends",
