@@ -7,6 +7,7 @@ encrypted with SMUVES_SECRET_KEY before it reaches the database and is never pri
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -22,6 +23,8 @@ from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 
 DEFAULT_OWNER = "operator@localhost"
+# The shape app_users accepts (one @, no spaces); anything finer is the mail server's business.
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 
 async def add_portal(
@@ -46,7 +49,10 @@ async def add_portal(
         raise InvalidInput("the HubSpot token is empty")
     existing = await portal_get(db, portal_id)
     if owner_email is not None:
-        owner_id = await app_user_ensure(db, owner_email.strip().lower())
+        email = owner_email.strip().lower()
+        if not _EMAIL.match(email):
+            raise InvalidInput(f"--owner {owner_email!r} is not an email address")
+        owner_id = await app_user_ensure(db, email)
     elif existing is not None:
         owner_id = existing.owner_id
     else:

@@ -30,6 +30,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import psycopg
 
@@ -47,6 +48,8 @@ from smuves_sync.workers.fetch import handle_fetch
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 DEFAULT_HANDLERS: Mapping[JobKind, Handler] = {
     JobKind.FETCH: handle_fetch,
     JobKind.EXPORT: handle_export,
@@ -57,6 +60,8 @@ Periodic = tuple[float, Callable[[Database], Awaitable[object]]]
 
 _DB_RETRY_FIRST = 0.5
 _DB_RETRY_MAX = 10.0
+# Tries of a queue write (fail, park, release) through database trouble before giving up.
+_PERSIST_TRIES = 6
 # After the grace period, how long hand-backs (release) may take before the runner returns.
 _RELEASE_TIMEOUT = 15.0
 
@@ -65,6 +70,7 @@ _RELEASE_TIMEOUT = 15.0
 class RunnerStats:
     """What a runner did, for logs and the CLI."""
 
+    claim_rounds: int = 0
     claimed: int = 0
     completed: int = 0
     failed: int = 0
@@ -215,8 +221,10 @@ class Runner:
                 jobs = await self.queue.claim(self.kinds, limit=free)
         except psycopg.OperationalError as error:
             self._database_lost("claiming", error)
+            await self._check_pool()
             return []
         self._database_back()
+        self.stats.claim_rounds += 1
         self.stats.claimed += len(jobs)
         return jobs
 
@@ -302,11 +310,13 @@ class Runner:
         outcome = outcome_for(job, error)
         try:
             if isinstance(outcome, Park):
-                await self.queue.park(job, outcome.until, outcome.reason)
+                await self._persist(lambda: self.queue.park(job, outcome.until, outcome.reason))
                 self.stats.parked += 1
                 log.warning("job %s: %s", job.id, outcome.reason)
                 return
-            changed = await self.queue.fail(job, outcome.message, retryable=outcome.retryable)
+            changed = await self._persist(
+                lambda: self.queue.fail(job, outcome.message, retryable=outcome.retryable)
+            )
         except LeaseLost:
             self._lease_lost(job)
             return
@@ -330,7 +340,7 @@ class Runner:
 
     async def _release(self, job: Job) -> None:
         try:
-            await self.queue.release(job)
+            await self._persist(lambda: self.queue.release(job))
         except LeaseLost:
             return
         except psycopg.Error as error:
@@ -338,6 +348,26 @@ class Runner:
             return
         self.stats.released += 1
         log.info("job %s handed back for another worker", job.id)
+
+    async def _persist(self, write: Callable[[], Awaitable[T]]) -> T:
+        """Run a queue write, retrying a few times through a database restart."""
+        delay = _DB_RETRY_FIRST
+        for _ in range(_PERSIST_TRIES - 1):
+            try:
+                return await write()
+            except psycopg.OperationalError as error:
+                log.warning("database unavailable (%s); retrying in %.1fs", error, delay)
+                await self._check_pool()
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _DB_RETRY_MAX)
+        return await write()
+
+    async def _check_pool(self) -> None:
+        """Drop the pool's dead connections (after a restart every idle one is dead)."""
+        try:
+            await self.db.pool.check()
+        except psycopg.Error as error:
+            log.debug("pool check failed: %s", error)
 
     async def _drain(self) -> None:
         if not self._active:

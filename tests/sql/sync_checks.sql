@@ -53,3 +53,12 @@ WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
 -- name: sync_content_names
 SELECT hubspot_id, name, archived FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s ORDER BY hubspot_id
+
+-- name: sync_steal_lease
+-- What another worker's takeover looks like to the first: a new lease token.
+UPDATE public.jobs SET lease_token = gen_random_uuid() WHERE id = %(job_id)s
+
+-- name: sync_terminate_backends
+-- Every other session of this database dies, as in a database restart.
+SELECT count(pg_catalog.pg_terminate_backend(pid)) AS n FROM pg_catalog.pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()
