@@ -26,8 +26,8 @@ from smuves_sync.db.database import Database
 from smuves_sync.db.rows import job_from_row, run_from_row
 from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
 
-# These functions belong to the db package and use the gateway's row helpers directly;
-# nothing outside smuves_sync.db does.
+# These functions belong to the db package and call the gateway's private row methods
+# (_one, _all, _execute); nothing outside smuves_sync.db does.
 
 
 @dataclass(frozen=True, slots=True)
