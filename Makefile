@@ -56,6 +56,9 @@ export: $(STAMP) ## export stored content: make export PORTAL=<id> [TYPE=site_pa
 worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export] [CONCURRENCY=4]
 	$(BIN)/smuves worker --kinds $(KINDS) --concurrency $(CONCURRENCY)
 
+serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_SECRET_KEY); make serve [PORT=8000]
+	$(BIN)/smuves serve --port $(or $(PORT),8000)
+
 bench-sync: $(STAMP) ## benchmark sync, ingest and export (scripts/bench_sync.py; --json with ARGS=--json)
 	$(BIN)/python scripts/bench_sync.py $(ARGS)
 
