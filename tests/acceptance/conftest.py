@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,12 +68,30 @@ def smuves_env(db_url: str, base_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+# Processes started by `spawn` in the running test; whatever still runs at its end is killed,
+# so a failing test leaves no worker behind.
+_SPAWNED: list[asyncio.subprocess.Process] = []
+
+
+@pytest.fixture(autouse=True)
+async def _reap_spawned(db_url: str, fake_hubspot: StartFake) -> AsyncIterator[None]:
+    # Depends on the database and the fakes so that it is torn down before them.
+    yield
+    while _SPAWNED:
+        proc = _SPAWNED.pop()
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
 async def spawn(env: dict[str, str], *args: str, log: Path) -> asyncio.subprocess.Process:
-    """Start `smuves ARGS…` with stdout and stderr going to `log`."""
+    """Start `smuves ARGS…` with stdout and stderr going to `log` (killed at the test's end)."""
     with log.open("ab") as sink:
-        return await asyncio.create_subprocess_exec(
+        proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "smuves_sync.cli", *args, env=env, stdout=sink, stderr=sink
         )
+    _SPAWNED.append(proc)
+    return proc
 
 
 @dataclass(frozen=True)
