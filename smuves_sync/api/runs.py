@@ -25,8 +25,7 @@ from smuves_sync.api.context import ApiContext, Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, not_found
 from smuves_sync.api.schemas import MAX_ID, RunOut
 from smuves_sync.db import Database
-from smuves_sync.db.api import run_stop
-from smuves_sync.db.progress import run_jobs
+from smuves_sync.db.api import run_detail, run_stop
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=error_responses(401, 404, 422))
 
@@ -47,10 +46,8 @@ _KEEP_ALIVE_SECONDS = 15.0
 
 async def load_run(db: Database, run_id: int) -> RunOut | None:
     """The run with its jobs, or None when absent or not visible."""
-    run = await db.run_get(run_id)
-    if run is None:
-        return None
-    return RunOut.of(run, await run_jobs(db, run_id))
+    found = await run_detail(db, run_id)
+    return RunOut.of(*found) if found else None
 
 
 @router.get("/{run_id}", response_model=RunOut, summary="A run's status and per-job progress")

@@ -3,6 +3,7 @@
     async with db.as_user(user_id) as scoped:            # smuves_app, app.user_id set
         await user_sign_in(scoped, "ada@example.com")    # the app_users row, made on first use
         portals = await portal_list(scoped)              # -> list[PortalAccess]
+        run, jobs = await run_detail(scoped, run_id)     # one snapshot of both
         page = await content_page(scoped, portal_id, limit=50)
 
 Each function takes a `Database` scoped to the caller with `Database.as_user`; row-level
@@ -23,8 +24,8 @@ from smuves_sync.db.database import Database
 from smuves_sync.db.exports import export_from_row
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import queries
-from smuves_sync.db.rows import run_from_row
-from smuves_sync.models import ContentType, Export, Run
+from smuves_sync.db.rows import job_from_row, run_from_row
+from smuves_sync.models import ContentType, Export, Job, Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +163,28 @@ async def portal_connect(
 async def portal_delete(db: Database, portal_id: int) -> bool:
     """Delete a portal the scoped user owns, with everything of it; False when not allowed."""
     return await db._one("api_portal_delete", {"portal_id": portal_id}) is not None
+
+
+async def run_detail(db: Database, run_id: int) -> tuple[Run, list[Job]] | None:
+    """The run and its jobs (by id) as of one moment; None when absent or not visible."""
+    rows = await db._all("api_run_detail", {"run_id": run_id})
+    if not rows:
+        return None
+    first = rows[0]
+    run = run_from_row(
+        {
+            "id": first["run_id_"],
+            "portal_id": first["run_portal_id"],
+            "owner_id": first["run_owner_id"],
+            "kind": first["run_kind"],
+            "status": first["run_status"],
+            "content_types": first["run_content_types"],
+            "created_at": first["run_created_at"],
+            "started_at": first["run_started_at"],
+            "finished_at": first["run_finished_at"],
+        }
+    )
+    return run, [job_from_row(r) for r in rows if r["id"] is not None]
 
 
 async def run_stop(db: Database, run_id: int, *, now: datetime | None = None) -> Run | None:

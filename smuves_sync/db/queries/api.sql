@@ -41,6 +41,19 @@ RETURNING id, name, owner_id, created_at, 'owner' AS role
 -- Only the owner's delete passes the portals_app_delete_owner policy (migrations/0008).
 DELETE FROM public.portals WHERE id = %(portal_id)s RETURNING id
 
+-- name: api_run_detail
+-- The run and its jobs in one statement, so in one snapshot: a worker finishing the last job
+-- between two reads cannot show a finished job under a run still running. One row per job
+-- (run columns prefixed run_), or one row with NULL job columns for a run without jobs.
+SELECT r.id AS run_id_, r.portal_id AS run_portal_id, r.owner_id AS run_owner_id,
+       r.kind AS run_kind, r.status AS run_status,
+       r.content_types::text[] AS run_content_types, r.created_at AS run_created_at,
+       r.started_at AS run_started_at, r.finished_at AS run_finished_at, j.*
+FROM public.runs AS r
+LEFT JOIN public.jobs AS j ON j.run_id = r.id
+WHERE r.id = %(run_id)s
+ORDER BY j.id
+
 -- name: api_run_stop
 SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_types,
        created_at, started_at, finished_at

@@ -32,7 +32,8 @@ from smuves_sync.models import JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.integration.api.conftest import JWT_SECRET, SECRET_KEY, User, new_user, rows
 
-pytestmark = pytest.mark.slow
+# About a thousand requests: slow, and given more than the default per-test time on a busy box.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 EXAMPLES = 20
 _LISTENING = re.compile(r"Uvicorn running on (http://\S+)")
