@@ -1,0 +1,31 @@
+"""`smuves serve`: refuses to start without its secrets; prints the OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from smuves_sync.api import openapi_document
+from smuves_sync.cli import cli
+
+
+def test_serve_without_a_jwt_secret_is_a_usage_error() -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["serve", "--port", "0"],
+        env={
+            "SMUVES_JWT_SECRET": None,
+            "SMUVES_SECRET_KEY": "k",
+            # Never reached: the secrets are checked before any database is opened.
+            "SMUVES_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
+        },
+    )
+    assert result.exit_code == 2
+    assert "SMUVES_JWT_SECRET is not set" in result.output
+
+
+def test_print_openapi_prints_the_apps_document() -> None:
+    result = CliRunner().invoke(cli, ["serve", "--print-openapi"], env={"SMUVES_JWT_SECRET": None})
+    assert result.exit_code == 0
+    assert json.loads(result.output) == openapi_document()
