@@ -106,5 +106,7 @@ def worker(kinds: str, concurrency: int, burst: bool, log_level: str) -> None:
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # One line per HubSpot request is noise at INFO; the client logs what matters itself.
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
     settings = load_settings()
     run_async(run_worker(settings, _kinds(kinds), concurrency, burst))

@@ -4,25 +4,29 @@
    live lease.
 2. Count the type (``limit=1`` requests) before the first page and store the total on the
    job, so progress is real from the start. A resumed job keeps the total it has.
-3. Page through from the job's saved cursor. Each page is ONE transaction scoped to the
-   portal: the page's upsert (one statement) and the job's fenced checkpoint (cursor,
-   processed). A lost lease raises `LeaseLost` inside it, so the page rolls back and the
-   handler stops; a killed worker's successor resumes after the last committed page.
+3. Page through from the job's saved cursor, the next page fetched while this one is stored.
+   Each page is ONE transaction scoped to the portal: the page's upsert (one statement) and
+   the job's fenced checkpoint (cursor, processed). A lost lease raises `LeaseLost` inside
+   it, so the page rolls back and the handler stops; a killed worker's successor resumes
+   after the last committed page.
 4. At the end (the cursor says done), in one transaction: mark deleted what this run did not
    see, and complete the job.
 
-Only one page is held at a time, so memory stays flat however large the portal is.
+At most three pages are held at a time, so memory stays flat however large the portal is.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncGenerator
 
 from pydantic import SecretStr
 
 from smuves_sync.db.content import content_mark_unseen_deleted, content_upsert_page
 from smuves_sync.errors import ConfigurationError
-from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.client import HubSpotClient, Page
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.context import JobContext
 
@@ -39,6 +43,39 @@ async def _token(ctx: JobContext) -> SecretStr:
     return TokenCipher(ctx.settings.secret_key).decrypt(encrypted)
 
 
+async def _pages_ahead(
+    client: HubSpotClient, content_type: str, cursor: str | None
+) -> AsyncGenerator[Page, None]:
+    """The type's pages from `cursor`, the next one fetched while the caller stores this one.
+
+    HubSpot's paging is sequential (each page names the next), but storing a page need not
+    wait for the next request: with one page in hand and one in flight a job runs at the pace
+    of HubSpot (latency or rate limit), not of HubSpot plus Postgres. At most three pages are
+    held at once. An error of the fetching side surfaces after the pages before it.
+    """
+    ahead: asyncio.Queue[Page | Exception | None] = asyncio.Queue(maxsize=1)
+
+    async def fetch() -> None:
+        try:
+            async for page in client.pages(content_type, cursor=cursor):
+                await ahead.put(page)
+        except Exception as error:  # handed to the consumer, which raises it in order
+            await ahead.put(error)
+            return
+        await ahead.put(None)
+
+    fetching = asyncio.create_task(fetch(), name="smuves-fetch-ahead")
+    try:
+        while (item := await ahead.get()) is not None:
+            if isinstance(item, Exception):
+                raise item
+            yield item
+    finally:
+        fetching.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await fetching
+
+
 async def handle_fetch(ctx: JobContext) -> None:
     """Fetch the job's content type into content_items, resumably; complete the job."""
     job = ctx.job
@@ -49,15 +86,19 @@ async def handle_fetch(ctx: JobContext) -> None:
             total = await client.count(content_type)
             total += await client.count(content_type, archived=True)
             job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
-            log.info(
-                "job %s: %s of portal %s has %d objects", job.id, content_type, portal_id, total
-            )
+            log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
         processed = job.processed
-        async for page in client.pages(content_type, cursor=job.cursor):
-            processed += len(page.items)
-            async with ctx.db.for_portal(portal_id) as scoped:
-                await content_upsert_page(scoped, portal_id, content_type, job.run_id, page.items)
-                job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
+        pages = _pages_ahead(client, content_type, job.cursor)
+        try:
+            async for page in pages:
+                processed += len(page.items)
+                async with ctx.db.for_portal(portal_id) as scoped:
+                    await content_upsert_page(
+                        scoped, portal_id, content_type, job.run_id, page.items
+                    )
+                    job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
+        finally:
+            await pages.aclose()
     async with ctx.db.for_portal(portal_id) as scoped:
         gone = await content_mark_unseen_deleted(scoped, portal_id, content_type, job.run_id)
         await ctx.queue(scoped).complete(job, processed=processed)

@@ -184,6 +184,7 @@ async def test_the_runner_rides_out_a_database_restart(
     assert killed["n"] >= 2  # at least the worker's page transaction and its listener
     await asyncio.wait_for(running, 60)
 
+    await db.pool.check()  # this test's own idle connections died too
     run = await db.run_get(started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)

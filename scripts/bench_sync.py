@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Benchmark a full sync, the ingest path alone, and exports.
+
+    .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
+
+Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
+in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
+processes. The wall
+time from the enqueue to the settled run is set against the rate-limit bound: the requests
+HubSpot admitted (429s excluded) at 190 per 10 s. Each worker's peak RSS is read from the
+kernel when it exits (wait4).
+
+Ingest: synthetic pages of 100 objects (real fake-HubSpot page bodies, about 2.4 KB of JSON
+each, with fresh ids) stored by `content_upsert_page`, one transaction per page on one
+connection as one fetch job does: rows/s for inserts and for a second pass over unchanged
+objects; then four connections at once (four jobs ingesting); beside the baseline of one
+INSERT per object.
+
+Export: 100,000 and 10,000 stored rows exported to CSV, each by `smuves export`'s code in a
+child process whose peak RSS is read when it exits; rows/s is timed inside the child.
+
+The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL, else
+the embedded PostgreSQL in a temporary directory; every phase gets a scratch database, dropped
+afterwards. With --json the last line is one JSON object: {"ratio_to_bound": …,
+"worker_peak_rss_mb": …, "ingest_rows_per_s": …, "export_rows_per_s": …,
+"export_peak_rss_mb_100k": …, "export_peak_rss_mb_10k": …, …}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+from rich.console import Console
+
+from smuves_sync.cli.export import export_portal
+from smuves_sync.cli.portal import add_portal
+from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.embedded import embedded_server
+from smuves_sync.db.ingest_baseline import content_upsert_one_by_one
+from smuves_sync.db.scratch import scratch_database
+from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_subprocess
+from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
+from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
+from smuves_sync.orchestrator import start_fetch
+from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.workers.follow import run_snapshot
+
+PORTAL = 4711
+TOKEN = "bench-private-app-token"
+SECRET = "bench secret key"
+LIMIT_PER_10S = 190
+PAGE = 100
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@asynccontextmanager
+async def server(url: str | None) -> AsyncIterator[str]:
+    """The server to create scratch databases on."""
+    if url:
+        yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="smvb") as tmp:
+        async with embedded_server(Path(tmp) / "pg") as embedded:
+            yield embedded
+
+
+def sync_portal(objects: int, mix: str = "even") -> PortalSpec:
+    """A portal of exactly `objects` objects over the five types.
+
+    even:   a quarter each of site pages, landing pages, blog posts and HubDB rows (5 tables);
+    skewed: 40 % site pages, 10 % landing pages, 30 % posts, 20 % rows. One type's pages come
+            one after another (each names the next), so a type much larger than the others
+            ends the sync alone, at the pace of one request chain rather than the budget.
+    """
+    shares = (25, 25, 25) if mix == "even" else (40, 10, 30)
+    site, landing, posts = (objects * share // 100 for share in shares)
+    tables = 5
+    rows_per_table = (objects - site - landing - posts - tables) // tables
+    site += objects - (site + landing + posts + tables + tables * rows_per_table)
+    return PortalSpec(
+        portal_id=PORTAL,
+        token=TOKEN,
+        seed=42,
+        site_pages=site,
+        landing_pages=landing,
+        blog_posts=posts,
+        hubdb_tables=tables,
+        rows_per_table=rows_per_table,
+        archived_share=0.05,
+    )
+
+
+async def add_bench_portal(url: str) -> None:
+    async with pool_for(url, max_size=2) as pool:
+        await add_portal(
+            Database(pool), TokenCipher(SecretStr(SECRET)), PORTAL, "bench", SecretStr(TOKEN)
+        )
+
+
+def wait_rss_mb(process: subprocess.Popen[bytes]) -> float:
+    """Reap `process`; its peak resident set size in MB (Linux reports ru_maxrss in KB)."""
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0  # reaped here; keep Popen from waiting again
+    return usage.ru_maxrss / 1024
+
+
+# -- sync ----------------------------------------------------------------------------------
+
+
+async def bench_sync(
+    server_url: str, objects: int, workers: int, logs: Path, mix: str
+) -> dict[str, Any]:
+    """Two worker processes fetch the portal; wall time, bound and worker RSS."""
+    spec = sync_portal(objects, mix)
+    config = ServerConfig(latency_ms=50, ten_second_limit=LIMIT_PER_10S, daily_limit=None)
+    async with scratch_database(server_url, prefix="smuves_bench_sync") as url:
+        await add_bench_portal(url)
+        with serve_in_subprocess([spec], config) as fake:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
+            env.update(
+                SMUVES_DATABASE_URL=url,
+                SMUVES_HUBSPOT_BASE_URL=fake.base_url,
+                SMUVES_SECRET_KEY=SECRET,
+                SMUVES_POLL_INTERVAL_SECONDS="0.5",
+            )
+            paths = [logs / f"worker{n}.log" for n in range(workers)]
+            procs = [
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "smuves_sync.cli",
+                        "worker",
+                        "--kinds",
+                        "fetch",
+                        "--concurrency",
+                        "3",
+                    ],
+                    env=env,
+                    stdout=path.open("wb"),
+                    stderr=subprocess.STDOUT,
+                )
+                for path in paths
+            ]
+            try:
+                # Both workers are up (and idle) before the run is enqueued.
+                while not all(p.exists() and "kinds fetch" in p.read_text() for p in paths):
+                    await asyncio.sleep(0.1)
+                async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
+                    db = Database(pool)
+                    started_at = time.perf_counter()
+                    started = await start_fetch(db, PORTAL)
+                    while True:
+                        snapshot = await run_snapshot(db, PORTAL, started.run.id)
+                        if snapshot.run.status.is_terminal:
+                            break
+                        await asyncio.sleep(0.1)
+                    wall = time.perf_counter() - started_at
+            finally:
+                for proc in procs:
+                    proc.send_signal(signal.SIGTERM)
+                rss = [wait_rss_mb(proc) for proc in procs]
+            stats = fake.stats(PORTAL)
+    if snapshot.run.status is not RunStatus.COMPLETED or any(
+        j.processed != j.total for j in snapshot.jobs
+    ):
+        raise SystemExit(f"the sync did not complete cleanly: {snapshot}")
+    admitted = stats.requests - stats.status_429
+    bound = admitted * 10 / LIMIT_PER_10S
+    return {
+        "sync_mix": mix,
+        "sync_objects": sum(j.processed for j in snapshot.jobs),
+        "sync_wall_s": round(wall, 2),
+        "sync_requests": stats.requests,
+        "sync_429": stats.status_429,
+        "rate_limit_bound_s": round(bound, 2),
+        "ratio_to_bound": round(wall / bound, 3),
+        "worker_peak_rss_mb": round(max(rss), 1),
+    }
+
+
+# -- ingest --------------------------------------------------------------------------------
+
+
+def templates(count: int = 500) -> list[ContentRecord]:
+    """Real site-page bodies from the fake, read by the registry like the client reads them."""
+    fake = FakeHubSpot([PortalSpec(portal_id=1, token="t", seed=7, site_pages=count)])
+    spec = DEFAULT_REGISTRY.get(ContentType.SITE_PAGE)
+    return [
+        spec.read(item.data)
+        for item in fake.ground_truth(1, ContentType.SITE_PAGE, archived=False, with_data=True)
+        if item.data is not None
+    ]
+
+
+def pages(base: list[ContentRecord], rows: int, first_id: int = 1) -> Iterator[list[ContentRecord]]:
+    """`rows` records with fresh ids, a page at a time (built lazily: memory stays flat)."""
+    for start in range(0, rows, PAGE):
+        page = []
+        for n in range(start, min(start + PAGE, rows)):
+            template = base[n % len(base)]
+            object_id = str(first_id + n)
+            page.append(
+                dataclasses.replace(
+                    template, hubspot_id=object_id, raw={**template.raw, "id": object_id}
+                )
+            )
+        yield page
+
+
+async def ingest(
+    db: Database,
+    run_id: int,
+    content_type: ContentType,
+    rows: int,
+    *,
+    writers: int = 1,
+    baseline: bool = False,
+) -> float:
+    """Store `rows` objects a page per transaction, `writers` connections at once; rows/s."""
+    base = templates()
+    store = content_upsert_one_by_one if baseline else content_upsert_page
+    all_pages = pages(base, rows)
+
+    async def writer() -> None:
+        for page in all_pages:  # one shared iterator: each page goes to one writer
+            async with db.for_portal(PORTAL) as scoped:
+                await store(scoped, PORTAL, content_type, run_id, page)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer() for _ in range(writers)))
+    return rows / (time.perf_counter() - started)
+
+
+async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[str, Any]:
+    async with scratch_database(server_url, prefix="smuves_bench_ingest") as url:
+        await add_bench_portal(url)
+        async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
+            db = Database(pool)
+            async with db.for_portal(PORTAL) as scoped:
+                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
+            one = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
+            unchanged = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
+            four = await ingest(db, run.id, ContentType.BLOG_POST, rows, writers=4)
+            one_by_one = await ingest(
+                db, run.id, ContentType.LANDING_PAGE, baseline_rows, baseline=True
+            )
+    return {
+        "ingest_rows": rows,
+        "ingest_rows_per_s": round(one),
+        "ingest_unchanged_rows_per_s": round(unchanged),
+        "ingest_4_writers_rows_per_s": round(four),
+        "ingest_baseline_one_by_one_rows_per_s": round(one_by_one),
+    }
+
+
+# -- export --------------------------------------------------------------------------------
+
+
+def export_child(url: str, content_type: str, out: Path) -> None:
+    """In the child: export like `smuves export` does; print rows and seconds as JSON."""
+    settings = Settings(database_url=url, secret_key=SecretStr(SECRET), poll_interval_seconds=0.5)
+    console = Console(file=io.StringIO())
+    started = time.perf_counter()
+    code, export = asyncio.run(
+        export_portal(
+            settings, PORTAL, content_type, ExportFormat.CSV, out=out, wait=True, console=console
+        )
+    )
+    seconds = time.perf_counter() - started
+    if export is None or export.row_count is None or int(code) != 0:
+        raise SystemExit(f"export failed: {console.file.getvalue()}")  # type: ignore[attr-defined]
+    print(json.dumps({"rows": export.row_count, "bytes": export.bytes, "seconds": seconds}))
+
+
+def run_export_child(url: str, content_type: ContentType, out: Path) -> dict[str, Any]:
+    with tempfile.TemporaryFile() as sink:
+        child = subprocess.Popen(
+            [sys.executable, __file__, "--export-child", url, str(content_type), str(out)],
+            stdout=sink,
+        )
+        rss = wait_rss_mb(child)
+        sink.seek(0)
+        result: dict[str, Any] = json.loads(sink.read().decode().strip().splitlines()[-1])
+    result["peak_rss_mb"] = rss
+    return result
+
+
+async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> dict[str, Any]:
+    async with scratch_database(server_url, prefix="smuves_bench_export") as url:
+        await add_bench_portal(url)
+        async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
+            db = Database(pool)
+            async with db.for_portal(PORTAL) as scoped:
+                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
+            await ingest(db, run.id, ContentType.SITE_PAGE, big)
+            await ingest(db, run.id, ContentType.LANDING_PAGE, small)
+        results = {}
+        for label, content_type in (
+            ("small", ContentType.LANDING_PAGE),
+            ("big", ContentType.SITE_PAGE),
+        ):
+            results[label] = await asyncio.to_thread(
+                run_export_child, url, content_type, workdir / f"{content_type}.csv"
+            )
+    for label, expected in (("big", big), ("small", small)):
+        if results[label]["rows"] != expected:
+            raise SystemExit(f"export of {expected} rows wrote {results[label]['rows']}")
+    return {
+        "export_rows": big,
+        "export_rows_per_s": round(big / results["big"]["seconds"]),
+        "export_bytes": results["big"]["bytes"],
+        "export_peak_rss_mb_100k": round(results["big"]["peak_rss_mb"], 1),
+        "export_peak_rss_mb_10k": round(results["small"]["peak_rss_mb"], 1),
+        "export_small_rows_per_s": round(small / results["small"]["seconds"]),
+    }
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="smuves-bench-") as tmp:
+        workdir = Path(tmp)
+        async with server(args.database_url or os.environ.get("SMUVES_DATABASE_URL")) as url:
+            if not args.skip_sync:
+                log(f"sync: {args.objects:,} objects, 50 ms, {LIMIT_PER_10S}/10 s, 2 workers")
+                figures.update(await bench_sync(url, args.objects, 2, workdir, args.mix))
+                log(f"  {figures}")
+            log(f"ingest: {args.ingest_rows:,} rows")
+            figures.update(await bench_ingest(url, args.ingest_rows, args.baseline_rows))
+            log(f"export: {args.export_rows:,} and {args.export_rows // 10:,} rows")
+            figures.update(
+                await bench_export(url, args.export_rows, args.export_rows // 10, workdir)
+            )
+    return figures
+
+
+def main() -> None:
+    if len(sys.argv) == 5 and sys.argv[1] == "--export-child":
+        export_child(sys.argv[2], sys.argv[3], Path(sys.argv[4]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--objects", type=int, default=50_000)
+    parser.add_argument(
+        "--mix", choices=("even", "skewed"), default="even", help="the sync portal's types"
+    )
+    parser.add_argument("--ingest-rows", type=int, default=50_000)
+    parser.add_argument("--baseline-rows", type=int, default=5_000)
+    parser.add_argument("--export-rows", type=int, default=100_000)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--skip-sync", action="store_true", help="only ingest and export")
+    parser.add_argument("--json", action="store_true", help="end with one JSON object")
+    args = parser.parse_args()
+    figures = asyncio.run(main_async(args))
+    for key, value in figures.items():
+        print(f"{key:40} {value}")
+    if args.json:
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
