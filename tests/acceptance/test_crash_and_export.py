@@ -44,7 +44,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
 
     async def some_pages_stored() -> bool:
         job = await db.job_get(started.jobs[0].id)
-        return job is not None and job.processed >= 500
+        return job is not None and job.processed >= 1000
 
     await eventually(some_pages_stored)
     first.kill()  # SIGKILL: no goodbye, the lease just stops being renewed
@@ -74,9 +74,10 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     live = len(fake.ground_truth(CRASHY.portal_id, ContentType.BLOG_POST, archived=False))
     pages = math.ceil(live / 100) + max(1, math.ceil((len(truth) - live) / 100))
     requests = fake.stats(CRASHY.portal_id).by_content_type["blog_post"]
-    # Two counts, every page once, plus at most the one page the killed worker had asked
-    # for but not stored. Starting over would cost every page before the checkpoint again.
-    assert 2 + pages <= requests <= 2 + pages + 1
+    # Two counts, every page once, plus at most the three pages the killed worker had in
+    # hand but not stored (storing, queued, in flight). Starting over would have cost the ten
+    # or more pages before the checkpoint again.
+    assert 2 + pages <= requests <= 2 + pages + 3
     [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "completed"
 
