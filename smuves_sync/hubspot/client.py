@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from smuves_sync import metrics
 from smuves_sync.errors import (
     HubSpotDailyLimitReached,
     HubSpotError,
@@ -274,10 +275,12 @@ class HubSpotClient:
         try:
             response = await self._http.get(path, params=params, auth=self._auth)
         except httpx.TransportError as exc:
+            metrics.hubspot_response(None)
             raise HubSpotRetryableError(
                 f"could not complete {request}: {type(exc).__name__}", **context
             ) from exc
         self._budget.observe(response.headers)
+        metrics.hubspot_response(response.status_code)
         log.debug("%s %s -> %d", request, dict(params), response.status_code)
         status = response.status_code
         if status == 429:
@@ -294,6 +297,7 @@ class HubSpotClient:
         self, response: httpx.Response, request: str, context: dict[str, Any]
     ) -> HubSpotError:
         info = read_error(response, self._token.get_secret_value())
+        metrics.hubspot_rate_limited(info.policy)
         retry_after = parse_retry_after(response.headers.get("Retry-After"), self._clock.now())
         extra = {"status": 429, "correlation_id": info.correlation_id, **context}
         if info.policy == "DAILY":
