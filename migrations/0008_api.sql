@@ -81,6 +81,13 @@ CREATE FUNCTION public.stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
             RETURN;
         END IF;
 
+        -- Lock the open jobs in id order before updating them: two stops of one run then
+        -- queue up behind each other instead of locking jobs in opposite orders (deadlock).
+        PERFORM FROM public.jobs AS j
+        WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running')
+        ORDER BY j.id
+        FOR UPDATE;
+
         UPDATE public.jobs AS j
         SET status = 'stopped',
             finished_at = v_now,
