@@ -84,7 +84,7 @@ CREATE TABLE public.jobs (
     processed        bigint NOT NULL DEFAULT 0 CONSTRAINT jobs_processed_nonnegative CHECK (processed >= 0),
     cursor           text,
     last_error       text,
-    idempotency_key  text UNIQUE,
+    idempotency_key  text,
     created_at       timestamptz NOT NULL DEFAULT now(),
     finished_at      timestamptz,
     FOREIGN KEY (run_id, portal_id) REFERENCES public.runs (id, portal_id) ON DELETE CASCADE,
@@ -94,14 +94,27 @@ CREATE TABLE public.jobs (
         OR (lease_token IS NOT NULL AND locked_at IS NOT NULL AND heartbeat_at IS NOT NULL)
     )
 );
+-- A change of a job's status can never be a HOT update (status is in the predicates below):
+-- the new row version gets an entry in the primary key, jobs_run_idx and each partial index
+-- whose predicate it matches. Hence few indexes, and partial ones.
+--
 -- Claims walk this small index of pending jobs, oldest first.
 CREATE INDEX jobs_claimable_idx ON public.jobs (run_after, id) WHERE status = 'pending';
--- Stale-lease reclaim looks only at running jobs, by last sign of life.
-CREATE INDEX jobs_lease_idx ON public.jobs (heartbeat_at) WHERE status = 'running';
+-- Stale-lease reclaim looks only at running jobs, by last sign of life. `heartbeat_at IS NOT
+-- NULL` adds nothing (a running job has a heartbeat, see jobs_running_has_lease) but keeps
+-- the index to the statements that compare heartbeat_at: a fenced statement that finds its
+-- job by id and `status = 'running'` would otherwise be planned as a walk over every running
+-- job whenever the statistics were taken while none ran (an idle queue).
+CREATE INDEX jobs_lease_idx ON public.jobs (heartbeat_at)
+    WHERE status = 'running' AND heartbeat_at IS NOT NULL;
 -- Dedup: no two in-flight jobs of one portal, kind and content type, race-free.
 CREATE UNIQUE INDEX jobs_in_flight_uniq ON public.jobs (portal_id, kind, content_type)
     WHERE status IN ('pending', 'running');
 CREATE INDEX jobs_run_idx ON public.jobs (run_id);
+-- Most jobs have no idempotency key: NULLs stay out of the index, so a state change of such
+-- a job writes one index entry fewer. ON CONFLICT DO NOTHING still sees it.
+CREATE UNIQUE INDEX jobs_idempotency_key_uniq ON public.jobs (idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
 
 CREATE TABLE public.content_items (
     portal_id           bigint NOT NULL REFERENCES public.portals (id) ON DELETE CASCADE,

@@ -1,5 +1,6 @@
 -- The job queue (DESIGN §4) as SQL functions. Every state change after a job is created
--- happens here, atomically, fenced by the lease token the claim handed out.
+-- happens here, atomically, fenced by the lease token the claim handed out. A run settles
+-- (settle_runs, 0005_queue_runs.sql) in the transaction that finishes its last job.
 --
 -- Conventions:
 -- * SECURITY DEFINER, owned by smuves_owner (whose policies see every row), search_path pinned
@@ -13,122 +14,21 @@
 -- * A lease is alive while heartbeat_at (set by the claim, renewed by heartbeat and
 --   checkpoint) is younger than the kind's lease; the leases are parameters so that the
 --   settings, not this file, decide them.
+-- * The hot functions (claim_jobs, complete_jobs) run few statements, return rows straight
+--   from UPDATE ... RETURNING, and always use their cached generic plans
+--   (plan_cache_mode = force_generic_plan): planning these short statements afresh cost more
+--   than running them. Each statement is written so that its generic plan is right whatever
+--   the parameters: rows are found by primary key, through `= ANY (ARRAY(...))` or a join
+--   on the given ids, never by a scan whose size the planner would have to guess.
 
 SET LOCAL ROLE smuves_owner;
-
--- Settle runs whose jobs are all finished, from COUNT(*) FILTER over their jobs:
---   any job still pending/running  -> unchanged
---   any job stopped                -> stopped (someone stopped the run; that wins)
---   every job completed            -> completed
---   every job failed               -> failed
---   otherwise                      -> partially_failed
--- Runs without jobs are left alone. The run rows are locked (in id order) by one statement
--- and counted by the next, which sees every job change committed before the lock was
--- granted: two workers finishing a run's last two jobs at once cannot both miss the end.
-CREATE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamptz DEFAULT NULL)
-    RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-        v_now timestamptz := coalesce(p_now, now());
-    BEGIN
-        PERFORM 1 FROM public.runs AS r
-        WHERE r.id = ANY (p_run_ids) AND r.status IN ('pending', 'running')
-        ORDER BY r.id
-        FOR NO KEY UPDATE;
-
-        RETURN QUERY
-        WITH counts AS (
-            SELECT j.run_id,
-                   count(*) AS total,
-                   count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
-                   count(*) FILTER (WHERE j.status = 'completed') AS completed,
-                   count(*) FILTER (WHERE j.status = 'failed') AS failed,
-                   count(*) FILTER (WHERE j.status = 'stopped') AS stopped
-            FROM public.jobs AS j
-            WHERE j.run_id = ANY (p_run_ids)
-            GROUP BY j.run_id
-        )
-        UPDATE public.runs AS r
-        SET status = CASE
-                WHEN c.stopped > 0 THEN 'stopped'
-                WHEN c.completed = c.total THEN 'completed'
-                WHEN c.failed = c.total THEN 'failed'
-                ELSE 'partially_failed'
-            END,
-            started_at = coalesce(r.started_at, v_now),
-            finished_at = v_now
-        FROM counts AS c
-        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
-        RETURNING r.*;
-    END
-    $$;
-
--- Jobs whose lease expired at their last allowed attempt fail, with a reason and a
--- notification to the run's owner (or the portal's owner for runs nobody started).
-CREATE FUNCTION public.fail_exhausted_jobs(
-    p_kinds text[],
-    p_fetch_lease interval,
-    p_export_lease interval,
-    p_now timestamptz DEFAULT NULL
-)
-    RETURNS SETOF public.jobs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-        v_now timestamptz := coalesce(p_now, now());
-        v_failed public.jobs[];
-        v_run_ids bigint[];
-    BEGIN
-        WITH stale AS (
-            SELECT j.id FROM public.jobs AS j
-            WHERE j.status = 'running'
-              AND j.heartbeat_at < v_now - least(p_fetch_lease, p_export_lease)
-              AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
-                                                      ELSE p_export_lease END
-              AND j.attempts >= j.max_attempts
-              AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
-            ORDER BY j.heartbeat_at
-            LIMIT 100
-            FOR UPDATE SKIP LOCKED
-        ), failed AS (
-            UPDATE public.jobs AS j
-            SET status = 'failed',
-                finished_at = v_now,
-                last_error = pg_catalog.format(
-                    'gave up after %s attempts: the worker holding the job (%s) stopped '
-                    'sending heartbeats, so its lease expired each time',
-                    j.attempts, j.locked_by)
-            FROM stale WHERE j.id = stale.id
-            RETURNING j
-        ), told AS (
-            INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
-            SELECT coalesce(r.owner_id, p.owner_id), (f.j).run_id, 'job_failed',
-                   pg_catalog.format('The %s of %s for portal %s failed: %s',
-                                     (f.j).kind, (f.j).content_type, (f.j).portal_id,
-                                     (f.j).last_error),
-                   v_now
-            FROM failed AS f
-            JOIN public.runs AS r ON r.id = (f.j).run_id
-            JOIN public.portals AS p ON p.id = (f.j).portal_id
-        )
-        SELECT coalesce(array_agg(f.j), '{}'), array_agg(DISTINCT (f.j).run_id)
-        INTO v_failed, v_run_ids
-        FROM failed AS f;
-
-        IF v_run_ids IS NOT NULL THEN
-            PERFORM public.settle_runs(v_run_ids, v_now);
-        END IF;
-        RETURN QUERY SELECT * FROM unnest(v_failed);
-    END
-    $$;
 
 -- Claim up to p_limit jobs of p_kinds (NULL: any kind) for worker p_worker, oldest first:
 -- running jobs whose lease expired (another attempt), then pending jobs that are due.
 -- Each claimed job becomes running with a fresh lease token and attempts + 1; its run
--- becomes running if it was pending. Expired jobs already at max_attempts fail instead.
+-- becomes running if it was pending. Expired jobs already at max_attempts fail instead, with
+-- a reason and a notification to the run's owner (the portal's owner for runs nobody started
+-- by hand), and their runs are settled.
 CREATE FUNCTION public.claim_jobs(
     p_worker text,
     p_kinds text[],
@@ -140,25 +40,67 @@ CREATE FUNCTION public.claim_jobs(
     RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
-        v_claimed public.jobs[];
-        v_more public.jobs[];
+        v_shortest interval := least(p_fetch_lease, p_export_lease);
+        v_failed_runs bigint[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
 
-        PERFORM public.fail_exhausted_jobs(p_kinds, p_fetch_lease, p_export_lease, v_now);
+        -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
+        IF EXISTS (SELECT FROM public.jobs AS j
+                   WHERE j.status = 'running' AND j.heartbeat_at < v_now - v_shortest) THEN
+            WITH stale AS (
+                SELECT j.id FROM public.jobs AS j
+                WHERE j.status = 'running'
+                  AND j.heartbeat_at < v_now - v_shortest
+                  AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
+                                                          ELSE p_export_lease END
+                  AND j.attempts >= j.max_attempts
+                  AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+                ORDER BY j.heartbeat_at
+                LIMIT 100
+                FOR UPDATE SKIP LOCKED
+            ), failed AS (
+                UPDATE public.jobs AS j
+                SET status = 'failed',
+                    finished_at = v_now,
+                    last_error = pg_catalog.format(
+                        'gave up after %s attempts: the worker holding the job (%s) stopped '
+                        'sending heartbeats, so its lease expired each time',
+                        j.attempts, j.locked_by)
+                WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale))
+                RETURNING j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.last_error
+            ), told AS (
+                INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+                SELECT coalesce(r.owner_id, p.owner_id), f.run_id, 'job_failed',
+                       pg_catalog.format('The %s of %s for portal %s failed: %s',
+                                         f.kind, f.content_type, f.portal_id, f.last_error),
+                       v_now
+                FROM failed AS f
+                JOIN public.runs AS r ON r.id = f.run_id
+                JOIN public.portals AS p ON p.id = f.portal_id
+            )
+            SELECT array_agg(DISTINCT f.run_id) INTO v_failed_runs FROM failed AS f;
+            IF v_failed_runs IS NOT NULL THEN
+                PERFORM public.settle_runs(v_failed_runs, v_now);
+            END IF;
+        END IF;
 
-        -- Expired leases first: those jobs have waited longest. The locking SELECT lives in
-        -- a CTE so LIMIT bounds exactly the rows locked.
+        -- One statement: expired leases with attempts left first (those jobs have waited
+        -- longest), then due pending jobs; each locking SELECT lives in a CTE so that LIMIT
+        -- bounds exactly the rows locked. The runs that start are locked in id order, like
+        -- settle_runs locks them, so that the two cannot deadlock.
+        RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
             WHERE j.status = 'running'
-              AND j.heartbeat_at < v_now - least(p_fetch_lease, p_export_lease)
+              AND j.heartbeat_at < v_now - v_shortest
               AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
                                                       ELSE p_export_lease END
               AND j.attempts < j.max_attempts
@@ -166,57 +108,36 @@ CREATE FUNCTION public.claim_jobs(
             ORDER BY j.heartbeat_at
             LIMIT p_limit
             FOR UPDATE SKIP LOCKED
+        ), due AS (
+            SELECT j.id FROM public.jobs AS j
+            WHERE j.status = 'pending'
+              AND j.run_after <= v_now
+              AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+            ORDER BY j.run_after, j.id
+            LIMIT p_limit - (SELECT count(*) FROM stale)
+            FOR UPDATE SKIP LOCKED
         ), claimed AS (
             UPDATE public.jobs AS j
-            SET attempts = j.attempts + 1,
+            SET status = 'running',
+                attempts = j.attempts + 1,
                 locked_at = v_now,
                 locked_by = p_worker,
                 heartbeat_at = v_now,
                 lease_token = gen_random_uuid()
-            FROM stale WHERE j.id = stale.id
-            RETURNING j
-        )
-        SELECT coalesce(array_agg(c.j), '{}') INTO v_claimed FROM claimed AS c;
-
-        IF cardinality(v_claimed) < p_limit THEN
-            WITH due AS (
-                SELECT j.id FROM public.jobs AS j
-                WHERE j.status = 'pending'
-                  AND j.run_after <= v_now
-                  AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
-                ORDER BY j.run_after, j.id
-                LIMIT p_limit - cardinality(v_claimed)
-                FOR UPDATE SKIP LOCKED
-            ), claimed AS (
-                UPDATE public.jobs AS j
-                SET status = 'running',
-                    attempts = j.attempts + 1,
-                    locked_at = v_now,
-                    locked_by = p_worker,
-                    heartbeat_at = v_now,
-                    lease_token = gen_random_uuid()
-                FROM due WHERE j.id = due.id
-                RETURNING j
-            )
-            SELECT coalesce(array_agg(c.j), '{}') INTO v_more FROM claimed AS c;
-            v_claimed := v_claimed || v_more;
-        END IF;
-
-        IF cardinality(v_claimed) > 0 THEN
-            -- Locked in id order, like settle_runs, so the two cannot deadlock.
-            WITH starting AS (
-                SELECT r.id FROM public.runs AS r
-                WHERE r.id IN (SELECT c.run_id FROM unnest(v_claimed) AS c)
-                  AND r.status = 'pending'
-                ORDER BY r.id
-                FOR NO KEY UPDATE
-            )
+            WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale UNION ALL SELECT due.id FROM due))
+            RETURNING j.*
+        ), starting AS (
+            SELECT r.id FROM public.runs AS r
+            WHERE r.id = ANY (ARRAY(SELECT claimed.run_id FROM claimed))
+              AND r.status = 'pending'
+            ORDER BY r.id
+            FOR NO KEY UPDATE
+        ), started AS (
             UPDATE public.runs AS r
             SET status = 'running', started_at = coalesce(r.started_at, v_now)
-            FROM starting WHERE r.id = starting.id AND r.status = 'pending';
-        END IF;
-
-        RETURN QUERY SELECT * FROM unnest(v_claimed) ORDER BY id;
+            WHERE r.id = ANY (ARRAY(SELECT starting.id FROM starting)) AND r.status = 'pending'
+        )
+        SELECT * FROM claimed ORDER BY claimed.id;
     END
     $$;
 
@@ -271,8 +192,9 @@ CREATE FUNCTION public.checkpoint_job(
         RETURNING j.*
     $$;
 
--- Finish jobs successfully (a batch: pairs of ids and lease tokens), then settle their runs.
--- The lease columns are kept as a record of who ran the job.
+-- Finish jobs successfully (a batch: pairs of ids and lease tokens, optional processed
+-- counts), then settle their runs, each run once for the whole batch. The lease columns are
+-- kept as a record of who ran the job.
 CREATE FUNCTION public.complete_jobs(
     p_job_ids bigint[],
     p_lease_tokens uuid[],
@@ -282,11 +204,11 @@ CREATE FUNCTION public.complete_jobs(
     RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
-        v_done public.jobs[];
-        v_run_ids bigint[];
+        v_done bigint;
     BEGIN
         IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
            OR (p_processed IS NOT NULL
@@ -295,25 +217,23 @@ CREATE FUNCTION public.complete_jobs(
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
 
-        WITH done AS (
-            UPDATE public.jobs AS j
-            SET status = 'completed',
-                finished_at = v_now,
-                processed = coalesce(given.processed, j.processed)
-            FROM unnest(p_job_ids, p_lease_tokens, p_processed)
-                 AS given (id, lease_token, processed)
-            WHERE j.id = given.id AND j.lease_token = given.lease_token
-              AND j.status = 'running'
-            RETURNING j
-        )
-        SELECT coalesce(array_agg(d.j), '{}'), array_agg(DISTINCT (d.j).run_id)
-        INTO v_done, v_run_ids
-        FROM done AS d;
+        RETURN QUERY
+        UPDATE public.jobs AS j
+        SET status = 'completed',
+            finished_at = v_now,
+            processed = coalesce(given.processed, j.processed)
+        FROM unnest(p_job_ids, p_lease_tokens, p_processed) AS given (id, lease_token, processed)
+        WHERE j.id = given.id AND j.lease_token = given.lease_token
+          AND j.status = 'running'
+        RETURNING j.*;
+        GET DIAGNOSTICS v_done = ROW_COUNT;
 
-        IF v_run_ids IS NOT NULL THEN
-            PERFORM public.settle_runs(v_run_ids, v_now);
+        IF v_done > 0 THEN
+            PERFORM public.settle_runs(
+                ARRAY(SELECT DISTINCT j.run_id FROM public.jobs AS j
+                      WHERE j.id = ANY (p_job_ids) AND j.status = 'completed'),
+                v_now);
         END IF;
-        RETURN QUERY SELECT * FROM unnest(v_done);
     END
     $$;
 
@@ -439,42 +359,6 @@ CREATE FUNCTION public.release_job(
         SELECT released.* FROM released, LATERAL pg_catalog.pg_notify('smuves_jobs', released.kind)
     $$;
 
--- Heal runs left pending/running although all their jobs are finished (a worker died
--- between finishing a job and settling, or jobs were finished by hand), and mark running
--- the pending runs whose jobs have started. Returns the runs it settled.
-CREATE FUNCTION public.reconcile_stuck_runs(p_now timestamptz DEFAULT NULL)
-    RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-        v_now timestamptz := coalesce(p_now, now());
-        v_run_ids bigint[];
-    BEGIN
-        WITH started AS (
-            SELECT r.id FROM public.runs AS r
-            WHERE r.status = 'pending'
-              AND EXISTS (SELECT FROM public.jobs AS j
-                          WHERE j.run_id = r.id AND j.status <> 'pending')
-            ORDER BY r.id
-            FOR NO KEY UPDATE SKIP LOCKED
-        )
-        UPDATE public.runs AS r
-        SET status = 'running', started_at = coalesce(r.started_at, v_now)
-        FROM started WHERE r.id = started.id;
-
-        SELECT array_agg(r.id) INTO v_run_ids FROM public.runs AS r
-        WHERE r.status IN ('pending', 'running')
-          AND EXISTS (SELECT FROM public.jobs AS j WHERE j.run_id = r.id)
-          AND NOT EXISTS (SELECT FROM public.jobs AS j
-                          WHERE j.run_id = r.id AND j.status IN ('pending', 'running'));
-        IF v_run_ids IS NULL THEN
-            RETURN;
-        END IF;
-        RETURN QUERY SELECT * FROM public.settle_runs(v_run_ids, v_now);
-    END
-    $$;
-
 -- A portal's encrypted token, only for a worker that holds the live lease of one of that
 -- portal's jobs (the job is running under p_lease_token: nobody has taken it over).
 -- No row: no such lease. A row with a NULL token: the portal has no token stored.
@@ -505,8 +389,6 @@ CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON public.jobs
     FOR EACH STATEMENT EXECUTE FUNCTION public.jobs_notify_inserted();
 
 REVOKE EXECUTE ON FUNCTION
-    public.settle_runs(bigint[], timestamptz),
-    public.fail_exhausted_jobs(text[], interval, interval, timestamptz),
     public.claim_jobs(text, text[], integer, interval, interval, timestamptz),
     public.claim_next_job(text, text[], interval, interval, timestamptz),
     public.heartbeat_job(bigint, uuid, timestamptz),
@@ -516,7 +398,6 @@ REVOKE EXECUTE ON FUNCTION
     public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
     public.park_job(bigint, uuid, timestamptz, text, timestamptz),
     public.release_job(bigint, uuid, timestamptz),
-    public.reconcile_stuck_runs(timestamptz),
     public.portal_token(bigint, uuid),
     public.jobs_notify_inserted()
 FROM PUBLIC;
@@ -531,6 +412,5 @@ GRANT EXECUTE ON FUNCTION
     public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
     public.park_job(bigint, uuid, timestamptz, text, timestamptz),
     public.release_job(bigint, uuid, timestamptz),
-    public.reconcile_stuck_runs(timestamptz),
     public.portal_token(bigint, uuid)
 TO smuves_worker;
