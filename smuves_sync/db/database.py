@@ -14,8 +14,8 @@ A scoped `Database` runs every method on its one connection inside its transacti
 unscoped one takes a pooled connection per call (autocommit: each call is its own
 transaction). Row-level security decides what each role sees; see migrations/0003.
 
-Queue methods (each wraps one SQL function of migrations/0004_queue.sql; `now` is injected
-time for tests, None means the database's clock):
+Queue methods (each wraps one SQL function of migrations/0004_queue.sql or 0005_queue_runs.sql;
+`now` is injected time for tests, None means the database's clock):
 
     job_claim(worker, kinds, *, limit=1, fetch_lease, export_lease, now=None) -> list[Job]
     job_claim_next(worker, kinds, *, fetch_lease, export_lease, now=None)    -> Job | None
@@ -23,6 +23,8 @@ time for tests, None means the database's clock):
     job_checkpoint(job_id, lease_token, cursor, processed, *, total=None, now=None)
     job_complete(job_id, lease_token, *, processed=None, now=None)            -> Job | None
     job_complete_many(leases, *, now=None)                          -> list[int] (job ids)
+    job_complete_and_claim(leases, worker, kinds, *, limit, fetch_lease, export_lease, now=None)
+                                                          -> (list[int] completed, list[Job])
     job_fail(job_id, lease_token, error, *, retryable, backoff_base, backoff_max,
              jitter_ratio, now=None)                                          -> Job | None
     job_park(job_id, lease_token, until, reason, *, now=None)                 -> Job | None
@@ -47,7 +49,7 @@ from psycopg.rows import TupleRow, dict_row
 
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import queries
-from smuves_sync.db.rows import job_from_row, run_from_row
+from smuves_sync.db.rows import job_from_row, job_from_values, run_from_row
 from smuves_sync.models import ContentType, Job, JobKind, Run
 
 Params = Mapping[str, Any]
@@ -67,6 +69,11 @@ class Database:
         else:
             async with self.pool.connection() as conn:
                 yield conn
+
+    async def _tuples(self, name: str, params: Params | None = None) -> list[tuple[Any, ...]]:
+        async with self._connection() as conn, conn.cursor() as cur:
+            await cur.execute(queries()[name], params)
+            return await cur.fetchall()
 
     async def _all(self, name: str, params: Params | None = None) -> list[dict[str, Any]]:
         async with self._connection() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -193,18 +200,9 @@ class Database:
         now: datetime | None = None,
     ) -> list[Job]:
         """Claim up to `limit` due or lease-expired jobs of `kinds` (None: all), oldest first."""
-        jobs = await self._jobs(
-            "job_claim",
-            {
-                "worker": worker,
-                "kinds": None if kinds is None else [str(k) for k in kinds],
-                "limit": limit,
-                "fetch_lease": fetch_lease,
-                "export_lease": export_lease,
-                "now": now,
-            },
-        )
-        return sorted(jobs, key=lambda j: j.id)
+        params = _claim_params(worker, kinds, limit, fetch_lease, export_lease, now)
+        # claim_jobs returns its rows in id order
+        return [job_from_values(values) for values in await self._tuples("job_claim", params)]
 
     async def job_claim_next(
         self,
@@ -287,6 +285,45 @@ class Database:
         )
         return sorted(r["id"] for r in rows)
 
+    async def job_complete_and_claim(
+        self,
+        leases: Sequence[tuple[int, uuid.UUID]],
+        worker: str,
+        kinds: Sequence[JobKind] | None,
+        *,
+        limit: int,
+        fetch_lease: timedelta,
+        export_lease: timedelta,
+        now: datetime | None = None,
+    ) -> tuple[list[int], list[Job]]:
+        """Complete `leases` and claim up to `limit` more jobs in one round trip and one
+        transaction; returns (ids completed, jobs claimed).
+
+        Both statements go out in one pipeline: everything sent before the pipeline's sync
+        point runs in one implicit transaction, so the completions and the claim commit
+        together (one WAL flush instead of two) or not at all. A batch worker's loop is this
+        call; nothing is held between calls.
+        """
+        q = queries()
+        complete_params = {
+            "job_ids": [job_id for job_id, _ in leases],
+            "lease_tokens": [token for _, token in leases],
+            "now": now,
+        }
+        claim_params = _claim_params(worker, kinds, limit, fetch_lease, export_lease, now)
+        async with (
+            self._connection() as conn,
+            conn.cursor() as completing,
+            conn.cursor() as claiming,
+        ):
+            async with conn.pipeline():
+                if leases:
+                    await completing.execute(q["job_complete_many"], complete_params)
+                await claiming.execute(q["job_claim"], claim_params)
+            completed = sorted(row[0] for row in await completing.fetchall()) if leases else []
+            claimed = [job_from_values(values) for values in await claiming.fetchall()]
+        return completed, claimed
+
     async def job_fail(
         self,
         job_id: int,
@@ -362,3 +399,21 @@ class Database:
             return None
         token = row["token_encrypted"]
         return row["portal_id"], bytes(token) if token is not None else None
+
+
+def _claim_params(
+    worker: str,
+    kinds: Sequence[JobKind] | None,
+    limit: int,
+    fetch_lease: timedelta,
+    export_lease: timedelta,
+    now: datetime | None,
+) -> dict[str, Any]:
+    return {
+        "worker": worker,
+        "kinds": None if kinds is None else [str(k) for k in kinds],
+        "limit": limit,
+        "fetch_lease": fetch_lease,
+        "export_lease": export_lease,
+        "now": now,
+    }

@@ -1,4 +1,5 @@
-"""The Postgres job queue: thin Python over the SQL functions of migrations/0004_queue.sql.
+"""The Postgres job queue: thin Python over the SQL functions of migrations/0004_queue.sql
+and 0005_queue_runs.sql.
 
 Public API:
 
@@ -10,6 +11,7 @@ Public API:
         .checkpoint(job, cursor, processed, *, total=None, now=None)    -> Job
         .complete(job, *, processed=None, now=None)                     -> Job
         .complete_many(jobs, *, now=None)                               -> list[int]
+        .complete_and_claim(done, kinds, *, limit, now=None)  -> (list[int], list[Job])
         .fail(job, error, *, retryable=None, now=None)                  -> Job
         .park(job, until, reason, *, now=None)                          -> Job
         .release(job, *, now=None)                                      -> Job

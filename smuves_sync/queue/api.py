@@ -9,6 +9,7 @@
     # on error:  await queue.fail(job, exc)            # exc.retryable decides retry vs fail
     # rate limit: await queue.park(job, resets_at, "HubSpot daily limit")  # no attempt spent
     # shutdown:  await queue.release(job)              # no attempt spent, cursor kept
+    # a batch worker: done, jobs = await queue.complete_and_claim(jobs, kinds, limit=n)
 
 Leases, attempts and backoff come from `Settings` (fetch 300 s, export 120 s, 3 attempts,
 base 10 s, cap 600 s, jitter 10 %). Every fenced call raises `errors.LeaseLost` when another
@@ -133,6 +134,30 @@ class Queue:
     async def complete_many(self, jobs: Sequence[Job], *, now: datetime | None = None) -> list[int]:
         """Finish many jobs in one round trip; returns the ids completed (lost leases left out)."""
         return await self.db.job_complete_many([(j.id, _token(j)) for j in jobs], now=now)
+
+    async def complete_and_claim(
+        self,
+        done: Sequence[Job],
+        kinds: Sequence[JobKind] | None,
+        *,
+        limit: int,
+        now: datetime | None = None,
+    ) -> tuple[list[int], list[Job]]:
+        """Finish `done` and claim up to `limit` more jobs in one round trip and one
+        transaction (the loop of a batch worker); returns (ids completed, jobs claimed).
+
+        Lost leases are left out of the ids, as with `complete_many`. If either step fails,
+        neither happened: the finished jobs are still running under this worker's leases.
+        """
+        return await self.db.job_complete_and_claim(
+            [(j.id, _token(j)) for j in done],
+            self.worker_id,
+            kinds,
+            limit=limit,
+            fetch_lease=self.fetch_lease,
+            export_lease=self.export_lease,
+            now=now,
+        )
 
     async def fail(
         self,

@@ -1,10 +1,14 @@
-"""Claiming: exactly once under concurrency, oldest first, runs start with their first job."""
+"""Claiming: exactly once under concurrency, oldest first, runs start with their first job;
+the batch worker's complete-and-claim in one transaction."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
 from datetime import timedelta
+
+import psycopg
+import pytest
 
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
@@ -100,3 +104,64 @@ async def test_claim_next_job_claims_at_most_one(
     )
     assert first is not None and first.status is JobStatus.RUNNING
     assert len(await queue.claim([JobKind.FETCH], limit=10, now=T0)) == 4
+
+
+async def test_a_claim_takes_expired_leases_first_then_due_jobs_within_its_limit(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings
+) -> None:
+    run = await factory.run(status=RunStatus.RUNNING)
+    due = [
+        await factory.job(run, content_type=t, run_after=T0 - timedelta(minutes=i))
+        for i, t in enumerate([ContentType.SITE_PAGE, ContentType.BLOG_POST, ContentType.HUBDB_ROW])
+    ]
+    stale = await factory.job(
+        run,
+        content_type=ContentType.LANDING_PAGE,
+        status=JobStatus.RUNNING,
+        attempts=1,
+        locked_at=T0 - timedelta(minutes=6),
+    )
+    queue = Queue(worker_db, settings, worker_id="w1")
+
+    claimed = await queue.claim([JobKind.FETCH], limit=3, now=T0)
+
+    # the expired lease and the two oldest due jobs, returned in id order
+    assert [j.id for j in claimed] == sorted([stale.id, due[2].id, due[1].id])
+    assert {j.id: j.attempts for j in claimed} == {stale.id: 2, due[2].id: 1, due[1].id: 1}
+    # every field of the returned records is the row as stored
+    assert claimed == [await db.job_get(j.id) for j in claimed]
+    left = await db.job_get(due[0].id)
+    assert left is not None and left.status is JobStatus.PENDING
+
+
+async def test_complete_and_claim_finishes_a_batch_and_claims_the_next(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings
+) -> None:
+    job_ids = await factory.backlog(2, run_after=T0 - timedelta(seconds=1))  # 10 jobs, 2 runs
+    queue = Queue(worker_db, settings, worker_id="w1")
+    first = await queue.claim([JobKind.FETCH], limit=6, now=T0)
+
+    completed, second = await queue.complete_and_claim(first, [JobKind.FETCH], limit=6, now=T0)
+
+    assert completed == [j.id for j in first]
+    assert sorted(j.id for j in first + second) == sorted(job_ids)
+    assert all(j.status is JobStatus.RUNNING and j.locked_by == "w1" for j in second)
+    completed, third = await queue.complete_and_claim(second, [JobKind.FETCH], limit=6, now=T0)
+    assert (completed, third) == ([j.id for j in second], [])
+    assert await read(db.pool, "run_statuses") == [{"status": "completed", "n": 2}]
+
+
+async def test_complete_and_claim_is_one_transaction(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings
+) -> None:
+    await factory.backlog(1, run_after=T0 - timedelta(seconds=1))
+    queue = Queue(worker_db, settings, worker_id="w1")
+    claimed = await queue.claim([JobKind.FETCH], limit=2, now=T0)
+
+    # the claim is refused, so the completions sent with it are undone
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        await queue.complete_and_claim(claimed, [JobKind.FETCH], limit=0, now=T0)
+
+    assert [await db.job_get(j.id) for j in claimed] == claimed
+    completed, _ = await queue.complete_and_claim(claimed, [JobKind.FETCH], limit=1, now=T0)
+    assert completed == [j.id for j in claimed]

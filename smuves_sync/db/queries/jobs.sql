@@ -1,4 +1,5 @@
--- Jobs and runs: reads, creation, and calls of the queue functions (migrations/0004_queue.sql).
+-- Jobs and runs: reads, creation, and calls of the queue functions (migrations/0004_queue.sql,
+-- 0005_queue_runs.sql).
 -- content_types is cast to text[]: psycopg does not know the domain's array type.
 
 -- name: job_get
@@ -32,8 +33,12 @@ WHERE portal_id = %(portal_id)s AND kind = %(kind)s AND status IN ('pending', 'r
 ORDER BY id
 
 -- name: job_claim
-SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s,
-                                %(fetch_lease)s, %(export_lease)s, %(now)s)
+-- The columns of the Job record, in its field order (rows.JOB_FIELDS): read as plain tuples.
+SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
+       locked_at, locked_by, lease_token, heartbeat_at, total, processed, cursor, last_error,
+       created_at, finished_at
+FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s,
+                       %(fetch_lease)s, %(export_lease)s, %(now)s)
 
 -- name: job_claim_next
 SELECT * FROM public.claim_next_job(%(worker)s, %(kinds)s::text[],
@@ -50,7 +55,9 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
 SELECT * FROM public.complete_job(%(job_id)s, %(lease_token)s, %(processed)s, %(now)s)
 
 -- name: job_complete_many
-SELECT id FROM public.complete_jobs(%(job_ids)s::bigint[], %(lease_tokens)s::uuid[], NULL,
+-- The arrays are sent in binary (the b placeholders): for a few hundred ids and tokens that
+-- is five times cheaper for the client than the text form.
+SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
                                    %(now)s)
 
 -- name: job_fail
