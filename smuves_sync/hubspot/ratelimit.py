@@ -12,6 +12,11 @@ The margin, max(3 % of W, 0.1 s), absorbs the difference between when we send an
 counts. `foreign` is the part of HubSpot's count (`Max - Remaining`) that this process did not
 send — other processes sharing the portal — and expires one window after it was seen.
 
+Concurrent fetches of a portal are request chains (`lanes`): when they contend for the budget,
+the chain with the most time still to go (its requests to go at its own pace) is served first
+and the others leave it room, so the fetch's longest listing (its critical path) is the one
+that does not wait. A request without a lane (a count) is the least urgent.
+
 On a short-window 429 (`TEN_SECONDLY_ROLLING`, `SECONDLY`) the whole portal pauses: for
 `Retry-After` when HubSpot sends it, else until our oldest request in the window has left it.
 
@@ -33,6 +38,7 @@ from datetime import UTC, datetime, time, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
 
 from smuves_sync.hubspot.clock import Clock, SystemClock
+from smuves_sync.hubspot.lanes import DEFAULT_CADENCE_SECONDS, Lane, reserved
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +99,9 @@ class PortalBudget:
         self._sent: deque[float] = deque()
         self._blocked_until = 0.0
         self._daily_resets_at: datetime | None = None
-        self._lock = asyncio.Lock()
+        self._lanes: list[Lane] = []
+        # Set (and replaced) whenever a waiting request may have become able to go.
+        self._changed = asyncio.Event()
 
     def __repr__(self) -> str:
         limits = ", ".join(f"{w.limit}/{w.seconds:g}s" for w in self._windows.values())
@@ -101,18 +109,43 @@ class PortalBudget:
 
     # -- before a request ---------------------------------------------------------------------
 
-    async def acquire(self) -> None:
-        """Wait until one more request fits every window (and any 429 pause), then count it."""
-        async with self._lock:
+    def lane(self, remaining: int = 1) -> Lane:
+        """A new request chain of this portal, `remaining` requests long; close it when done."""
+        lane = Lane(remaining, self._clock.monotonic(), self._wake_waiters)
+        self._lanes = [known for known in self._lanes if not known.closed]
+        self._lanes.append(lane)
+        return lane
+
+    def lanes(self) -> tuple[Lane, ...]:
+        """The lanes still open."""
+        return tuple(lane for lane in self._lanes if not lane.closed)
+
+    async def acquire(self, lane: Lane | None = None) -> None:
+        """Wait until one more request fits every window (and any 429 pause), then count it.
+
+        With `lane`, the request also leaves room for the more urgent lanes; without one it
+        leaves room for every open lane.
+        """
+        started = self._clock.monotonic()
+        if lane is not None:
+            lane.arrived(started)
+        try:
             while True:
                 now = self._clock.monotonic()
-                delay = self._delay(now)
+                delay = self._delay(now, lane)
                 if delay <= 0:
                     break
-                self.stats.waited_seconds += delay
-                await self._clock.sleep(delay)
-            self._sent.append(now)
-            self.stats.granted += 1
+                await self._wait(delay)
+        finally:
+            if lane is not None:
+                lane.waiting = False
+        self._sent.append(now)
+        self.stats.granted += 1
+        self.stats.waited_seconds += now - started
+        if lane is not None:
+            lane.granted(now)
+        # The lane is due later now, which may leave room for a less urgent waiter.
+        self._wake_waiters()
 
     def daily_resets_at(self) -> datetime | None:
         """When the spent daily budget comes back, or None if it is not known to be spent."""
@@ -141,6 +174,7 @@ class PortalBudget:
         daily_left = _int_header(headers, HEADER_DAILY_REMAINING)
         if daily_left is not None and daily_left <= 0:
             self.daily_limit_reached(None)
+        self._wake_waiters()  # a learned limit may be higher than the one they wait on
 
     def rate_limited(self, policy: str | None, retry_after: float | None) -> float:
         """Note a short-window 429; return how long the caller itself must still wait.
@@ -209,30 +243,99 @@ class PortalBudget:
     def _count_since(self, horizon: float) -> int:
         return sum(1 for t in self._sent if t > horizon)
 
-    def _delay(self, now: float) -> float:
+    def _wake_waiters(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _wait(self, delay: float) -> None:
+        """Sleep `delay` seconds, or less if the budget changes first."""
+        changed = asyncio.ensure_future(self._changed.wait())
+        if math.isinf(delay):
+            await changed
+            return
+        sleeping = asyncio.ensure_future(self._clock.sleep(delay))
+        try:
+            await asyncio.wait((changed, sleeping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            changed.cancel()
+            sleeping.cancel()
+
+    def _delay(self, now: float, lane: Lane | None) -> float:
+        """0 if a request may go now, else how long until the answer may change by itself."""
         if not self._pacing:
             return 0.0
         delay = self._blocked_until - now
         longest = max(self._windows)
         while self._sent and self._sent[0] <= now - longest - self._margin_for(longest):
             self._sent.popleft()
+        urgent = self._more_urgent(lane, now)
         for window in self._windows.values():
-            delay = max(delay, self._window_delay(now, window))
+            delay = max(delay, self._window_delay(now, window, urgent))
         return delay
 
-    def _window_delay(self, now: float, window: _Window) -> float:
+    def _more_urgent(self, lane: Lane | None, now: float) -> list[Lane]:
+        """The open, active lanes with more time still to go than `lane`."""
+        floor = self._time_to_go(lane) if lane is not None else 0.0
+        return [
+            other
+            for other in self._lanes
+            if other is not lane
+            and not other.closed
+            and self._time_to_go(other) > floor
+            and other.idle_at(self._cadence(other)) > now
+        ]
+
+    def _time_to_go(self, lane: Lane) -> float:
+        # Requests times pace: a chain of quick requests may have more of them and still end
+        # sooner. Until paces are measured this orders lanes by their requests to go.
+        return lane.remaining * self._cadence(lane)
+
+    def _cadence(self, lane: Lane) -> float:
+        return lane.cadence if lane.cadence is not None else self._default_cadence()
+
+    def _default_cadence(self) -> float:
+        # A lane not yet measured is assumed as quick as the quickest measured one.
+        known = [lane.cadence for lane in self._lanes if lane.cadence is not None]
+        return min(known, default=DEFAULT_CADENCE_SECONDS)
+
+    def _window_delay(self, now: float, window: _Window, urgent: list[Lane]) -> float:
         span = window.seconds + self._margin_for(window.seconds)
         horizon = now - span
         in_window = [t for t in self._sent if t > horizon]
         foreign = window.foreign if window.foreign_until > now else 0
-        if len(in_window) + foreign < window.limit:
+        # Slots for our requests still in the window and the urgent lanes' coming ones,
+        # besides this request.
+        room = window.limit - foreign - 1
+        if len(in_window) <= room and self._leaves_room(now, span, in_window, room, urgent):
             return 0.0
-        # Wait for the next moment the count drops: our oldest send leaves, or the foreign
-        # estimate expires. `acquire` re-checks after every wait.
+        # Wait for the next moment the count drops: our oldest send leaves, the foreign
+        # estimate expires, or an urgent lane falls idle. Lanes wake the waiters themselves
+        # when they send, change or close, and `acquire` re-checks after every wait.
         candidates = [in_window[0] + span - now] if in_window else []
         if foreign:
             candidates.append(window.foreign_until - now)
-        return max(min(candidates), 0.001)
+        candidates += [lane.idle_at(self._cadence(lane)) - now for lane in urgent]
+        soonest = min(candidates, default=math.inf)
+        return max(soonest, 0.001)
+
+    def _leaves_room(
+        self, now: float, span: float, in_window: list[float], room: int, urgent: list[Lane]
+    ) -> bool:
+        """Whether one more request now still leaves `urgent` their sends in every window.
+
+        The request stays in the window until `now + span`. Until then, at each moment just
+        before one of our past sends leaves the window (and at the end), the sends still in it
+        plus what the urgent lanes will have sent by then must fit in `room`.
+        """
+        if not urgent:
+            return True
+        default = self._default_cadence()
+        moments = [(sent + span, len(in_window) - k) for k, sent in enumerate(in_window)]
+        moments.append((now + span, 0))
+        for until, still_in in ((now, len(in_window)), *moments):
+            if still_in + reserved(urgent, now, until, default) > room:
+                return False
+        return True
 
 
 class RateLimitRegistry:

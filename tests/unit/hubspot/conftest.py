@@ -15,6 +15,7 @@ from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.settings import Settings
+from tests.unit.hubspot.virtual_time import VirtualTimeLoop
 
 BASE_URL = "https://api.hubapi.test"
 TOKEN = "pat-na1-5d0c2a7e-91b3-4c1f-8e6a-0f3b2d9c7a41"
@@ -44,6 +45,15 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+@pytest.fixture
+def virtual_loop() -> Iterator[VirtualTimeLoop]:
+    """An event loop on virtual time, for plain (not async) tests to run coroutines on."""
+    loop = VirtualTimeLoop()
+    yield loop
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
 
 
 @pytest.fixture
