@@ -11,7 +11,10 @@ Usage (one registry of rate-limit budgets per process, shared by every client)::
 
 `pages` walks the live objects, then (for types that have one) a second pass with
 `archived=true`; HubDB rows are walked table by table, tables in id order. The cursor of the
-last page is a "done" cursor: resuming from it yields nothing.
+last page is a "done" cursor: resuming from it yields nothing. A listing is one request chain
+(a `Lane`) of the portal's budget, which serves the chain with the most requests still to go
+first: pass `expected` (objects still to come, e.g. the count minus what is stored) so the
+budget knows from the first request; without it the listing's own `total` is used.
 
 Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
 and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
@@ -24,11 +27,12 @@ never appears in a log line, a repr or an error message.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Generator, Mapping
+import math
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 from pydantic import SecretStr
@@ -42,6 +46,7 @@ from smuves_sync.errors import (
     MalformedResponse,
 )
 from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.paging import ForwardPaging, Position
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry, parse_retry_after
 from smuves_sync.hubspot.registry import (
@@ -151,39 +156,59 @@ class HubSpotClient:
         return sum(self._child_count(spec, parent) for parent in parents)
 
     async def pages(
-        self, content_type: str, cursor: str | None = None, *, include_archived: bool = True
-    ) -> AsyncIterator[Page]:
-        """Every page of `content_type`, from the beginning or from a page's saved `cursor`."""
+        self,
+        content_type: str,
+        cursor: str | None = None,
+        *,
+        include_archived: bool = True,
+        expected: int | None = None,
+    ) -> AsyncGenerator[Page, None]:
+        """Every page of `content_type`, from the beginning or from a page's saved `cursor`.
+
+        `expected`: how many objects are still to come (both passes), if the caller knows.
+        """
         spec = self._registry.get(content_type)
         state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
         if state.done:
             return
-        passes = [False, True] if include_archived and spec.archived_pass else [False]
-        parents: list[str | None] = [None]
-        if spec.parent is not None:
-            records = await self._parent_records(spec)
-            parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
-        for archived in passes:
-            if state.archived and not archived:
-                continue  # the live pass was finished before the cursor was saved
-            resuming_pass = state.archived == archived
-            todo = _from_saved_parent(parents, state) if resuming_pass else parents
-            for index, parent_id in enumerate(todo):
-                resuming = resuming_pass and parent_id == state.parent and not state.parent_done
-                start = state.position if resuming else Position()
-                path = spec.list_path(self._api_version, parent_id)
-                async for items, nxt in self._walk(
-                    spec, path, archived, start, parent_id, spec.name
-                ):
-                    if nxt is not None:
-                        after = Cursor(spec.name, archived, nxt, parent=parent_id)
-                    elif index < len(todo) - 1:
-                        after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
-                    elif archived is not passes[-1]:
-                        after = Cursor(spec.name, archived=True)
-                    else:
-                        after = Cursor(spec.name, archived, done=True)
-                    yield Page(items, after.encode(), archived)
+        left = expected
+        lane = self._budget.lane(_requests_for(left, spec.page_size))
+        try:
+            passes = [False, True] if include_archived and spec.archived_pass else [False]
+            parents: list[str | None] = [None]
+            if spec.parent is not None:
+                records = await self._parent_records(spec, lane)
+                parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
+            for archived in passes:
+                if state.archived and not archived:
+                    continue  # the live pass was finished before the cursor was saved
+                resuming_pass = state.archived == archived
+                todo = _from_saved_parent(parents, state) if resuming_pass else parents
+                for index, parent_id in enumerate(todo):
+                    resuming = resuming_pass and parent_id == state.parent and not state.parent_done
+                    start = state.position if resuming else Position()
+                    path = spec.list_path(self._api_version, parent_id)
+                    seen = 0
+                    async for items, nxt, total in self._walk(
+                        spec, path, archived, start, parent_id, spec.name, lane
+                    ):
+                        seen += len(items)
+                        if left is not None:
+                            left = max(left - len(items), 0)
+                            lane.expect(_requests_for(left, spec.page_size))
+                        elif total is not None:
+                            lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
+                        if nxt is not None:
+                            after = Cursor(spec.name, archived, nxt, parent=parent_id)
+                        elif index < len(todo) - 1:
+                            after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
+                        elif archived is not passes[-1]:
+                            after = Cursor(spec.name, archived=True)
+                        else:
+                            after = Cursor(spec.name, archived, done=True)
+                        yield Page(items, after.encode(), archived)
+        finally:
+            lane.close()
 
     # -- listings -------------------------------------------------------------------------------
 
@@ -195,8 +220,10 @@ class HubSpotClient:
         start: Position,
         parent_id: str | None,
         asked: str,
-    ) -> AsyncIterator[tuple[tuple[ContentRecord, ...], Position | None]]:
-        """The records of each page of one listing, with the position of the page after it.
+        lane: Lane | None = None,
+    ) -> AsyncIterator[tuple[tuple[ContentRecord, ...], Position | None, int | None]]:
+        """The records of each page of one listing, the position of the page after it, and the
+        listing's `total` if the body gives one.
 
         `asked` is the content type the caller asked for, named in errors (a failing HubDB
         tables listing fails the `hubdb_row` fetch that needed it).
@@ -207,7 +234,7 @@ class HubSpotClient:
             params = {"limit": str(spec.page_size), **position.query()}
             if archived:
                 params["archived"] = "true"
-            body = await self._get(asked, path, params)
+            body = await self._get(asked, path, params, lane)
             try:
                 results = _results(body)
                 records = tuple(
@@ -216,17 +243,22 @@ class HubSpotClient:
                 nxt = paging.advance(body, len(results))
             except ValueError as exc:  # RecordError, PagingError, or no `results` list
                 raise self._malformed(asked, f"GET {path}: {exc}") from None
-            yield records, nxt
+            total = body.get("total")
+            yield records, nxt, total if _is_count(total) else None
             if nxt is None:
                 return
             position = nxt
 
-    async def _parent_records(self, spec: ContentTypeSpec) -> list[ContentRecord]:
+    async def _parent_records(
+        self, spec: ContentTypeSpec, lane: Lane | None = None
+    ) -> list[ContentRecord]:
         assert spec.parent is not None
         parent = self._registry.get(spec.parent)
         path = parent.list_path(self._api_version)
         found: list[ContentRecord] = []
-        async for records, _ in self._walk(parent, path, False, Position(), None, spec.name):
+        async for records, _, _ in self._walk(
+            parent, path, False, Position(), None, spec.name, lane
+        ):
             found.extend(records)
         return found
 
@@ -234,14 +266,14 @@ class HubSpotClient:
         params = {"limit": "1", **({"archived": "true"} if archived else {})}
         body = await self._get(asked, path, params)
         total = body.get("total")
-        if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+        if not _is_count(total):
             raise self._malformed(asked, f"GET {path}: 'total' is missing or not a count")
         return total
 
     def _child_count(self, spec: ContentTypeSpec, parent: ContentRecord) -> int:
         assert spec.parent_count_field is not None
         value = parent.raw.get(spec.parent_count_field)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not _is_count(value):
             raise self._malformed(
                 spec.name,
                 f"{spec.parent} {parent.hubspot_id}: '{spec.parent_count_field}' is not a count",
@@ -250,18 +282,22 @@ class HubSpotClient:
 
     # -- one request ----------------------------------------------------------------------------
 
-    async def _get(self, asked: str, path: str, params: Mapping[str, str]) -> dict[str, Any]:
+    async def _get(
+        self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None = None
+    ) -> dict[str, Any]:
         """GET `path` through the budget and the retry policy; the JSON object it answered."""
 
         async def send() -> dict[str, Any]:
-            return await self._send_once(asked, path, params)
+            return await self._send_once(asked, path, params, lane)
 
         def on_rate_limited(exc: HubSpotRateLimited) -> float:
             return self._budget.rate_limited(exc.policy, exc.retry_after)
 
         return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
 
-    async def _send_once(self, asked: str, path: str, params: Mapping[str, str]) -> dict[str, Any]:
+    async def _send_once(
+        self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None
+    ) -> dict[str, Any]:
         context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(asked)}
         resets_at = self._budget.daily_resets_at()
         if resets_at is not None:
@@ -270,7 +306,7 @@ class HubSpotClient:
                 resets_at=resets_at,
                 **context,
             )
-        await self._budget.acquire()
+        await self._budget.acquire(lane)
         request = f"GET {path}"
         try:
             response = await self._http.get(path, params=params, auth=self._auth)
@@ -321,6 +357,18 @@ class HubSpotClient:
             portal_id=self.portal_id,
             content_type=str(asked),
         )
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _requests_for(objects: int | None, page_size: int) -> int:
+    """Requests a listing needs for `objects` more objects (one if unknown: the least urgent)."""
+    if objects is None:
+        return 1
+    # The closing request of each pass may come back with fewer objects, or none.
+    return math.ceil(objects / page_size) + 1
 
 
 def _results(body: Mapping[str, Any]) -> list[Any]:
