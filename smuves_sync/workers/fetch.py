@@ -44,7 +44,7 @@ async def _token(ctx: JobContext) -> SecretStr:
 
 
 async def _pages_ahead(
-    client: HubSpotClient, content_type: str, cursor: str | None
+    client: HubSpotClient, content_type: str, cursor: str | None, expected: int | None
 ) -> AsyncGenerator[Page, None]:
     """The type's pages from `cursor`, the next one fetched while the caller stores this one.
 
@@ -57,7 +57,7 @@ async def _pages_ahead(
 
     async def fetch() -> None:
         try:
-            async for page in client.pages(content_type, cursor=cursor):
+            async for page in client.pages(content_type, cursor=cursor, expected=expected):
                 await ahead.put(page)
         except Exception as error:  # handed to the consumer, which raises it in order
             await ahead.put(error)
@@ -88,7 +88,10 @@ async def handle_fetch(ctx: JobContext) -> None:
             job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
             log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
         processed = job.processed
-        pages = _pages_ahead(client, content_type, job.cursor)
+        # What is still to come tells the portal's budget how long this listing is, so the
+        # longest of the portal's fetches gets the budget first.
+        expected = max(job.total - processed, 0) if job.total is not None else None
+        pages = _pages_ahead(client, content_type, job.cursor, expected)
         try:
             async for page in pages:
                 processed += len(page.items)
