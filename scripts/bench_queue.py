@@ -1,21 +1,36 @@
 """Benchmark the Postgres job queue: drain throughput and NOTIFY wake-up latency.
 
-    .venv/bin/python scripts/bench_queue.py [--jobs 20000] [--workers 4] [--batch 64] [--json]
+    .venv/bin/python scripts/bench_queue.py [--jobs 20000] [--workers 4] [--batch 256]
+                                            [--repeat 3] [--json]
 
 Throughput: N no-op fetch jobs are planted, then K concurrent workers (one process, one
 pooled connection each, acting as smuves_worker) drain them through the real path — claim,
-run the (no-op) handler, complete — and jobs/s is N over the wall time. It is measured twice,
-side by side: the baseline claims and completes one job per round trip (`claim_next_job`,
-`complete_job`), the measured path claims a batch (`claim_jobs`) and completes it in one call.
+run the (no-op) handler, complete — and jobs/s is N over the wall time. A worker awaits the
+handlers of its batch in turn: with no-op handlers, a task per job would measure asyncio
+(some 20 µs a job here) rather than the queue. Three loops are measured side by side in the
+same run:
+
+    baseline    one job per call: `claim_next_job`, then `complete_job` (two round trips a job)
+    batched     `claim_jobs` of a batch, then `complete_jobs` of it (two round trips a batch)
+    pipelined   `Queue.complete_and_claim`: the finished batch's completion and the next
+                claim in one round trip and one transaction (one round trip a batch)
+
+Each call and each commit has a fixed cost (here most of a millisecond of server time per queue
+call and a WAL flush of a few milliseconds per commit), which a batch shares out: the default
+batch is 256; try --batch 64 to see the difference.
 
 Wake-up latency: one idle worker waits on NOTIFY (falling back to polling); 200 times a job
 is enqueued and committed, and the time from the commit returning to the handler starting
 is recorded; p50 and p95 are printed.
 
+Every measurement is repeated --repeat times, each on a fresh scratch database (created,
+migrated, dropped); the figures printed last are the medians. Other work on the machine moves
+the figures a lot: the load average is printed before and after.
+
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL,
-else the embedded PostgreSQL in a temporary directory. Every phase gets a fresh scratch
-database, dropped afterwards. With --json the last line is one JSON object:
-{"jobs_per_s": …, "wakeup_p50_ms": …, "wakeup_p95_ms": …, …}.
+else the embedded PostgreSQL in a temporary directory. With --json the last line is one JSON
+object: {"jobs_per_s": …, "wakeup_p50_ms": …, "wakeup_p95_ms": …, …} (medians; jobs_per_s is
+the pipelined loop).
 """
 
 from __future__ import annotations
@@ -23,11 +38,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -41,9 +57,50 @@ from smuves_sync.settings import Settings
 FETCH = [JobKind.FETCH]
 TYPES = len(ContentType)
 
+# A worker drains the queue and returns how many jobs it completed.
+Loop = Callable[[Queue, int], Awaitable[int]]
+
 
 async def noop_handler(job: Job) -> None:
     """The benchmark's job: nothing, so the queue is all that is measured."""
+
+
+async def one_at_a_time(queue: Queue, batch: int) -> int:
+    """The baseline: claim one job, run it, complete it."""
+    done = 0
+    while True:
+        job = await queue.db.job_claim_next(
+            queue.worker_id, FETCH, fetch_lease=queue.fetch_lease, export_lease=queue.export_lease
+        )
+        if job is None:
+            return done
+        await noop_handler(job)
+        await queue.complete(job)
+        done += 1
+
+
+async def batched(queue: Queue, batch: int) -> int:
+    """Claim a batch, run it, complete it: two round trips a batch."""
+    done = 0
+    while claimed := await queue.claim(FETCH, limit=batch):
+        for job in claimed:
+            await noop_handler(job)
+        done += len(await queue.complete_many(claimed))
+    return done
+
+
+async def pipelined(queue: Queue, batch: int) -> int:
+    """Complete the finished batch and claim the next in one round trip."""
+    done, claimed = 0, await queue.claim(FETCH, limit=batch)
+    while claimed:
+        for job in claimed:
+            await noop_handler(job)
+        completed, claimed = await queue.complete_and_claim(claimed, FETCH, limit=batch)
+        done += len(completed)
+    return done
+
+
+LOOPS: dict[str, Loop] = {"baseline": one_at_a_time, "batched": batched, "pipelined": pipelined}
 
 
 @asynccontextmanager
@@ -57,38 +114,14 @@ async def server(url: str | None) -> AsyncIterator[str]:
             yield embedded
 
 
-async def drain(url: str, jobs: int, workers: int, batch: int, settings: Settings) -> float:
-    """Plant `jobs` jobs, drain them with `workers` workers; jobs per second.
-
-    `batch` 0 is the one-job-per-round-trip baseline."""
+async def drain(url: str, loop: Loop, jobs: int, workers: int, batch: int) -> float:
+    """Plant `jobs` jobs and drain them with `workers` workers running `loop`; jobs per second."""
+    settings = Settings()
     planted = await seed_backlog(url, portals=-(-jobs // TYPES))
     async with pool_for(url, role=DbRole.WORKER, min_size=workers, max_size=workers) as pool:
-
-        async def worker(number: int) -> int:
-            queue = Queue(Database(pool), settings, worker_id=f"bench-{number}")
-            done = 0
-            while True:
-                if batch:
-                    claimed = await queue.claim(FETCH, limit=batch)
-                else:
-                    one = await queue.db.job_claim_next(
-                        queue.worker_id,
-                        FETCH,
-                        fetch_lease=queue.fetch_lease,
-                        export_lease=queue.export_lease,
-                    )
-                    claimed = [one] if one else []
-                if not claimed:
-                    return done
-                await asyncio.gather(*(noop_handler(job) for job in claimed))
-                if batch:
-                    finished = await queue.complete_many(claimed)
-                else:
-                    finished = [await queue.complete(job) for job in claimed]
-                done += len(finished)
-
+        queues = [Queue(Database(pool), settings, worker_id=f"bench-{n}") for n in range(workers)]
         start = time.perf_counter()
-        counts = await asyncio.gather(*(worker(n) for n in range(workers)))
+        counts = await asyncio.gather(*(loop(queue, batch) for queue in queues))
         elapsed = time.perf_counter() - start
     if sum(counts) != planted:
         raise SystemExit(
@@ -97,8 +130,9 @@ async def drain(url: str, jobs: int, workers: int, batch: int, settings: Setting
     return planted / elapsed
 
 
-async def wakeup_latencies(url: str, samples: int, settings: Settings) -> list[float]:
+async def wakeup_latencies(url: str, samples: int) -> list[float]:
     """Milliseconds from an enqueue's commit to the idle worker's handler starting."""
+    settings = Settings()
     portals = await seed_backlog(url, portals=samples, content_types=[ContentType.SITE_PAGE])
     async with (
         pool_for(url, max_size=2) as admin_pool,
@@ -127,7 +161,7 @@ async def wakeup_latencies(url: str, samples: int, settings: Settings) -> list[f
                     await queue.complete(job)
 
         latencies: list[float] = []
-        async with Wakeups(worker_pool.conninfo, kinds=FETCH) as wakeups:
+        async with Wakeups(url, kinds=FETCH) as wakeups:
             await wakeups.ready()
             task = asyncio.create_task(idle_worker(wakeups))
             for portal_id in range(1, portals + 1):
@@ -141,8 +175,7 @@ async def wakeup_latencies(url: str, samples: int, settings: Settings) -> list[f
                 await handled.wait()
                 latencies.append((started[job.id] - committed) * 1000)
             stop.set()
-            wakeups_task_done = task
-            await wakeups_task_done
+            await task
         return latencies
 
 
@@ -151,37 +184,64 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 async def main(args: argparse.Namespace) -> dict[str, float]:
-    """Run the three phases and print the figures."""
-    settings = Settings()
-    async with server(args.database_url or settings.database_url) as server_url:
-        async with scratch_database(server_url, prefix="smuves_bench") as url:
-            baseline = await drain(url, args.baseline_jobs, args.workers, 0, settings)
-        print(
-            f"baseline  one job per round trip : {baseline:8.0f} jobs/s "
-            f"({args.baseline_jobs} jobs, {args.workers} workers)"
-        )
-        async with scratch_database(server_url, prefix="smuves_bench") as url:
-            batched = await drain(url, args.jobs, args.workers, args.batch, settings)
-        print(
-            f"batched   claim/complete {args.batch:>4} jobs: {batched:8.0f} jobs/s "
-            f"({args.jobs} jobs, {args.workers} workers)"
-        )
-        async with scratch_database(server_url, prefix="smuves_bench") as url:
-            latencies = await wakeup_latencies(url, args.wakeups, settings)
-    p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
+    """Run every measurement --repeat times and print the figures and their medians."""
+    figures: dict[str, list[float]] = {name: [] for name in (*LOOPS, "p50", "p95")}
+    sizes = {"baseline": args.baseline_jobs, "batched": args.jobs, "pipelined": args.jobs}
+    load_before = load_average()
+    print(f"load average {load_before}; {args.workers} workers, batch {args.batch}")
+    async with server(args.database_url or Settings().database_url) as server_url:
+        for repeat in range(1, args.repeat + 1):
+            # The loops take turns inside each repeat, so that a burst of other work on the
+            # machine hits all of them rather than one.
+            for name, loop in LOOPS.items():
+                async with scratch_database(server_url, prefix="smuves_bench") as url:
+                    rate = await drain(url, loop, sizes[name], args.workers, args.batch)
+                figures[name].append(rate)
+                print(f"  #{repeat} {name:<9} {rate:8.0f} jobs/s ({sizes[name]} jobs)")
+            async with scratch_database(server_url, prefix="smuves_bench") as url:
+                latencies = await wakeup_latencies(url, args.wakeups)
+            figures["p50"].append(percentile(latencies, 50))
+            figures["p95"].append(percentile(latencies, 95))
+            print(
+                f"  #{repeat} wake-up   p50 {figures['p50'][-1]:.2f} ms, "
+                f"p95 {figures['p95'][-1]:.2f} ms, max {max(latencies):.2f} ms "
+                f"({len(latencies)} jobs)"
+            )
+    median = {name: statistics.median(values) for name, values in figures.items()}
+    load_after = load_average()
+    print(f"medians of {args.repeat} (load average {load_after}):")
+    print(f"baseline  one job per call       : {median['baseline']:8.0f} jobs/s")
     print(
-        f"wake-up   commit -> handler start  : p50 {p50:.2f} ms, p95 {p95:.2f} ms, "
-        f"max {max(latencies):.2f} ms ({len(latencies)} jobs)"
+        f"batched   claim, complete {args.batch:>5}: {median['batched']:8.0f} jobs/s "
+        f"({median['batched'] / median['baseline']:.0f}x baseline)"
+    )
+    print(
+        f"pipelined complete+claim  {args.batch:>5}: {median['pipelined']:8.0f} jobs/s "
+        f"({median['pipelined'] / median['baseline']:.0f}x baseline, "
+        f"{median['pipelined'] / median['batched']:.2f}x batched)"
+    )
+    print(
+        f"wake-up   commit -> handler start : p50 {median['p50']:.2f} ms, "
+        f"p95 {median['p95']:.2f} ms"
     )
     return {
-        "jobs_per_s": round(batched, 1),
-        "wakeup_p50_ms": round(p50, 3),
-        "wakeup_p95_ms": round(p95, 3),
-        "baseline_jobs_per_s": round(baseline, 1),
+        "jobs_per_s": round(median["pipelined"], 1),
+        "wakeup_p50_ms": round(median["p50"], 3),
+        "wakeup_p95_ms": round(median["p95"], 3),
+        "batched_jobs_per_s": round(median["batched"], 1),
+        "baseline_jobs_per_s": round(median["baseline"], 1),
         "jobs": args.jobs,
         "workers": args.workers,
         "batch": args.batch,
+        "repeat": args.repeat,
+        "load_average_before": load_before,
+        "load_average_after": load_after,
     }
 
 
@@ -196,8 +256,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="jobs for the one-at-a-time baseline (default 5000)",
     )
     parser.add_argument("--workers", type=int, default=4, help="concurrent workers (default 4)")
-    parser.add_argument("--batch", type=int, default=64, help="jobs per claim (default 64)")
+    parser.add_argument("--batch", type=int, default=256, help="jobs per claim (default 256)")
     parser.add_argument("--wakeups", type=int, default=200, help="wake-up samples (default 200)")
+    parser.add_argument("--repeat", type=int, default=3, help="repeats; medians are printed")
     parser.add_argument("--database-url", help="server to create scratch databases on")
     parser.add_argument("--json", action="store_true", help="print a JSON object last")
     return parser.parse_args(argv)

@@ -1,0 +1,38 @@
+"""scripts/bench_queue.py runs end to end on a tiny queue (its figures are not checked: a
+benchmark prints numbers, tests do not time things)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_queue.py"
+
+
+async def test_every_loop_drains_the_queue_and_the_figures_come_out_as_json(
+    pg_server: str,
+) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SCRIPT),
+        *("--jobs", "40", "--baseline-jobs", "10", "--batch", "8", "--workers", "3"),
+        *("--wakeups", "5", "--repeat", "2", "--json", "--database-url", pg_server),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await proc.communicate()
+
+    # the script exits non-zero when a loop loses or repeats a job
+    assert proc.returncode == 0, stderr.decode()
+    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert (figures["jobs"], figures["workers"], figures["batch"], figures["repeat"]) == (
+        40,
+        3,
+        8,
+        2,
+    )
+    for name in ("jobs_per_s", "batched_jobs_per_s", "baseline_jobs_per_s"):
+        assert figures[name] > 0
+    assert 0 < figures["wakeup_p50_ms"] <= figures["wakeup_p95_ms"]
