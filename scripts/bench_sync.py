@@ -2,6 +2,7 @@
 """Benchmark a full sync, the ingest path alone, and exports.
 
     .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
+        [--only sync|ingest|export ...]
 
 Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
 in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
@@ -67,6 +68,7 @@ TOKEN = "bench-private-app-token"
 SECRET = "bench secret key"
 LIMIT_PER_10S = 190
 PAGE = 100
+PHASES = ("sync", "ingest", "export")
 
 
 def log(message: str) -> None:
@@ -237,18 +239,28 @@ async def ingest(
     writers: int = 1,
     baseline: bool = False,
 ) -> float:
-    """Store `rows` objects a page per transaction, `writers` connections at once; rows/s."""
+    """Store `rows` objects a page per transaction, `writers` connections at once; rows/s.
+
+    The pages are made by a task of their own, a page or so ahead of the writers, as the
+    fetch handler's next page is fetched and parsed while the current one is stored.
+    """
     base = templates()
     store = content_upsert_one_by_one if baseline else content_upsert_page
-    all_pages = pages(base, rows)
+    ahead: asyncio.Queue[list[ContentRecord] | None] = asyncio.Queue(maxsize=writers)
+
+    async def produce() -> None:
+        for page in pages(base, rows):
+            await ahead.put(page)
+        for _ in range(writers):
+            await ahead.put(None)
 
     async def writer() -> None:
-        for page in all_pages:  # one shared iterator: each page goes to one writer
+        while (page := await ahead.get()) is not None:
             async with db.for_portal(PORTAL) as scoped:
                 await store(scoped, PORTAL, content_type, run_id, page)
 
     started = time.perf_counter()
-    await asyncio.gather(*(writer() for _ in range(writers)))
+    await asyncio.gather(produce(), *(writer() for _ in range(writers)))
     return rows / (time.perf_counter() - started)
 
 
@@ -337,20 +349,23 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    phases = set(args.only or PHASES) - ({"sync"} if args.skip_sync else set())
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="smuves-bench-") as tmp:
         workdir = Path(tmp)
         async with server(args.database_url or os.environ.get("SMUVES_DATABASE_URL")) as url:
-            if not args.skip_sync:
+            if "sync" in phases:
                 log(f"sync: {args.objects:,} objects, 50 ms, {LIMIT_PER_10S}/10 s, 2 workers")
                 figures.update(await bench_sync(url, args.objects, 2, workdir, args.mix))
                 log(f"  {figures}")
-            log(f"ingest: {args.ingest_rows:,} rows")
-            figures.update(await bench_ingest(url, args.ingest_rows, args.baseline_rows))
-            log(f"export: {args.export_rows:,} and {args.export_rows // 10:,} rows")
-            figures.update(
-                await bench_export(url, args.export_rows, args.export_rows // 10, workdir)
-            )
+            if "ingest" in phases:
+                log(f"ingest: {args.ingest_rows:,} rows")
+                figures.update(await bench_ingest(url, args.ingest_rows, args.baseline_rows))
+            if "export" in phases:
+                log(f"export: {args.export_rows:,} and {args.export_rows // 10:,} rows")
+                figures.update(
+                    await bench_export(url, args.export_rows, args.export_rows // 10, workdir)
+                )
     return figures
 
 
@@ -368,6 +383,9 @@ def main() -> None:
     parser.add_argument("--export-rows", type=int, default=100_000)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--skip-sync", action="store_true", help="only ingest and export")
+    parser.add_argument(
+        "--only", action="append", choices=PHASES, help="run only this phase (repeatable)"
+    )
     parser.add_argument("--json", action="store_true", help="end with one JSON object")
     args = parser.parse_args()
     figures = asyncio.run(main_async(args))
