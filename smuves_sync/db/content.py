@@ -6,8 +6,9 @@
     await content_mark_unseen_deleted(scoped, portal_id, content_type, run_id)
     async for row in content_rows(scoped, portal_id, content_type, with_data=False): ...
 
-`content_upsert_page` writes a whole page in one statement (one JSON array parameter, unpacked
-by ``jsonb_to_recordset``). It takes any objects shaped like the HubSpot client's
+`content_upsert_page` writes a whole page in one statement: one array per column, sent in
+binary; each object's JSON text and its hash are made here, so that Postgres parses only the
+documents that changed. It takes any objects shaped like the HubSpot client's
 `ContentRecord` (this package does not import the client). `content_rows` reads through a
 server-side cursor, a batch at a time, so an export never holds the table in memory; it must
 run inside a transaction (`for_portal` or `transaction`).
@@ -15,11 +16,13 @@ run inside a transaction (`for_portal` or `transaction`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+import orjson
 from psycopg.rows import dict_row
 
 from smuves_sync.db.database import Database
@@ -56,26 +59,34 @@ def _json_default(value: object) -> object:
     raise TypeError(f"cannot store a value of type {type(value).__name__}")
 
 
-def _page_json(items: Sequence[ContentRow]) -> str:
-    return json.dumps(
-        [
-            {
-                "hubspot_id": item.hubspot_id,
-                "name": item.name,
-                "slug": item.slug,
-                "url": item.url,
-                "state": item.state,
-                "language": item.language,
-                "hubspot_updated_at": item.updated_at.isoformat() if item.updated_at else None,
-                "archived": item.archived,
-                "data": item.raw,
-            }
-            for item in items
-        ],
-        default=_json_default,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+def _document(raw: Mapping[str, Any]) -> bytes:
+    """The object as compact JSON, keys in the order HubSpot sent them."""
+    try:
+        return orjson.dumps(raw, default=_json_default)
+    except orjson.JSONEncodeError:
+        # orjson refuses what the standard library accepts, e.g. integers beyond 64 bits.
+        return json.dumps(
+            raw, default=_json_default, ensure_ascii=False, separators=(",", ":")
+        ).encode()
+
+
+def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
+    """The page as one list per column, the shape `content_upsert_page` unnests."""
+    documents = [_document(item.raw) for item in items]
+    return {
+        "hubspot_ids": [item.hubspot_id for item in items],
+        "names": [item.name for item in items],
+        "slugs": [item.slug for item in items],
+        "urls": [item.url for item in items],
+        "states": [item.state for item in items],
+        "languages": [item.language for item in items],
+        "updated_ats": [item.updated_at for item in items],
+        "archived": [item.archived for item in items],
+        "documents": [document.decode() for document in documents],
+        # The same object sent again encodes to the same bytes, so an unchanged hash means
+        # an unchanged document (a reordering by HubSpot only costs one rewrite).
+        "content_hashes": [hashlib.sha256(document).hexdigest() for document in documents],
+    }
 
 
 async def content_upsert_page(
@@ -95,7 +106,7 @@ async def content_upsert_page(
             "portal_id": portal_id,
             "content_type": str(content_type),
             "run_id": run_id,
-            "rows": _page_json(items),
+            **_page_columns(items),
         },
     )
 

@@ -2,20 +2,30 @@
 -- fetch, and the streaming read of exports (smuves_sync/db/content.py).
 
 -- name: content_upsert_page
--- %(rows)s is one JSON array of objects (promoted fields + `data`). content_hash is the md5 of
--- the canonical jsonb text: an unchanged object keeps its stored document (no new TOAST
--- value is written), yet every object is stamped with the run that saw it, which the
--- deletion pass relies on. An object seen again is live again.
+-- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
+-- around the documents): %(documents)b holds each object's JSON text and %(content_hashes)b
+-- its hash, both made by the caller. Parsing a document into jsonb is most of what storing
+-- it costs, so a document whose hash matches the stored one is not parsed at all: the
+-- subquery (a primary-key probe per object; a scalar subquery is never turned into a join
+-- that could scan the portal's rows) hands the stored value on, and the update keeps it (no
+-- new TOAST value either). Every object is still stamped with the run that saw it, which the
+-- deletion pass relies on, and an object seen again is live again.
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
      last_seen_run, synced_at)
-SELECT %(portal_id)s, %(content_type)s, r.hubspot_id, r.name, r.slug, r.url, r.state,
-       r.language, r.hubspot_updated_at, r.archived, NULL, r.data, md5(r.data::text),
-       %(run_id)s, %(run_id)s, now()
-FROM jsonb_to_recordset(%(rows)s::jsonb) AS r (
-    hubspot_id text, name text, slug text, url text, state text, language text,
-    hubspot_updated_at timestamptz, archived boolean, data jsonb)
+SELECT %(portal_id)s, %(content_type)s::text, r.hubspot_id, r.name, r.slug, r.url, r.state,
+       r.language, r.hubspot_updated_at, r.archived, NULL,
+       coalesce((SELECT s.data FROM public.content_items AS s
+                 WHERE s.portal_id = %(portal_id)s AND s.content_type = %(content_type)s::text
+                   AND s.hubspot_id = r.hubspot_id AND s.content_hash = r.content_hash),
+                r.document::jsonb),
+       r.content_hash, %(run_id)s, %(run_id)s, now()
+FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[], %(urls)b::text[],
+            %(states)b::text[], %(languages)b::text[], %(updated_ats)b::timestamptz[],
+            %(archived)b::boolean[], %(documents)b::text[], %(content_hashes)b::text[])
+     AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
+           document, content_hash)
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,
     slug = excluded.slug,

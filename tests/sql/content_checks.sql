@@ -1,0 +1,17 @@
+-- Reads and plants of the content store tests (tests/integration/test_content_store.py).
+
+-- name: content_rows_of_type
+SELECT hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
+       deleted_at, data, content_hash, first_seen_run, last_seen_run
+FROM public.content_items
+WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
+ORDER BY hubspot_id
+
+-- name: content_replace_data
+-- The stored document changes behind the store's back; its hash stays.
+UPDATE public.content_items SET data = %(data)s
+WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
+
+-- name: content_set_hash
+UPDATE public.content_items SET content_hash = %(content_hash)s
+WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
