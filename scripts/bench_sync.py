@@ -15,7 +15,8 @@ Ingest: synthetic pages of 100 objects (real fake-HubSpot page bodies, about 2.4
 each, with fresh ids) stored by `content_upsert_page`, one transaction per page on one
 connection as one fetch job does: rows/s for inserts and for a second pass over unchanged
 objects; then four connections at once (four jobs ingesting); beside the baseline of one
-INSERT per object.
+INSERT per object, and the bound: the same pages sent the same way with Postgres only parsing
+the documents into jsonb (most of what storing them costs), on one and on four connections.
 
 Export: 100,000 and 10,000 stored rows exported to CSV, each by `smuves export`'s code in a
 child process whose peak RSS is read when it exits; rows/s is timed inside the child.
@@ -40,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
-from smuves_sync.db.ingest_baseline import content_upsert_one_by_one
+from smuves_sync.db.ingest_baseline import content_parse_only, content_upsert_one_by_one
 from smuves_sync.db.scratch import scratch_database
 from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_subprocess
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
@@ -69,6 +70,8 @@ SECRET = "bench secret key"
 LIMIT_PER_10S = 190
 PAGE = 100
 PHASES = ("sync", "ingest", "export")
+
+PageStore = Callable[[Database, int, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
 
 
 def log(message: str) -> None:
@@ -237,7 +240,7 @@ async def ingest(
     rows: int,
     *,
     writers: int = 1,
-    baseline: bool = False,
+    store: PageStore = content_upsert_page,
 ) -> float:
     """Store `rows` objects a page per transaction, `writers` connections at once; rows/s.
 
@@ -245,7 +248,6 @@ async def ingest(
     fetch handler's next page is fetched and parsed while the current one is stored.
     """
     base = templates()
-    store = content_upsert_one_by_one if baseline else content_upsert_page
     ahead: asyncio.Queue[list[ContentRecord] | None] = asyncio.Queue(maxsize=writers)
 
     async def produce() -> None:
@@ -275,7 +277,13 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
             unchanged = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
             four = await ingest(db, run.id, ContentType.BLOG_POST, rows, writers=4)
             one_by_one = await ingest(
-                db, run.id, ContentType.LANDING_PAGE, baseline_rows, baseline=True
+                db, run.id, ContentType.LANDING_PAGE, baseline_rows, store=content_upsert_one_by_one
+            )
+            parse_only = await ingest(
+                db, run.id, ContentType.SITE_PAGE, rows, store=content_parse_only
+            )
+            parse_only_four = await ingest(
+                db, run.id, ContentType.SITE_PAGE, rows, writers=4, store=content_parse_only
             )
     return {
         "ingest_rows": rows,
@@ -283,6 +291,8 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
         "ingest_unchanged_rows_per_s": round(unchanged),
         "ingest_4_writers_rows_per_s": round(four),
         "ingest_baseline_one_by_one_rows_per_s": round(one_by_one),
+        "ingest_bound_jsonb_parse_only_rows_per_s": round(parse_only),
+        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(parse_only_four),
     }
 
 

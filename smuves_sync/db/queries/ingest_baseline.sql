@@ -14,3 +14,8 @@ SET name = excluded.name, slug = excluded.slug, url = excluded.url, state = excl
     archived = excluded.archived, deleted_at = NULL, data = excluded.data,
     content_hash = excluded.content_hash, last_seen_run = excluded.last_seen_run,
     synced_at = now()
+
+-- name: content_parse_documents
+-- The floor under content_upsert_page: the same page sent the same way, and Postgres only
+-- parsing its documents into jsonb (no row written).
+SELECT count(d::jsonb) AS n FROM unnest(%(documents)b::text[]) AS d
