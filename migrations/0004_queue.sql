@@ -25,6 +25,8 @@ SET LOCAL ROLE smuves_owner;
 
 -- Claim up to p_limit jobs of p_kinds (NULL: any kind) for worker p_worker, oldest first:
 -- running jobs whose lease expired (another attempt), then pending jobs that are due.
+-- p_run_id (NULL: every run) limits all of it, expired leases included, to one run's jobs:
+-- `smuves sync` works its own run in-process and must not touch other portals' work.
 -- Each claimed job becomes running with a fresh lease token and attempts + 1; its run
 -- becomes running if it was pending. Expired jobs already at max_attempts fail instead, with
 -- a reason and a notification to the run's owner (the portal's owner for runs nobody started
@@ -35,7 +37,8 @@ CREATE FUNCTION public.claim_jobs(
     p_limit integer,
     p_fetch_lease interval DEFAULT '5 minutes',
     p_export_lease interval DEFAULT '2 minutes',
-    p_now timestamptz DEFAULT NULL
+    p_now timestamptz DEFAULT NULL,
+    p_run_id bigint DEFAULT NULL
 )
     RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
@@ -54,7 +57,8 @@ CREATE FUNCTION public.claim_jobs(
 
         -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE j.status = 'running' AND j.heartbeat_at < v_now - v_shortest) THEN
+                   WHERE j.status = 'running' AND j.heartbeat_at < v_now - v_shortest
+                     AND (p_run_id IS NULL OR j.run_id = p_run_id)) THEN
             WITH stale AS (
                 SELECT j.id FROM public.jobs AS j
                 WHERE j.status = 'running'
@@ -63,6 +67,7 @@ CREATE FUNCTION public.claim_jobs(
                                                           ELSE p_export_lease END
                   AND j.attempts >= j.max_attempts
                   AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+                  AND (p_run_id IS NULL OR j.run_id = p_run_id)
                 ORDER BY j.heartbeat_at
                 LIMIT 100
                 FOR UPDATE SKIP LOCKED
@@ -105,6 +110,7 @@ CREATE FUNCTION public.claim_jobs(
                                                       ELSE p_export_lease END
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+              AND (p_run_id IS NULL OR j.run_id = p_run_id)
             ORDER BY j.heartbeat_at
             LIMIT p_limit
             FOR UPDATE SKIP LOCKED
@@ -113,6 +119,7 @@ CREATE FUNCTION public.claim_jobs(
             WHERE j.status = 'pending'
               AND j.run_after <= v_now
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
+              AND (p_run_id IS NULL OR j.run_id = p_run_id)
             ORDER BY j.run_after, j.id
             LIMIT p_limit - (SELECT count(*) FROM stale)
             FOR UPDATE SKIP LOCKED
@@ -389,7 +396,7 @@ CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON public.jobs
     FOR EACH STATEMENT EXECUTE FUNCTION public.jobs_notify_inserted();
 
 REVOKE EXECUTE ON FUNCTION
-    public.claim_jobs(text, text[], integer, interval, interval, timestamptz),
+    public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint),
     public.claim_next_job(text, text[], interval, interval, timestamptz),
     public.heartbeat_job(bigint, uuid, timestamptz),
     public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),
@@ -403,7 +410,7 @@ REVOKE EXECUTE ON FUNCTION
 FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION
-    public.claim_jobs(text, text[], integer, interval, interval, timestamptz),
+    public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint),
     public.claim_next_job(text, text[], interval, interval, timestamptz),
     public.heartbeat_job(bigint, uuid, timestamptz),
     public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),

@@ -1,4 +1,4 @@
-"""Working and following one run: its jobs, and a claim limited to it (migrations/0006).
+"""Working and following one run: its jobs, and a claim limited to it (claim_jobs, 0004).
 
     jobs = await run_jobs(db, run_id)                       # every job of the run, by id
     claimed = await run_jobs_claim(db, worker, run_id, limit=2,

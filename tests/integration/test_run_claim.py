@@ -60,3 +60,31 @@ async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
     assert "gave up after 3 attempts" in (jobs[exhausted.id].last_error or "")
     told = await read(db.pool, "sync_notifications_of_run", run_id=run.id)
     assert [n["kind"] for n in told] == ["job_failed"]
+
+
+async def test_other_runs_expired_leases_are_left_alone(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    other = await factory.run(status=RunStatus.RUNNING)
+    expired_at = T0 - timedelta(minutes=6)
+    again = await factory.job(
+        other, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
+    )
+    exhausted = await factory.job(
+        other,
+        content_type=ContentType.BLOG_POST,
+        status=JobStatus.RUNNING,
+        attempts=3,
+        locked_at=expired_at,
+        locked_by="dead",
+    )
+    mine = await factory.run()
+
+    assert await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES) == []
+
+    jobs = {j.id: j for j in await run_jobs(db, other.id)}
+    assert [(jobs[j.id].status, jobs[j.id].locked_by) for j in (again, exhausted)] == [
+        (JobStatus.RUNNING, "dead"),
+        (JobStatus.RUNNING, "dead"),
+    ]
+    assert await read(db.pool, "sync_notifications_of_run", run_id=other.id) == []

@@ -4,5 +4,6 @@
 SELECT * FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
 
 -- name: run_jobs_claim
-SELECT * FROM public.claim_run_jobs(%(worker)s, %(run_id)s, %(limit)s,
-                                    %(fetch_lease)s, %(export_lease)s, %(now)s)
+-- The queue's one claim (0004), limited to the run: any kind, that run's jobs only.
+SELECT * FROM public.claim_jobs(%(worker)s, NULL, %(limit)s, %(fetch_lease)s, %(export_lease)s,
+                                %(now)s, p_run_id => %(run_id)s)
