@@ -93,6 +93,6 @@ class Lane:
         return min(self.remaining, math.floor((until - due) / cadence) + 1)
 
 
-def reserved(lanes: Iterable[Lane], now: float, until: float, default: float) -> int:
-    """Requests that `lanes` are expected to send from `now` up to `until`."""
-    return sum(lane.sends_until(now, until, lane.cadence or default) for lane in lanes)
+def reserved(paced: Iterable[tuple[Lane, float]], now: float, until: float) -> int:
+    """Requests the lanes are expected to send from `now` up to `until`, each at its pace."""
+    return sum(lane.sends_until(now, until, pace) for lane, pace in paced)

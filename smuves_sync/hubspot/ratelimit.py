@@ -15,7 +15,7 @@ send — other processes sharing the portal — and expires one window after it 
 Concurrent fetches of a portal are request chains (`lanes`): when they contend for the budget,
 the chain with the most time still to go (its requests to go at its own pace) is served first
 and the others leave it room, so the fetch's longest listing (its critical path) is the one
-that does not wait. A request without a lane (a count) is the least urgent.
+that does not wait. A request without a lane (a count) only needs the window to have room.
 
 On a short-window 429 (`TEN_SECONDLY_ROLLING`, `SECONDLY`) the whole portal pauses: for
 `Retry-After` when HubSpot sends it, else until our oldest request in the window has left it.
@@ -49,6 +49,9 @@ HEADER_SECONDLY = "X-HubSpot-RateLimit-Secondly"
 HEADER_SECONDLY_REMAINING = "X-HubSpot-RateLimit-Secondly-Remaining"
 HEADER_DAILY = "X-HubSpot-RateLimit-Daily"
 HEADER_DAILY_REMAINING = "X-HubSpot-RateLimit-Daily-Remaining"
+
+# Lanes are given room to end this share of the way to the earliest the portal can be done.
+_PLAN_AHEAD = 0.9
 
 # Until a response tells us otherwise, assume HubSpot's smallest private-app allowance.
 DEFAULT_LIMIT = 100
@@ -123,8 +126,7 @@ class PortalBudget:
     async def acquire(self, lane: Lane | None = None) -> None:
         """Wait until one more request fits every window (and any 429 pause), then count it.
 
-        With `lane`, the request also leaves room for the more urgent lanes; without one it
-        leaves room for every open lane.
+        With `lane`, the request also leaves room for the more urgent lanes.
         """
         started = self._clock.monotonic()
         if lane is not None:
@@ -268,21 +270,53 @@ class PortalBudget:
         longest = max(self._windows)
         while self._sent and self._sent[0] <= now - longest - self._margin_for(longest):
             self._sent.popleft()
-        urgent = self._more_urgent(lane, now)
+        paced = self._paces(self._more_urgent(lane, now), now)
         for window in self._windows.values():
-            delay = max(delay, self._window_delay(now, window, urgent))
+            delay = max(delay, self._window_delay(now, window, paced))
         return delay
+
+    def _active(self, now: float) -> list[Lane]:
+        return [
+            lane
+            for lane in self._lanes
+            if not lane.closed and lane.idle_at(self._cadence(lane)) > now
+        ]
 
     def _more_urgent(self, lane: Lane | None, now: float) -> list[Lane]:
         """The open, active lanes with more time still to go than `lane`."""
-        floor = self._time_to_go(lane) if lane is not None else 0.0
+        if lane is None:
+            # A request outside any listing (a count) leaves room for none: there are a few
+            # per job, and the job's own listing cannot start before they are answered.
+            return []
+        floor = self._time_to_go(lane)
         return [
             other
-            for other in self._lanes
-            if other is not lane
-            and not other.closed
-            and self._time_to_go(other) > floor
-            and other.idle_at(self._cadence(other)) > now
+            for other in self._active(now)
+            if other is not lane and self._time_to_go(other) > floor
+        ]
+
+    def _paces(self, urgent: list[Lane], now: float) -> list[tuple[Lane, float]]:
+        """Each urgent lane with the pace worth reserving for it (seconds per request).
+
+        The portal is done no sooner than its longest lane at its own pace, nor than all the
+        lanes' requests at the allowed rate. A lane is given room for the pace that ends it a
+        little before that horizon, never more than its own: when the rate limit rather than
+        one listing decides the end, the longest lane does not hold slots it need not have.
+        """
+        if not urgent:
+            return []
+        active = self._active(now)
+        main = self._main_window()
+        span = main.seconds + self._margin_for(main.seconds)
+        foreign = main.foreign if main.foreign_until > now else 0
+        rate = max(main.limit - foreign, 1) / span
+        horizon = max(
+            sum(lane.remaining for lane in active) / rate,
+            max(self._time_to_go(lane) for lane in active),
+        )
+        return [
+            (lane, max(self._cadence(lane), _PLAN_AHEAD * horizon / lane.remaining))
+            for lane in urgent
         ]
 
     def _time_to_go(self, lane: Lane) -> float:
@@ -298,7 +332,7 @@ class PortalBudget:
         known = [lane.cadence for lane in self._lanes if lane.cadence is not None]
         return min(known, default=DEFAULT_CADENCE_SECONDS)
 
-    def _window_delay(self, now: float, window: _Window, urgent: list[Lane]) -> float:
+    def _window_delay(self, now: float, window: _Window, urgent: list[tuple[Lane, float]]) -> float:
         span = window.seconds + self._margin_for(window.seconds)
         horizon = now - span
         in_window = [t for t in self._sent if t > horizon]
@@ -314,12 +348,17 @@ class PortalBudget:
         candidates = [in_window[0] + span - now] if in_window else []
         if foreign:
             candidates.append(window.foreign_until - now)
-        candidates += [lane.idle_at(self._cadence(lane)) - now for lane in urgent]
+        candidates += [lane.idle_at(self._cadence(lane)) - now for lane, _ in urgent]
         soonest = min(candidates, default=math.inf)
         return max(soonest, 0.001)
 
     def _leaves_room(
-        self, now: float, span: float, in_window: list[float], room: int, urgent: list[Lane]
+        self,
+        now: float,
+        span: float,
+        in_window: list[float],
+        room: int,
+        urgent: list[tuple[Lane, float]],
     ) -> bool:
         """Whether one more request now still leaves `urgent` their sends in every window.
 
@@ -329,11 +368,10 @@ class PortalBudget:
         """
         if not urgent:
             return True
-        default = self._default_cadence()
         moments = [(sent + span, len(in_window) - k) for k, sent in enumerate(in_window)]
         moments.append((now + span, 0))
         for until, still_in in ((now, len(in_window)), *moments):
-            if still_in + reserved(urgent, now, until, default) > room:
+            if still_in + reserved(urgent, now, until) > room:
                 return False
         return True
 

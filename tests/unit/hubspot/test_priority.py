@@ -78,22 +78,36 @@ def fetch(limit: int, chains: list[Chain], *, use_lanes: bool) -> float:
 
 
 def test_the_longest_chain_never_waits_while_short_ones_absorb_the_waits() -> None:
-    # 30 requests per 10 s. The long listing alone needs 12.5 s at its own pace (25 requests,
-    # one per 0.5 s); two short ones could burst 20 requests in the first second.
-    long, shorts = Chain(25, 0.5), [Chain(10, 0.1), Chain(10, 0.1)]
+    # 30 requests per 10 s. The long listing alone needs 20 s at its own pace (40 requests,
+    # one per 0.5 s) and is the critical path: all 56 requests at the allowed rate need less.
+    # Two short ones (8 requests, one per 0.1 s) could burst into the first window.
+    long, shorts = Chain(40, 0.5), [Chain(8, 0.1), Chain(8, 0.1)]
     end = fetch(30, [long, *shorts], use_lanes=True)
     assert long.waited == 0
-    assert long.ended_at == pytest.approx(12.5)
+    assert long.ended_at == pytest.approx(20.0)
     assert all(short.waited > 0 for short in shorts)
-    # The short ones fit in around it: the rolling window lets the last of them go soon after.
-    assert end < 13
+    assert end == pytest.approx(20.0)
 
     # First come, first served (no lanes): the short ones fill the window, the long one stalls
     # until the window rolls on, and the whole fetch ends later.
-    long, shorts = Chain(25, 0.5), [Chain(10, 0.1), Chain(10, 0.1)]
+    long, shorts = Chain(40, 0.5), [Chain(8, 0.1), Chain(8, 0.1)]
     fifo_end = fetch(30, [long, *shorts], use_lanes=False)
-    assert long.waited > 5
-    assert fifo_end > end + 4
+    assert long.waited > 3
+    assert fifo_end > end + 3
+
+
+def test_when_the_rate_limit_decides_the_end_the_long_chain_leaves_room_to_others() -> None:
+    # 10 requests per 10 s: 50 requests need about 40 s whatever the order, while the long
+    # listing alone would need 3 s. It is given room for the pace that ends it with the rest
+    # (a bit ahead), not for its own: the short ones (the next job's counts, say) get slots
+    # from the first window on instead of waiting for most of the long one to be done.
+    long, shorts = Chain(30, 0.1), [Chain(10, 0.1), Chain(10, 0.1)]
+    end = fetch(10, [long, *shorts], use_lanes=True)
+    assert all(short.granted_at[0] < 10 for short in shorts)
+    assert all(sum(1 for t in short.granted_at if t < 30) >= 3 for short in shorts)
+
+    long, shorts = Chain(30, 0.1), [Chain(10, 0.1), Chain(10, 0.1)]
+    assert end <= fetch(10, [long, *shorts], use_lanes=False)  # no slot left unused
 
 
 def test_a_freed_slot_goes_to_the_waiter_with_most_requests_to_go(
@@ -132,10 +146,10 @@ def test_a_closed_lane_reserves_nothing(virtual_loop: VirtualTimeLoop) -> None:
     budget = budget_with_limit(virtual_loop, 10)
 
     async def main() -> float:
-        long = budget.lane(100)
+        long, short = budget.lane(100), budget.lane(10)
         long.close()
         for _ in range(10):
-            await budget.acquire()
+            await budget.acquire(short)
         return asyncio.get_running_loop().time()
 
     assert run(virtual_loop, main()) == 0.0
@@ -148,7 +162,7 @@ def test_a_silent_lane_stops_reserving_after_a_while(virtual_loop: VirtualTimeLo
 
     async def main() -> float:
         budget.lane(100)
-        await budget.acquire()
+        await budget.acquire(budget.lane(1))
         return asyncio.get_running_loop().time()
 
     assert run(virtual_loop, main()) == pytest.approx(1.0)
@@ -161,10 +175,30 @@ def test_a_closing_lane_wakes_the_requests_it_held_back(virtual_loop: VirtualTim
         long = budget.lane(100)
         loop = asyncio.get_running_loop()
         loop.call_later(0.25, long.close)
-        await budget.acquire()
+        await budget.acquire(budget.lane(1))
         return loop.time()
 
     assert run(virtual_loop, main()) == pytest.approx(0.25)
+
+
+def test_a_request_outside_any_listing_only_needs_room_in_the_window(
+    virtual_loop: VirtualTimeLoop,
+) -> None:
+    # A count gates the start of its job's listing; it does not wait behind the lanes.
+    budget = budget_with_limit(virtual_loop, 10)
+
+    async def main() -> list[float]:
+        budget.lane(100)
+        loop = asyncio.get_running_loop()
+        times: list[float] = []
+        for _ in range(11):
+            await budget.acquire()
+            times.append(loop.time())
+        return times
+
+    times = run(virtual_loop, main())
+    assert times[:10] == [0.0] * 10
+    assert times[10] == pytest.approx(10 + MARGIN)
 
 
 def test_without_lanes_requests_go_first_come_first_served_up_to_the_limit(
