@@ -49,10 +49,10 @@ from pathlib import Path
 
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.embedded import embedded_server
-from smuves_sync.db.scratch import scratch_database, seed_backlog
 from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
+from smuves_sync.testing.scratch import scratch_database, seed_backlog
 
 FETCH = [JobKind.FETCH]
 TYPES = len(ContentType)

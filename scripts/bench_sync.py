@@ -54,13 +54,18 @@ from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
-from smuves_sync.db.ingest_baseline import content_parse_only, content_upsert_one_by_one
-from smuves_sync.db.scratch import scratch_database
-from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_subprocess
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
 from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
+from smuves_sync.testing.fake_hubspot import (
+    FakeHubSpot,
+    PortalSpec,
+    ServerConfig,
+    serve_in_subprocess,
+)
+from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
+from smuves_sync.testing.scratch import scratch_database
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.follow import run_snapshot
 

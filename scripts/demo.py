@@ -32,9 +32,9 @@ from smuves_sync.cli.portal import add_portal
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.cli.sync import configure_logging, sync_portal
 from smuves_sync.db import database_url, migrate
-from smuves_sync.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
+from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.follow import RunSnapshot
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from smuves_sync.fake_hubspot import (
+from smuves_sync.testing.fake_hubspot import (
     FakeHubSpotProcess,
     PortalSpec,
     ServerConfig,

@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.fake_hubspot import (
+from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.orchestrator import start_fetch
+from smuves_sync.testing.fake_hubspot import (
     Churn,
     FakeHubSpot,
     FaultKind,
@@ -18,8 +20,6 @@ from smuves_sync.fake_hubspot import (
     ServerConfig,
     serve_in_thread,
 )
-from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
-from smuves_sync.orchestrator import start_fetch
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory

@@ -19,7 +19,7 @@ import random
 from array import array
 from collections.abc import Sequence
 
-from smuves_sync.fake_hubspot.spec import Churn
+from smuves_sync.testing.fake_hubspot.spec import Churn
 
 T0_MS = 1_609_459_200_000  # 2021-01-01T00:00:00Z
 T1_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z

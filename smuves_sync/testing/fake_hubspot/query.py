@@ -19,8 +19,8 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
-from smuves_sync.fake_hubspot.content import Builder
-from smuves_sync.fake_hubspot.lifecycle import Lifecycle
+from smuves_sync.testing.fake_hubspot.content import Builder
+from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle
 
 _NATURAL_SORTS = {"", "createdAt", "created", "id", "createdBy", "updatedBy", "hs_id",
                   "hs_created_at"}  # fmt: skip

@@ -1,5 +1,5 @@
--- Whole-database administration (smuves_sync/db/scratch.py). {db} is an identifier filled in
--- with psycopg.sql.Identifier.
+-- Scratch databases and a seeded job backlog for benchmarks (smuves_sync/testing/scratch.py).
+-- {db} is an identifier filled in with psycopg.sql.Identifier.
 
 -- name: database_create
 CREATE DATABASE {db}

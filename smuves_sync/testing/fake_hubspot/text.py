@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from smuves_sync.fake_hubspot.lifecycle import mix64
+from smuves_sync.testing.fake_hubspot.lifecycle import mix64
 
 _ADJECTIVES = (
     "Practical", "Modern", "Essential", "Quiet", "Bold", "Simple", "Hidden", "Complete",

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from smuves_sync.fake_hubspot.spec import ServerConfig
+from smuves_sync.testing.fake_hubspot.spec import ServerConfig
 
 TEN_SECONDLY = "TEN_SECONDLY_ROLLING"
 SECONDLY = "SECONDLY"

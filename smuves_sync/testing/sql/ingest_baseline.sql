@@ -1,5 +1,5 @@
 -- The naive way to store a fetched page, one INSERT per object: the baseline that
--- scripts/bench_sync.py sets beside content_upsert_page (smuves_sync/db/ingest_baseline.py).
+-- scripts/bench_sync.py sets beside content_upsert_page (smuves_sync/testing/ingest_baseline.py).
 
 -- name: content_upsert_one
 INSERT INTO public.content_items AS c

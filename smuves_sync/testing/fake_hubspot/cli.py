@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import httpx
 
-from smuves_sync.fake_hubspot.fake import FakeHubSpot
-from smuves_sync.fake_hubspot.runner import bind_socket, make_server
-from smuves_sync.fake_hubspot.spec import (
+from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.runner import bind_socket, make_server
+from smuves_sync.testing.fake_hubspot.spec import (
     Churn,
     PortalSpec,
     ServerConfig,
@@ -36,7 +36,8 @@ fault format   comma-separated key=value pairs of a fault rule:
 versions       --start-version N serves content N steps on; between two syncs, step a running fake:
                  fake_hubspot.py --advance PORTAL_ID --url http://127.0.0.1:PORT [--churn ...]
 admin          GET /_fake/stats, POST /_fake/portals/ID/advance, GET /_fake/portals/ID/truth?type=T,
-               POST /_fake/tokens/revoke {"token": ...}; see smuves_sync/fake_hubspot/admin.py
+               POST /_fake/tokens/revoke {"token": ...}
+               (every route: smuves_sync/testing/fake_hubspot/admin.py)
 The first line printed on stdout is the base URL. The server runs until SIGTERM or Ctrl-C.
 """
 

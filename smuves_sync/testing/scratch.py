@@ -18,12 +18,12 @@ from psycopg import AsyncConnection, sql
 from psycopg.conninfo import make_conninfo
 
 from smuves_sync.db.migrations import migrate
-from smuves_sync.db.queries import queries
 from smuves_sync.models import ContentType, JobKind
+from smuves_sync.testing.queries import testing_queries
 
 
 async def _admin(server_url: str, name: str, database: str) -> None:
-    statement = sql.SQL(queries()[name]).format(db=sql.Identifier(database))
+    statement = sql.SQL(testing_queries()[name]).format(db=sql.Identifier(database))
     async with await AsyncConnection.connect(server_url, autocommit=True) as conn:
         await conn.execute(statement)
 
@@ -52,7 +52,7 @@ async def seed_backlog(
     content_types: Sequence[ContentType] = tuple(ContentType),
 ) -> int:
     """Plant `portals` portals with one run and one pending job per content type each."""
-    q = queries()
+    q = testing_queries()
     async with await AsyncConnection.connect(url, autocommit=True) as conn:
         cur = await conn.execute(q["seed_user"], {"email": f"seed-{uuid.uuid4().hex}@example.com"})
         row = await cur.fetchone()

@@ -13,11 +13,17 @@ from dataclasses import dataclass, field, replace
 
 from starlette.applications import Starlette
 
-from smuves_sync.fake_hubspot.faults import FaultPlan
-from smuves_sync.fake_hubspot.limits import DAILY, SECONDLY, TEN_SECONDLY, PortalLimiter, Verdict
-from smuves_sync.fake_hubspot.portal import PortalModel, TruthItem
-from smuves_sync.fake_hubspot.spec import Churn, FaultRule, PortalSpec, ServerConfig
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.faults import FaultPlan
+from smuves_sync.testing.fake_hubspot.limits import (
+    DAILY,
+    SECONDLY,
+    TEN_SECONDLY,
+    PortalLimiter,
+    Verdict,
+)
+from smuves_sync.testing.fake_hubspot.portal import PortalModel, TruthItem
+from smuves_sync.testing.fake_hubspot.spec import Churn, FaultRule, PortalSpec, ServerConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +168,7 @@ class FakeHubSpot:
 
     def app(self) -> Starlette:
         """The ASGI application serving this fake."""
-        from smuves_sync.fake_hubspot.app import build_app
+        from smuves_sync.testing.fake_hubspot.app import build_app
 
         return build_app(self)
 

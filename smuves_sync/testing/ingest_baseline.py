@@ -15,8 +15,8 @@ from psycopg.types.json import Jsonb
 
 from smuves_sync.db.content import ContentRow, _page_columns
 from smuves_sync.db.database import Database
-from smuves_sync.db.queries import queries
 from smuves_sync.models import ContentType
+from smuves_sync.testing.queries import testing_queries
 
 
 async def content_upsert_one_by_one(
@@ -29,7 +29,7 @@ async def content_upsert_one_by_one(
     """Store a page with one statement per object, on the scoped transaction of `db`."""
     if db._conn is None:
         raise RuntimeError("content_upsert_one_by_one needs a transaction (db.for_portal)")
-    query = queries()["content_upsert_one"]
+    query = testing_queries()["content_upsert_one"]
     async with db._conn.cursor() as cur:
         for item in items:
             await cur.execute(
@@ -62,5 +62,11 @@ async def content_parse_only(
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
     # Same signature as the page stores, so the benchmark drives all three alike.
     del portal_id, content_type, run_id
-    row = await db._one("content_parse_documents", {"documents": _page_columns(items)["documents"]})
-    return int(row["n"]) if row else 0
+    if db._conn is None:
+        raise RuntimeError("content_parse_only needs a transaction (db.for_portal)")
+    documents = _page_columns(items)["documents"]
+    cur = await db._conn.execute(
+        testing_queries()["content_parse_documents"], {"documents": documents}
+    )
+    row = await cur.fetchone()
+    return int(row[0]) if row else 0

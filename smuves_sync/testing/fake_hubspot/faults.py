@@ -8,9 +8,9 @@ When several rules fire on one request the first one listed wins.
 
 from __future__ import annotations
 
-from smuves_sync.fake_hubspot.lifecycle import key_salt, mix64
-from smuves_sync.fake_hubspot.spec import FaultRule
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.lifecycle import key_salt, mix64
+from smuves_sync.testing.fake_hubspot.spec import FaultRule
 
 
 class FaultPlan:

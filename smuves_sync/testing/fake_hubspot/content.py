@@ -13,10 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from smuves_sync.fake_hubspot.lifecycle import DAY_MS, Lifecycle, mix64, version_time_ms
-from smuves_sync.fake_hubspot.spec import PortalSpec, TimestampStyle
-from smuves_sync.fake_hubspot.text import iso_ms, paragraphs, sentence, slugify, title, title_slug
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.lifecycle import DAY_MS, Lifecycle, mix64, version_time_ms
+from smuves_sync.testing.fake_hubspot.spec import PortalSpec, TimestampStyle
+from smuves_sync.testing.fake_hubspot.text import (
+    iso_ms,
+    paragraphs,
+    sentence,
+    slugify,
+    title,
+    title_slug,
+)
 
 EPOCH_ISO = "1970-01-01T00:00:00Z"  # HubSpot's archivedAt / deletedAt of a live object
 # One reusable compact encoder: json.dumps with options builds a new encoder on every call.

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from smuves_sync.fake_hubspot.content import (
+from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.content import (
     Builder,
     ColumnDef,
     PageBuilder,
@@ -18,11 +19,10 @@ from smuves_sync.fake_hubspot.content import (
     TableBuilder,
     table_columns,
 )
-from smuves_sync.fake_hubspot.lifecycle import Lifecycle, mix64
-from smuves_sync.fake_hubspot.query import Collection
-from smuves_sync.fake_hubspot.spec import Churn, PortalSpec, TimestampStyle
-from smuves_sync.fake_hubspot.text import datetime_ms
-from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle, mix64
+from smuves_sync.testing.fake_hubspot.query import Collection
+from smuves_sync.testing.fake_hubspot.spec import Churn, PortalSpec, TimestampStyle
+from smuves_sync.testing.fake_hubspot.text import datetime_ms
 
 PAGE_TYPES = (ContentType.SITE_PAGE, ContentType.LANDING_PAGE, ContentType.BLOG_POST)
 

@@ -22,9 +22,10 @@ from typing import Any
 import httpx
 import uvicorn
 
-from smuves_sync.fake_hubspot.fake import FakeHubSpot, PortalStats
-from smuves_sync.fake_hubspot.portal import TruthItem
-from smuves_sync.fake_hubspot.spec import (
+from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot, PortalStats
+from smuves_sync.testing.fake_hubspot.portal import TruthItem
+from smuves_sync.testing.fake_hubspot.spec import (
     Churn,
     FaultRule,
     PortalSpec,
@@ -32,9 +33,8 @@ from smuves_sync.fake_hubspot.spec import (
     encode_faults,
     encode_setup,
 )
-from smuves_sync.models import ContentType
 
-LAUNCHER = Path(__file__).resolve().parents[2] / "scripts" / "fake_hubspot.py"
+LAUNCHER = Path(__file__).resolve().parents[3] / "scripts" / "fake_hubspot.py"
 _STOP_TIMEOUT_S = 10.0
 
 
@@ -174,7 +174,7 @@ def serve_in_subprocess(
 ) -> Iterator[FakeHubSpotProcess]:
     """Start scripts/fake_hubspot.py; yields a handle; stops it with SIGTERM on exit."""
     setup = encode_setup(tuple(portals), config or ServerConfig())
-    launcher = [str(LAUNCHER)] if LAUNCHER.exists() else ["-m", "smuves_sync.fake_hubspot"]
+    launcher = [str(LAUNCHER)] if LAUNCHER.exists() else ["-m", "smuves_sync.testing.fake_hubspot"]
     command = [sys.executable, *launcher, "--host", host, "--port", str(port)]
     process = subprocess.Popen(
         [*command, "--config-json", setup], stdout=subprocess.PIPE, text=True

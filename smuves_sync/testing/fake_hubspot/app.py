@@ -18,14 +18,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from smuves_sync.fake_hubspot.admin import admin_routes
-from smuves_sync.fake_hubspot.bodies import error_body, json_response, rate_limit_body
-from smuves_sync.fake_hubspot.content import encode_json
-from smuves_sync.fake_hubspot.fake import FakeHubSpot
-from smuves_sync.fake_hubspot.portal import PortalModel
-from smuves_sync.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
-from smuves_sync.fake_hubspot.spec import FaultKind, FaultRule
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.admin import admin_routes
+from smuves_sync.testing.fake_hubspot.bodies import error_body, json_response, rate_limit_body
+from smuves_sync.testing.fake_hubspot.content import encode_json
+from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.portal import PortalModel
+from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
+from smuves_sync.testing.fake_hubspot.spec import FaultKind, FaultRule
 
 PAGE_PATHS = {
     ContentType.SITE_PAGE: ("/cms/v3/pages/site-pages", "/cms/pages/2026-03/site-pages"),

@@ -24,11 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from smuves_sync.fake_hubspot.spec import Churn, decode_faults
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.spec import Churn, decode_faults
 
 if TYPE_CHECKING:
-    from smuves_sync.fake_hubspot.fake import FakeHubSpot
+    from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
 
 Handler = Callable[[Request], Awaitable[Response]]
 

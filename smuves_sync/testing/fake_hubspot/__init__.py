@@ -13,15 +13,21 @@ bodies), query (paging, sorting, filters), portal (a portal and its ground truth
 API), app and admin (HTTP), runner (thread / subprocess), cli (the launcher's flags).
 """
 
-from smuves_sync.fake_hubspot.fake import FakeHubSpot, PortalStats
-from smuves_sync.fake_hubspot.limits import FakeClock
-from smuves_sync.fake_hubspot.portal import TruthItem
-from smuves_sync.fake_hubspot.runner import (
+from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot, PortalStats
+from smuves_sync.testing.fake_hubspot.limits import FakeClock
+from smuves_sync.testing.fake_hubspot.portal import TruthItem
+from smuves_sync.testing.fake_hubspot.runner import (
     FakeHubSpotProcess,
     serve_in_subprocess,
     serve_in_thread,
 )
-from smuves_sync.fake_hubspot.spec import Churn, FaultKind, FaultRule, PortalSpec, ServerConfig
+from smuves_sync.testing.fake_hubspot.spec import (
+    Churn,
+    FaultKind,
+    FaultRule,
+    PortalSpec,
+    ServerConfig,
+)
 
 __all__ = [
     "Churn",
