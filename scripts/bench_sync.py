@@ -51,7 +51,7 @@ from rich.console import Console
 
 from smuves_sync.cli.export import export_portal
 from smuves_sync.cli.portal import add_portal
-from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
@@ -76,7 +76,8 @@ LIMIT_PER_10S = 190
 PAGE = 100
 PHASES = ("sync", "ingest", "export")
 
-PageStore = Callable[[Database, int, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
+# Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
+PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
 
 
 def log(message: str) -> None:
@@ -238,14 +239,36 @@ def pages(base: list[ContentRecord], rows: int, first_id: int = 1) -> Iterator[l
         yield page
 
 
+async def upsert_page(
+    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+) -> int:
+    """The fetch handler's page store, in a worker transaction that sees the portal."""
+    async with Database(pool).for_portal(PORTAL) as scoped:
+        return await content_upsert_page(scoped, PORTAL, content_type, run_id, page)
+
+
+async def one_by_one(
+    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+) -> int:
+    """The baseline: one INSERT per object."""
+    return await content_upsert_one_by_one(pool, PORTAL, content_type, run_id, page)
+
+
+async def parse_only(
+    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+) -> int:
+    """The bound: the page sent as `upsert_page` sends it, Postgres only parsing it."""
+    return await content_parse_only(pool, PORTAL, page)
+
+
 async def ingest(
-    db: Database,
+    pool: Pool,
     run_id: int,
     content_type: ContentType,
     rows: int,
     *,
     writers: int = 1,
-    store: PageStore = content_upsert_page,
+    store: PageStore = upsert_page,
 ) -> float:
     """Store `rows` objects a page per transaction, `writers` connections at once; rows/s.
 
@@ -263,8 +286,7 @@ async def ingest(
 
     async def writer() -> None:
         while (page := await ahead.get()) is not None:
-            async with db.for_portal(PORTAL) as scoped:
-                await store(scoped, PORTAL, content_type, run_id, page)
+            await store(pool, content_type, run_id, page)
 
     started = time.perf_counter()
     await asyncio.gather(produce(), *(writer() for _ in range(writers)))
@@ -278,26 +300,24 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
                 run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
-            one = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
-            unchanged = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
-            four = await ingest(db, run.id, ContentType.BLOG_POST, rows, writers=4)
-            one_by_one = await ingest(
-                db, run.id, ContentType.LANDING_PAGE, baseline_rows, store=content_upsert_one_by_one
+            one = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
+            unchanged = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
+            four = await ingest(pool, run.id, ContentType.BLOG_POST, rows, writers=4)
+            baseline = await ingest(
+                pool, run.id, ContentType.LANDING_PAGE, baseline_rows, store=one_by_one
             )
-            parse_only = await ingest(
-                db, run.id, ContentType.SITE_PAGE, rows, store=content_parse_only
-            )
-            parse_only_four = await ingest(
-                db, run.id, ContentType.SITE_PAGE, rows, writers=4, store=content_parse_only
+            bound = await ingest(pool, run.id, ContentType.SITE_PAGE, rows, store=parse_only)
+            bound_four = await ingest(
+                pool, run.id, ContentType.SITE_PAGE, rows, writers=4, store=parse_only
             )
     return {
         "ingest_rows": rows,
         "ingest_rows_per_s": round(one),
         "ingest_unchanged_rows_per_s": round(unchanged),
         "ingest_4_writers_rows_per_s": round(four),
-        "ingest_baseline_one_by_one_rows_per_s": round(one_by_one),
-        "ingest_bound_jsonb_parse_only_rows_per_s": round(parse_only),
-        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(parse_only_four),
+        "ingest_baseline_one_by_one_rows_per_s": round(baseline),
+        "ingest_bound_jsonb_parse_only_rows_per_s": round(bound),
+        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(bound_four),
     }
 
 
@@ -340,8 +360,8 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
                 run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
-            await ingest(db, run.id, ContentType.SITE_PAGE, big)
-            await ingest(db, run.id, ContentType.LANDING_PAGE, small)
+            await ingest(pool, run.id, ContentType.SITE_PAGE, big)
+            await ingest(pool, run.id, ContentType.LANDING_PAGE, small)
         results = {}
         for label, content_type in (
             ("small", ContentType.LANDING_PAGE),

@@ -4,33 +4,43 @@ what the fetch handler uses:
 - `content_upsert_one_by_one`: the naive page store, one INSERT per object (the baseline);
 - `content_parse_only`: the page sent as `content_upsert_page` sends it, with Postgres doing
   nothing but parse the documents into jsonb, the largest part of storing them (the bound).
+
+Each runs in one transaction of a worker-role pool that sees one portal, as a fetch job's page
+does. Their SQL is in smuves_sync/testing/sql/ingest_baseline.sql.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
+from psycopg import AsyncConnection
+from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 
+from smuves_sync.db import Pool, queries
 from smuves_sync.db.content import ContentRow, _page_columns
-from smuves_sync.db.database import Database
 from smuves_sync.models import ContentType
 from smuves_sync.testing.queries import testing_queries
 
 
+@asynccontextmanager
+async def portal_transaction(
+    pool: Pool, portal_id: int
+) -> AsyncIterator[AsyncConnection[TupleRow]]:
+    """A connection of `pool` in a transaction that sees the rows of `portal_id`."""
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute(queries()["session_set_portal"], {"portal_id": portal_id})
+        yield conn
+
+
 async def content_upsert_one_by_one(
-    db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    run_id: int,
-    items: Sequence[ContentRow],
+    pool: Pool, portal_id: int, content_type: ContentType, run_id: int, items: Sequence[ContentRow]
 ) -> int:
-    """Store a page with one statement per object, on the scoped transaction of `db`."""
-    if db._conn is None:
-        raise RuntimeError("content_upsert_one_by_one needs a transaction (db.for_portal)")
+    """Store a page with one statement per object, in one transaction; how many."""
     query = testing_queries()["content_upsert_one"]
-    async with db._conn.cursor() as cur:
+    async with portal_transaction(pool, portal_id) as conn, conn.cursor() as cur:
         for item in items:
             await cur.execute(
                 query,
@@ -52,21 +62,12 @@ async def content_upsert_one_by_one(
     return len(items)
 
 
-async def content_parse_only(
-    db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    run_id: int,
-    items: Sequence[ContentRow],
-) -> int:
+async def content_parse_only(pool: Pool, portal_id: int, items: Sequence[ContentRow]) -> int:
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
-    # Same signature as the page stores, so the benchmark drives all three alike.
-    del portal_id, content_type, run_id
-    if db._conn is None:
-        raise RuntimeError("content_parse_only needs a transaction (db.for_portal)")
     documents = _page_columns(items)["documents"]
-    cur = await db._conn.execute(
-        testing_queries()["content_parse_documents"], {"documents": documents}
-    )
-    row = await cur.fetchone()
+    async with portal_transaction(pool, portal_id) as conn:
+        cur = await conn.execute(
+            testing_queries()["content_parse_documents"], {"documents": documents}
+        )
+        row = await cur.fetchone()
     return int(row[0]) if row else 0
