@@ -30,10 +30,11 @@ test: $(STAMP) ## run the whole test suite (unit, integration, acceptance)
 test-fast: $(STAMP) ## run the tests not marked slow or acceptance
 	$(BIN)/pytest -m "not slow and not acceptance"
 
-lint: $(STAMP) ## ruff check, ruff format --check, mypy
+lint: $(STAMP) ## ruff check, ruff format --check, mypy, import contracts (pyproject's importlinter)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: $(STAMP) ## apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .
@@ -71,4 +72,4 @@ bench-sync: $(STAMP) ## benchmark sync, ingest and export (scripts/bench_sync.py
 	$(BIN)/python scripts/bench_sync.py $(ARGS)
 
 clean: ## remove the virtualenv, caches and the embedded database
-	rm -rf $(VENV) .smuves .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .smuves .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
