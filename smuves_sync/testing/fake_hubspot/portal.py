@@ -11,10 +11,9 @@ from datetime import datetime
 from typing import Any
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot.content import (
-    Builder,
+from smuves_sync.testing.fake_hubspot.content import Builder, PageBuilder
+from smuves_sync.testing.fake_hubspot.hubdb import (
     ColumnDef,
-    PageBuilder,
     RowBuilder,
     TableBuilder,
     table_columns,
