@@ -7,15 +7,21 @@
     fake.advance(1)                                # next version: changes, deletions, additions
     fake.stats(1).status_429                       # counters per portal
 
-Modules: spec (configuration records), lifecycle (objects across versions), content (object
-bodies), query (paging, sorting, filters), portal (a portal and its ground truth), limits
-(rate limits and headers), faults (injection), bodies (error bodies), fake (state and control
-API), app and admin (HTTP), runner (thread / subprocess), cli (the launcher's flags).
+`FakeHubSpot` (in this process), `FakeHubSpotProcess` (the handle `serve_in_subprocess` yields)
+and `FakeHubSpotRemote` (any running fake, by URL) share one control API: `FakeControl`.
+
+Modules: spec (configuration records), lifecycle (objects across versions), content and hubdb
+(object bodies), query (paging, sorting, filters), portal (a portal and its ground truth),
+limits (rate limits and headers), faults (injection), bodies (error bodies), control (the
+control API, counters), fake (state), app and admin (HTTP), remote (the control API over
+HTTP), runner (thread / subprocess), cli (the launcher's flags).
 """
 
-from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot, PortalStats
+from smuves_sync.testing.fake_hubspot.control import FakeControl, PortalStats
+from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
 from smuves_sync.testing.fake_hubspot.limits import FakeClock
 from smuves_sync.testing.fake_hubspot.portal import TruthItem
+from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote
 from smuves_sync.testing.fake_hubspot.runner import (
     FakeHubSpotProcess,
     serve_in_subprocess,
@@ -32,8 +38,10 @@ from smuves_sync.testing.fake_hubspot.spec import (
 __all__ = [
     "Churn",
     "FakeClock",
+    "FakeControl",
     "FakeHubSpot",
     "FakeHubSpotProcess",
+    "FakeHubSpotRemote",
     "FaultKind",
     "FaultRule",
     "PortalSpec",

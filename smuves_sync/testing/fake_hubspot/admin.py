@@ -67,17 +67,8 @@ def admin_routes(fake: FakeHubSpot) -> list[Route]:
         items = fake.ground_truth(
             portal_id, ContentType(params["type"]), archived=archived, with_data=with_data
         )
-        out = []
-        for item in items:
-            entry: dict[str, Any] = {
-                "id": item.hubspot_id,
-                "updated": item.updated_at.isoformat(),
-                "archived": item.archived,
-            }
-            if with_data:
-                entry["data"] = item.data
-            out.append(entry)
-        return Response(json.dumps({"items": out}), media_type="application/json")
+        body = json.dumps({"items": [item.as_json() for item in items]})
+        return Response(body, media_type="application/json")
 
     async def add_token(request: Request) -> Response:
         raw = await _body(request)

@@ -6,9 +6,8 @@ import argparse
 import asyncio
 from collections.abc import Sequence
 
-import httpx
-
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote
 from smuves_sync.testing.fake_hubspot.runner import bind_socket, make_server
 from smuves_sync.testing.fake_hubspot.spec import (
     Churn,
@@ -136,18 +135,6 @@ def parse_churn(text: str) -> Churn:
     return Churn(*shares)
 
 
-def _advance_running(url: str, portal_id: int, churn: Churn) -> int:
-    body = {
-        "changed": churn.changed,
-        "deleted": churn.deleted,
-        "added": churn.added,
-        "archived": churn.archived,
-    }
-    response = httpx.post(f"{url.rstrip('/')}/_fake/portals/{portal_id}/advance", json=body)
-    response.raise_for_status()
-    return int(response.json()["version"])
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse flags, then serve until SIGTERM (or, with --advance, step a running fake)."""
     parser = _parser()
@@ -157,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.advance is not None:
             if not args.url:
                 parser.error("--advance needs --url")
-            print(_advance_running(args.url, args.advance, churn), flush=True)
+            print(FakeHubSpotRemote(args.url).advance(args.advance, churn), flush=True)
             return
         portals, config = setup_from_args(args)
     except (ValueError, KeyError, TypeError) as exc:

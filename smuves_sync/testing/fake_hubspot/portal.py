@@ -35,6 +35,23 @@ class TruthItem:
     archived: bool
     data: dict[str, Any] | None = None
 
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready form (an item of the admin truth endpoint); `data` when it is known."""
+        entry: dict[str, Any] = {
+            "id": self.hubspot_id,
+            "updated": self.updated_at.isoformat(),
+            "archived": self.archived,
+        }
+        if self.data is not None:
+            entry["data"] = self.data
+        return entry
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> TruthItem:
+        """Inverse of `as_json`."""
+        updated_at = datetime.fromisoformat(raw["updated"])
+        return cls(raw["id"], updated_at, raw["archived"], raw.get("data"))
+
 
 class PortalModel:
     """The content of one portal at its current version."""
