@@ -35,68 +35,74 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 def admin_routes(fake: FakeHubSpot) -> list[Route]:
     """The admin routes bound to one fake."""
+    admin = _Admin(fake)
+    handlers: list[tuple[str, Handler, str]] = [
+        ("/_fake/health", admin.health, "GET"),
+        ("/_fake/stats", admin.stats, "GET"),
+        ("/_fake/stats/reset", admin.reset_stats, "POST"),
+        ("/_fake/portals/{portal_id:int}", admin.portal, "GET"),
+        ("/_fake/portals/{portal_id:int}/advance", admin.advance, "POST"),
+        ("/_fake/portals/{portal_id:int}/truth", admin.truth, "GET"),
+        ("/_fake/tokens", admin.add_token, "POST"),
+        ("/_fake/tokens/revoke", admin.revoke_token, "POST"),
+        ("/_fake/faults", admin.set_faults, "PUT"),
+    ]
+    return [Route(path, _guarded(handler), methods=[method]) for path, handler, method in handlers]
 
-    async def health(request: Request) -> Response:
+
+class _Admin:
+    """The handlers of the admin routes: each maps one request onto the fake's control API."""
+
+    def __init__(self, fake: FakeHubSpot) -> None:
+        self.fake = fake
+
+    async def health(self, request: Request) -> Response:
         return JSONResponse({"ok": True})
 
-    async def stats(request: Request) -> Response:
-        with fake.lock:
-            portals = {str(pid): s.as_json() for pid, s in fake.all_stats().items()}
-            return JSONResponse({"portals": portals, "unauthorized": fake.unauthorized})
+    async def stats(self, request: Request) -> Response:
+        with self.fake.lock:
+            portals = {str(pid): s.as_json() for pid, s in self.fake.all_stats().items()}
+            return JSONResponse({"portals": portals, "unauthorized": self.fake.unauthorized})
 
-    async def reset_stats(request: Request) -> Response:
-        fake.reset_stats()
+    async def reset_stats(self, request: Request) -> Response:
+        self.fake.reset_stats()
         return JSONResponse({"ok": True})
 
-    async def portal(request: Request) -> Response:
-        portal_id = _portal_id(fake, request)
-        return JSONResponse({"portal_id": portal_id, "version": fake.version(portal_id)})
+    async def portal(self, request: Request) -> Response:
+        portal_id = _portal_id(self.fake, request)
+        return JSONResponse({"portal_id": portal_id, "version": self.fake.version(portal_id)})
 
-    async def advance(request: Request) -> Response:
-        portal_id = _portal_id(fake, request)
-        raw = await _body(request)
-        version = fake.advance(portal_id, Churn(**raw))
+    async def advance(self, request: Request) -> Response:
+        portal_id = _portal_id(self.fake, request)
+        version = self.fake.advance(portal_id, Churn(**await _body(request)))
         return JSONResponse({"version": version})
 
-    async def truth(request: Request) -> Response:
-        portal_id = _portal_id(fake, request)
+    async def truth(self, request: Request) -> Response:
+        portal_id = _portal_id(self.fake, request)
         params = request.query_params
         archived_text = params.get("archived")
         archived = None if archived_text is None else archived_text.lower() == "true"
         with_data = params.get("data", "false").lower() == "true"
-        items = fake.ground_truth(
+        items = self.fake.ground_truth(
             portal_id, ContentType(params["type"]), archived=archived, with_data=with_data
         )
         body = json.dumps({"items": [item.as_json() for item in items]})
         return Response(body, media_type="application/json")
 
-    async def add_token(request: Request) -> Response:
+    async def add_token(self, request: Request) -> Response:
         raw = await _body(request)
-        fake.add_token(int(raw["portal_id"]), str(raw["token"]))
+        self.fake.add_token(int(raw["portal_id"]), str(raw["token"]))
         return JSONResponse({"ok": True})
 
-    async def revoke_token(request: Request) -> Response:
+    async def revoke_token(self, request: Request) -> Response:
         raw = await _body(request)
-        fake.revoke_token(str(raw["token"]))
+        self.fake.revoke_token(str(raw["token"]))
         return JSONResponse({"ok": True})
 
-    async def set_faults(request: Request) -> Response:
+    async def set_faults(self, request: Request) -> Response:
         raw = await _body(request)
-        fake.set_faults(decode_faults(raw.get("faults", [])))
+        self.fake.set_faults(decode_faults(raw.get("faults", [])))
         return JSONResponse({"ok": True})
-
-    handlers: list[tuple[str, Handler, str]] = [
-        ("/_fake/health", health, "GET"),
-        ("/_fake/stats", stats, "GET"),
-        ("/_fake/stats/reset", reset_stats, "POST"),
-        ("/_fake/portals/{portal_id:int}", portal, "GET"),
-        ("/_fake/portals/{portal_id:int}/advance", advance, "POST"),
-        ("/_fake/portals/{portal_id:int}/truth", truth, "GET"),
-        ("/_fake/tokens", add_token, "POST"),
-        ("/_fake/tokens/revoke", revoke_token, "POST"),
-        ("/_fake/faults", set_faults, "PUT"),
-    ]
-    return [Route(path, _guarded(handler), methods=[method]) for path, handler, method in handlers]
 
 
 def _guarded(handler: Handler) -> Handler:
