@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from smuves_sync.cron import next_fire_time, validate_cron
+from smuves_sync.cron import MUST_FIRE_WITHIN_YEARS, next_fire_time, validate_cron
 from smuves_sync.db import Database
 from smuves_sync.db.schedules import (
     DueSchedule,
@@ -59,8 +59,9 @@ async def add_schedule(
 ) -> Schedule:
     """A new enabled schedule fetching `content_types` (None: all) of `portal_id`.
 
-    Raises `InvalidCronExpression`, `UnknownContentType` / `InvalidInput`, or `NotFound` for
-    an unknown portal; nothing is written then.
+    Raises `InvalidCronExpression` (also for one that would not fire within
+    `MUST_FIRE_WITHIN_YEARS`), `UnknownContentType` / `InvalidInput`, or `NotFound` for an
+    unknown portal; nothing is written then.
     """
     expression = validate_cron(cron_expression)
     types = (
@@ -76,7 +77,9 @@ async def add_schedule(
         portal_id,
         expression,
         types,
-        next_run_at=next_fire_time(expression, clock.astimezone(UTC)),
+        next_run_at=next_fire_time(
+            expression, clock.astimezone(UTC), within_years=MUST_FIRE_WITHIN_YEARS
+        ),
         owner_id=owner_id,
     )
     if schedule is None:

@@ -59,6 +59,8 @@ async def test_add_sets_the_next_firing_in_utc(factory: Factory, db: Database) -
         ("61 3 * * *", None, InvalidCronExpression, "invalid cron expression '61 3"),
         ("0 3 * * * *", None, InvalidCronExpression, "expected 5 fields"),
         ("0 3 * * *", ["blog_posts"], UnknownContentType, "unknown content type 'blog_posts'"),
+        ("0 0 31 2 *", None, InvalidCronExpression, "'0 0 31 2 \\*': it never fires"),
+        ("0 0 30 2 *", None, InvalidCronExpression, "within 5 years of 2031-01-01"),
     ],
 )
 async def test_bad_input_is_refused_and_changes_nothing(
