@@ -19,6 +19,9 @@
   attempt spent, cursor kept) before returning.
 - Database trouble (a restart, a dropped connection) is logged and retried with backoff; the
   pool replaces dead connections, so the runner goes on when the server is back.
+- No single row ends the loop: a periodic duty or a claim that fails unexpectedly (a row this
+  code cannot read) is logged with its traceback and tried again later, and whatever a
+  handler raises, even SystemExit, becomes that job's failure.
 - ``burst``: return once nothing is claimable and nothing runs. ``until``: an async predicate
   checked when idle (`smuves sync` stops when its run has settled).
 """
@@ -201,6 +204,14 @@ class Runner:
                 return
             except (psycopg.Error, SmuvesError) as error:
                 log.error("%s failed: %s", getattr(duty, "__name__", "a periodic duty"), error)
+            except Exception as error:
+                log.error(
+                    "%s failed unexpectedly (%s: %s); the worker goes on",
+                    getattr(duty, "__name__", "a periodic duty"),
+                    type(error).__name__,
+                    error,
+                    exc_info=error,
+                )
             due[index] = now + interval
 
     async def _claim(self) -> list[Job]:
@@ -222,6 +233,11 @@ class Runner:
         except psycopg.OperationalError as error:
             self._database_lost("claiming", error)
             await self._check_pool()
+            return []
+        except Exception as error:
+            # E.g. a claimed row this code cannot read; the claim's leases expire and the
+            # queue's attempts bound how often that row comes back.
+            log.error("claiming failed (%s: %s)", type(error).__name__, error, exc_info=error)
             return []
         self._database_back()
         self.stats.claim_rounds += 1
@@ -264,7 +280,7 @@ class Runner:
     async def _work(self, job: Job) -> None:
         handler = self.handlers[job.kind]
         ctx = JobContext(job, self.db, self.settings, self.limits, self.worker_id)
-        handling = asyncio.create_task(handler(ctx), name=f"smuves-handler-{job.id}")
+        handling = asyncio.create_task(_contained(handler(ctx)), name=f"smuves-handler-{job.id}")
         self._handler_tasks[job.id] = handling
         lost = asyncio.Event()
         beating = asyncio.create_task(self._heartbeat(job, handling, lost))
@@ -382,6 +398,25 @@ class Runner:
         for handling in list(self._handler_tasks.values()):
             handling.cancel()
         await asyncio.wait(list(self._active.values()), timeout=_RELEASE_TIMEOUT)
+
+
+class HandlerEscaped(Exception):
+    """A handler raised a BaseException that is not cancellation (SystemExit, say)."""
+
+
+async def _contained(handling: Awaitable[None]) -> None:
+    """Await a handler so that nothing it raises can end the worker.
+
+    asyncio re-raises a task's SystemExit out of the event loop, which would end the process;
+    here it becomes an ordinary exception, and so the job's failure. Cancellation and Ctrl-C
+    (KeyboardInterrupt) pass through.
+    """
+    try:
+        await handling
+    except (asyncio.CancelledError, KeyboardInterrupt, Exception):
+        raise
+    except BaseException as error:
+        raise HandlerEscaped(f"the handler raised {type(error).__name__}: {error}") from error
 
 
 async def _reconcile(db: Database) -> None:
