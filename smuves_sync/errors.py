@@ -19,6 +19,7 @@
         ├── HubSpotAuthError        401: token revoked or wrong
         ├── ContentTypeUnavailable  403: missing scope or product tier
         ├── HubSpotNotFound         404
+        ├── ResponseTooLarge        a body past SMUVES_HUBSPOT_MAX_RESPONSE_BYTES (not retried)
         └── MalformedResponse       not JSON, wrong shape, or a cursor that repeats
 
 `retryable` tells the queue whether a failure may spend another attempt. Messages are written
@@ -167,3 +168,11 @@ class HubSpotNotFound(HubSpotError):
 
 class MalformedResponse(HubSpotError):
     """HubSpot's answer does not have the shape the API promises."""
+
+
+class ResponseTooLarge(HubSpotError):
+    """An answer larger than the body limit; reading stopped there.
+
+    Not retryable: the same request brings the same page back, and trying again would only
+    download the limit's worth once more before failing the same way.
+    """

@@ -44,6 +44,14 @@ class Settings(BaseSettings):
     hubspot_token: SecretStr | None = None
     hubspot_timeout_seconds: float = Field(default=30, gt=0)
     hubspot_max_retries: int = Field(default=5, ge=0)
+    # The largest answer body read (decoded bytes). Reading stops past it and the request
+    # fails, not retried: a page of 100 large blog posts is a few MB, so 50 MB means a broken
+    # or hostile answer, which must not take the worker's memory with it.
+    hubspot_max_response_bytes: int = Field(default=50_000_000, ge=1024)
+    # The longest a short-window 429 (TEN_SECONDLY_ROLLING, SECONDLY, or no policy named)
+    # pauses the portal, whatever its Retry-After says. A DAILY 429 is not capped: the job is
+    # parked until the reset (one further than 48 h away is refused as malformed).
+    hubspot_max_retry_after_seconds: float = Field(default=3600, gt=0)
 
     # Secrets and outputs.
     secret_key: SecretStr | None = None

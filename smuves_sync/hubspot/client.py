@@ -19,8 +19,10 @@ budget knows from the first request; without it the listing's own `total` is use
 Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
 and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
 wait on the portal's shared budget (see `ratelimit`), a spent daily budget raises
-`HubSpotDailyLimitReached` with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any
-answer of the wrong shape raises `MalformedResponse`. The token is held as a `SecretStr` and
+`HubSpotDailyLimitReached` with `resets_at`, a 403 raises `ContentTypeUnavailable`, any
+answer of the wrong shape raises `MalformedResponse`, and a body past
+`hubspot_max_response_bytes` raises `ResponseTooLarge` (bodies are streamed, never read past
+the limit). The token is held as a `SecretStr` and
 never appears in a log line, a repr or an error message.
 """
 
@@ -44,6 +46,7 @@ from smuves_sync.errors import (
     HubSpotRateLimited,
     HubSpotRetryableError,
     MalformedResponse,
+    ResponseTooLarge,
 )
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
@@ -55,11 +58,15 @@ from smuves_sync.hubspot.registry import (
     ContentTypeRegistry,
     ContentTypeSpec,
 )
-from smuves_sync.hubspot.responses import error_for_status, json_object, read_error
+from smuves_sync.hubspot.responses import error_for_status, json_object, read_capped, read_error
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.settings import Settings
 
 log = logging.getLogger(__name__)
+
+# An error answer is read this far at most: its message and ids sit at the start, and a
+# 5xx or 429 with a runaway body must still be retried or waited on as what it is.
+_ERROR_BODY_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +111,7 @@ class HubSpotClient:
         self._token = token if isinstance(token, SecretStr) else SecretStr(token)
         self._auth = _BearerAuth(self._token)
         self._api_version = settings.hubspot_api_version
+        self._max_body = settings.hubspot_max_response_bytes
         self._registry = registry
         self._retry = retry or RetryPolicy.from_settings(settings)
         self._clock = limits.clock
@@ -308,33 +316,48 @@ class HubSpotClient:
             )
         await self._budget.acquire(lane)
         request = f"GET {path}"
+        status: int | None = None
         try:
-            response = await self._http.get(path, params=params, auth=self._auth)
+            async with self._http.stream("GET", path, params=params, auth=self._auth) as response:
+                status, headers = response.status_code, response.headers
+                self._budget.observe(headers)
+                metrics.hubspot_response(status)
+                ok = 200 <= status < 300
+                content, whole = await read_capped(
+                    response, self._max_body if ok else _ERROR_BODY_BYTES
+                )
         except httpx.TransportError as exc:
-            metrics.hubspot_response(None)
+            if status is None:  # else counted already, with the status it came with
+                metrics.hubspot_response(None)
             raise HubSpotRetryableError(
                 f"could not complete {request}: {type(exc).__name__}", **context
             ) from exc
-        self._budget.observe(response.headers)
-        metrics.hubspot_response(response.status_code)
-        log.debug("%s %s -> %d", request, dict(params), response.status_code)
-        status = response.status_code
+        log.debug("%s %s -> %d", request, dict(params), status)
         if status == 429:
-            raise self._rate_limit_error(response, request, context)
-        if not 200 <= status < 300:
-            info = read_error(response, self._token.get_secret_value())
+            raise self._rate_limit_error(content, headers, request, context)
+        if not ok:
+            # A cut error body still gives its message and ids: they come first.
+            info = read_error(content, headers, self._token.get_secret_value())
             raise error_for_status(status, info, request, **context)
+        if not whole:
+            raise ResponseTooLarge(
+                f"HubSpot's answer to {request} is larger than {self._max_body:,} bytes "
+                f"(SMUVES_HUBSPOT_MAX_RESPONSE_BYTES); reading stopped there",
+                status=status,
+                correlation_id=headers.get("X-HubSpot-Correlation-Id"),
+                **context,
+            )
         try:
-            return json_object(response)
+            return json_object(content, headers)
         except ValueError as exc:
             raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
 
     def _rate_limit_error(
-        self, response: httpx.Response, request: str, context: dict[str, Any]
+        self, content: bytes, headers: httpx.Headers, request: str, context: dict[str, Any]
     ) -> HubSpotError:
-        info = read_error(response, self._token.get_secret_value())
+        info = read_error(content, headers, self._token.get_secret_value())
         metrics.hubspot_rate_limited(info.policy)
-        retry_after = parse_retry_after(response.headers.get("Retry-After"), self._clock.now())
+        retry_after = parse_retry_after(headers.get("Retry-After"), self._clock.now())
         extra = {"status": 429, "correlation_id": info.correlation_id, **context}
         if info.policy == "DAILY":
             resets_at = self._budget.daily_limit_reached(retry_after)

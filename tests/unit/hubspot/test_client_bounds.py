@@ -1,0 +1,127 @@
+"""Bounded answers: body size, Retry-After, and listings that never end."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+import respx
+
+from smuves_sync.errors import HubSpotRetryableError, ResponseTooLarge
+from smuves_sync.settings import Settings
+from tests.unit.hubspot.conftest import BASE_URL, PORTAL, MakeClient, json_response
+from tests.unit.hubspot.fixtures import load
+
+PATH = "/cms/v3/pages/site-pages"
+LIMIT = 1_000_000
+CHUNK = 64 * 1024
+
+
+class Drip:
+    """A body of `chunks` chunks of 64 KiB, produced only as the reader asks for them."""
+
+    def __init__(self, chunks: int, prefix: bytes = b"") -> None:
+        self.chunks = chunks
+        self.prefix = prefix
+        self.pulled = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for index in range(self.chunks):
+            self.pulled += 1
+            yield (self.prefix if index == 0 else b"") + b" " * CHUNK
+
+
+def small_bodies() -> Settings:
+    return Settings(hubspot_base_url=BASE_URL, hubspot_max_response_bytes=LIMIT)
+
+
+# -- body size -------------------------------------------------------------------------------
+
+
+def test_the_body_limit_is_50_mb_by_default() -> None:
+    assert Settings().hubspot_max_response_bytes == 50_000_000
+
+
+async def test_an_answer_past_the_limit_fails_unretried_and_is_not_read_on(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    # 64 MB of a page that never closes, as a broken proxy or a hostile server might send.
+    body = Drip(1024, prefix=b'{"total": 3, "results": [')
+    route = router.get(PATH).mock(return_value=httpx.Response(200, content=body))
+    with pytest.raises(ResponseTooLarge) as caught:
+        await make_client(settings=small_bodies()).count("site_page")
+    assert route.call_count == 1
+    assert body.pulled <= LIMIT // CHUNK + 2
+    error = caught.value
+    assert (error.portal_id, error.content_type, error.status) == (PORTAL, "site_page", 200)
+    assert error.retryable is False
+    assert "larger than 1,000,000 bytes" in str(error)
+    assert "SMUVES_HUBSPOT_MAX_RESPONSE_BYTES" in str(error)
+
+
+async def test_a_declared_length_past_the_limit_is_refused_unread(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    body = Drip(32)
+    headers = {"Content-Length": str(LIMIT + 1)}
+    router.get(PATH).mock(return_value=httpx.Response(200, content=body, headers=headers))
+    with pytest.raises(ResponseTooLarge):
+        await make_client(settings=small_bodies()).count("site_page")
+    assert body.pulled == 0
+
+
+async def test_the_limit_counts_the_decompressed_body(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    # 30 KB on the wire, 30 MB once unzipped.
+    page = json.dumps({"total": 3, "results": [], "padding": " " * 30_000_000}).encode()
+    zipped = gzip.compress(page)
+    assert len(zipped) < LIMIT
+    router.get(PATH).mock(
+        return_value=httpx.Response(200, content=zipped, headers={"Content-Encoding": "gzip"})
+    )
+    with pytest.raises(ResponseTooLarge):
+        await make_client(settings=small_bodies()).count("site_page")
+
+
+async def test_an_answer_up_to_the_limit_is_read_whole(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    page = json.dumps(load("site_pages_1")).encode()
+    exact = Settings(hubspot_base_url=BASE_URL, hubspot_max_response_bytes=len(page))
+    router.get(PATH).mock(return_value=httpx.Response(200, content=page))
+    assert await make_client(settings=exact).count("site_page") == 3
+    one_less = Settings(hubspot_base_url=BASE_URL, hubspot_max_response_bytes=len(page) - 1)
+    with pytest.raises(ResponseTooLarge):
+        await make_client(settings=one_less).count("site_page")
+
+
+async def test_a_huge_error_body_is_cut_and_the_error_keeps_its_meaning(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    error = json.dumps(load("error_500")).encode()[:-1] + b', "trace": "'
+    flood = Drip(1024, prefix=error)
+    route = router.get(PATH).mock(
+        side_effect=[
+            httpx.Response(503, content=flood),
+            json_response(load("site_pages_1")),
+        ]
+    )
+    assert await make_client(settings=small_bodies()).count("site_page") == 3
+    assert route.call_count == 2  # a 503 is still retried
+    assert flood.pulled <= 2
+
+
+async def test_a_huge_error_body_still_names_its_correlation_id(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    headers = {"X-HubSpot-Correlation-Id": "c0ffee00-0000-4000-8000-000000000000"}
+    router.get(PATH).mock(
+        return_value=httpx.Response(503, content=Drip(1024, prefix=b"<html>"), headers=headers)
+    )
+    with pytest.raises(HubSpotRetryableError) as caught:
+        await make_client(settings=small_bodies()).count("site_page")
+    assert caught.value.correlation_id == headers["X-HubSpot-Correlation-Id"]
