@@ -51,7 +51,11 @@ from smuves_sync.errors import (
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.paging import ForwardPaging, Position
-from smuves_sync.hubspot.ratelimit import RateLimitRegistry, parse_retry_after
+from smuves_sync.hubspot.ratelimit import (
+    MAX_DAILY_RESET_SECONDS,
+    RateLimitRegistry,
+    parse_retry_after,
+)
 from smuves_sync.hubspot.registry import (
     DEFAULT_REGISTRY,
     ContentRecord,
@@ -112,6 +116,7 @@ class HubSpotClient:
         self._auth = _BearerAuth(self._token)
         self._api_version = settings.hubspot_api_version
         self._max_body = settings.hubspot_max_response_bytes
+        self._max_retry_after = settings.hubspot_max_retry_after_seconds
         self._registry = registry
         self._retry = retry or RetryPolicy.from_settings(settings)
         self._clock = limits.clock
@@ -360,6 +365,14 @@ class HubSpotClient:
         retry_after = parse_retry_after(headers.get("Retry-After"), self._clock.now())
         extra = {"status": 429, "correlation_id": info.correlation_id, **context}
         if info.policy == "DAILY":
+            if retry_after is not None and retry_after > MAX_DAILY_RESET_SECONDS:
+                log.warning(
+                    "portal %s: a DAILY 429 says the limit resets in %.0f hours, refused as "
+                    "malformed; parking until the next midnight instead",
+                    self.portal_id,
+                    retry_after / 3600,
+                )
+                retry_after = None
             resets_at = self._budget.daily_limit_reached(retry_after)
             return HubSpotDailyLimitReached(
                 f"the portal's daily HubSpot API limit is spent ({request}); "
@@ -367,6 +380,16 @@ class HubSpotClient:
                 resets_at=resets_at,
                 **extra,
             )
+        if retry_after is not None and retry_after > self._max_retry_after:
+            log.warning(
+                "portal %s: a %s 429 asks for a %.0f s pause; pausing %.0f s "
+                "(SMUVES_HUBSPOT_MAX_RETRY_AFTER_SECONDS)",
+                self.portal_id,
+                info.policy or "short-window",
+                retry_after,
+                self._max_retry_after,
+            )
+            retry_after = self._max_retry_after
         return HubSpotRateLimited(
             f"HubSpot rate limit {info.policy or 'unknown policy'} reached ({request})",
             policy=info.policy,

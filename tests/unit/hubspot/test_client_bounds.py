@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 import respx
 
-from smuves_sync.errors import HubSpotRetryableError, ResponseTooLarge
+from smuves_sync.errors import HubSpotDailyLimitReached, HubSpotRetryableError, ResponseTooLarge
 from smuves_sync.settings import Settings
-from tests.unit.hubspot.conftest import BASE_URL, PORTAL, MakeClient, json_response
+from tests.unit.hubspot.conftest import BASE_URL, PORTAL, FakeClock, MakeClient, json_response
 from tests.unit.hubspot.fixtures import load
 
 PATH = "/cms/v3/pages/site-pages"
@@ -125,3 +127,79 @@ async def test_a_huge_error_body_still_names_its_correlation_id(
     with pytest.raises(HubSpotRetryableError) as caught:
         await make_client(settings=small_bodies()).count("site_page")
     assert caught.value.correlation_id == headers["X-HubSpot-Correlation-Id"]
+
+
+# -- Retry-After ---------------------------------------------------------------------------
+
+
+def _429(policy: str, retry_after: str) -> httpx.Response:
+    body = load(f"rate_limit_{policy.lower()}")
+    return json_response(body, 429, {"Retry-After": retry_after})
+
+
+def test_a_short_window_pause_is_capped_at_an_hour_by_default() -> None:
+    assert Settings().hubspot_max_retry_after_seconds == 3600
+
+
+@pytest.mark.parametrize("policy", ["TEN_SECONDLY_ROLLING", "SECONDLY"])
+@pytest.mark.parametrize("retry_after", ["86400", "1e12", "Fri, 01 Jan 2100 00:00:00 GMT"])
+async def test_a_short_window_retry_after_is_capped(
+    router: respx.MockRouter,
+    make_client: MakeClient,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+    policy: str,
+    retry_after: str,
+) -> None:
+    sent: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(clock.elapsed)
+        return _429(policy, retry_after) if len(sent) == 1 else json_response(load("site_pages_1"))
+
+    router.get(PATH).mock(side_effect=handler)
+    with caplog.at_level(logging.WARNING, logger="smuves_sync.hubspot.client"):
+        assert await make_client().count("site_page") == 3
+    assert sent[1] - sent[0] == pytest.approx(3600)
+    assert "SMUVES_HUBSPOT_MAX_RETRY_AFTER_SECONDS" in caplog.text
+
+
+async def test_the_short_window_cap_is_a_setting(
+    router: respx.MockRouter, make_client: MakeClient, clock: FakeClock
+) -> None:
+    router.get(PATH).mock(
+        side_effect=[_429("TEN_SECONDLY_ROLLING", "900"), json_response(load("site_pages_1"))]
+    )
+    settings = Settings(hubspot_base_url=BASE_URL, hubspot_max_retry_after_seconds=120)
+    assert await make_client(settings=settings).count("site_page") == 3
+    assert sum(clock.sleeps) == pytest.approx(120)
+
+
+async def test_a_daily_park_waits_for_the_reset_however_far_within_two_days(
+    router: respx.MockRouter, make_client: MakeClient, clock: FakeClock
+) -> None:
+    router.get(PATH).mock(return_value=_429("DAILY", str(47 * 3600)))
+    with pytest.raises(HubSpotDailyLimitReached) as caught:
+        await make_client().count("site_page")
+    # Not cut to the short-window cap of an hour.
+    assert caught.value.resets_at == clock.now() + timedelta(hours=47)
+
+
+@pytest.mark.parametrize(
+    "retry_after", [str(49 * 3600), str(3 * 365 * 86400), "1e12", "Fri, 01 Jan 2100 00:00:00 GMT"]
+)
+async def test_a_daily_reset_further_than_two_days_is_refused_for_the_next_midnight(
+    router: respx.MockRouter,
+    make_client: MakeClient,
+    caplog: pytest.LogCaptureFixture,
+    retry_after: str,
+) -> None:
+    router.get(PATH).mock(return_value=_429("DAILY", retry_after))
+    with (
+        caplog.at_level(logging.WARNING, logger="smuves_sync.hubspot.client"),
+        pytest.raises(HubSpotDailyLimitReached) as caught,
+    ):
+        await make_client().count("site_page")
+    # The fake clock stands at 2026-03-10 15:30 UTC; the portal's zone is UTC.
+    assert caught.value.resets_at == datetime(2026, 3, 11, tzinfo=UTC)
+    assert "refused as malformed" in caplog.text
