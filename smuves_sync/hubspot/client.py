@@ -47,10 +47,11 @@ from smuves_sync.errors import (
     HubSpotRetryableError,
     MalformedResponse,
     ResponseTooLarge,
+    RunawayListing,
 )
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
-from smuves_sync.hubspot.paging import ForwardPaging, Position
+from smuves_sync.hubspot.paging import ForwardPaging, ListingBound, Position
 from smuves_sync.hubspot.ratelimit import (
     MAX_DAILY_RESET_SECONDS,
     RateLimitRegistry,
@@ -179,12 +180,15 @@ class HubSpotClient:
         """Every page of `content_type`, from the beginning or from a page's saved `cursor`.
 
         `expected`: how many objects are still to come (both passes), if the caller knows.
+        It also bounds the listing: one that produces far more (`paging.runaway_limit`; the
+        listings' own totals when `expected` is None) raises `RunawayListing`.
         """
         spec = self._registry.get(content_type)
         state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
         if state.done:
             return
         left = expected
+        bound = ListingBound(spec.page_size, expected)
         lane = self._budget.lane(_requests_for(left, spec.page_size))
         try:
             passes = [False, True] if include_archived and spec.archived_pass else [False]
@@ -205,6 +209,16 @@ class HubSpotClient:
                     async for items, nxt, total in self._walk(
                         spec, path, archived, start, parent_id, spec.name, lane
                     ):
+                        if seen == 0:
+                            bound.part_started(total)
+                        if not bound.add(len(items)):
+                            raise RunawayListing(
+                                f"the {spec.name} listing does not end: {bound.describe()}; "
+                                "HubSpot keeps handing out new cursors. The next fetch counts "
+                                "afresh and lists from the start",
+                                portal_id=self.portal_id,
+                                content_type=str(spec.name),
+                            )
                         seen += len(items)
                         if left is not None:
                             left = max(left - len(items), 0)

@@ -14,6 +14,7 @@ from smuves_sync.errors import (
     HubSpotRetryableError,
     MalformedResponse,
     ResponseTooLarge,
+    RunawayListing,
 )
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus
 from smuves_sync.workers.failures import Fail, Park, outcome_for
@@ -56,6 +57,7 @@ def test_a_forbidden_type_names_the_scope_it_needs() -> None:
         (MalformedResponse("cut off"), True),
         (HubSpotNotFound("gone", status=404), False),
         (ResponseTooLarge("past the limit", status=200), False),
+        (RunawayListing("does not end"), False),
         (OSError("disk full"), True),
     ],
 )

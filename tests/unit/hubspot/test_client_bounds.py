@@ -5,14 +5,21 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 import respx
 
-from smuves_sync.errors import HubSpotDailyLimitReached, HubSpotRetryableError, ResponseTooLarge
+from smuves_sync.errors import (
+    HubSpotDailyLimitReached,
+    HubSpotRetryableError,
+    ResponseTooLarge,
+    RunawayListing,
+)
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.paging import runaway_limit
 from smuves_sync.settings import Settings
 from tests.unit.hubspot.conftest import BASE_URL, PORTAL, FakeClock, MakeClient, json_response
 from tests.unit.hubspot.fixtures import load
@@ -203,3 +210,87 @@ async def test_a_daily_reset_further_than_two_days_is_refused_for_the_next_midni
     # The fake clock stands at 2026-03-10 15:30 UTC; the portal's zone is UTC.
     assert caught.value.resets_at == datetime(2026, 3, 11, tzinfo=UTC)
     assert "refused as malformed" in caplog.text
+
+
+# -- listings that never end ---------------------------------------------------------------
+
+
+def test_the_runaway_limit_is_twice_the_count_or_ten_pages_more() -> None:
+    assert runaway_limit(1000, 100) == 2000
+    assert runaway_limit(10, 100) == 1010
+    assert runaway_limit(0, 1000) == 10_000
+    assert runaway_limit(None, 100) == 10_000_000
+
+
+def endless(total: int | None, *, pages: int = 60) -> Callable[[httpx.Request], httpx.Response]:
+    """A site-page listing that says `total` but hands out a fresh cursor with every full page
+    of 100 (only giving up after `pages` pages, so that a client without a bound finishes)."""
+    template = load("site_pages_1")["results"][0]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        start = int(request.url.params.get("after", "0"))
+        results = [{**template, "id": str(90_000_000 + n)} for n in range(start, start + 100)]
+        body: dict[str, object] = {"results": results}
+        if total is not None:
+            body["total"] = total
+        if start // 100 < pages - 1:
+            body["paging"] = {"next": {"after": str(start + 100)}}
+        return json_response(body)
+
+    return handler
+
+
+async def stopped(client: HubSpotClient, expected: int | None = None) -> tuple[int, RunawayListing]:
+    """How many objects the listing handed out before it was stopped, and why it was."""
+    handed_out = 0
+    with pytest.raises(RunawayListing) as caught:
+        async for page in client.pages("site_page", include_archived=False, expected=expected):
+            handed_out += len(page.items)
+    return handed_out, caught.value
+
+
+async def test_a_cursor_that_never_ends_is_stopped_past_twice_the_count(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    route = router.get(PATH).mock(side_effect=endless(1000))
+    handed_out, error = await stopped(make_client(), expected=1000)
+    # 2,000 objects pass; the page that would make 2,100 is not handed out.
+    assert handed_out == 2000
+    assert route.call_count == 21
+    assert (error.portal_id, error.content_type, error.retryable) == (PORTAL, "site_page", False)
+    assert "2,100 objects against HubSpot's count of 1,000" in str(error)
+    assert "stopped past 2,000" in str(error)
+
+
+async def test_a_small_count_gets_ten_pages_of_slack(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    router.get(PATH).mock(side_effect=endless(10))
+    assert (await stopped(make_client(), expected=10))[0] == 1000
+
+
+async def test_without_an_expected_count_the_listings_own_total_bounds_it(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    router.get(PATH).mock(side_effect=endless(1500))
+    assert (await stopped(make_client()))[0] == 3000
+
+
+async def test_without_any_count_a_generous_absolute_cap_stops_it(
+    router: respx.MockRouter, make_client: MakeClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("smuves_sync.hubspot.paging.UNCOUNTED_MAX_OBJECTS", 2500)
+    router.get(PATH).mock(side_effect=endless(None))
+    handed_out, error = await stopped(make_client())
+    assert handed_out == 2500
+    assert "no count from HubSpot" in str(error)
+
+
+async def test_growth_within_the_margin_is_listed_whole(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    # Counted 300; 1,300 were created while the listing ran (the most ten pages allow).
+    router.get(PATH).mock(side_effect=endless(300, pages=13))
+    client = make_client()
+    pages = [p async for p in client.pages("site_page", include_archived=False, expected=300)]
+    assert sum(len(p.items) for p in pages) == 1300
