@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -131,6 +133,33 @@ async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
     assert (row["id"], row["status"]) == (job.id, "completed")
     said = [r for r in caplog.records if "firing due schedules" in r.getMessage()]
     assert said and said[0].levelno == logging.ERROR and "blog_author" in said[0].getMessage()
+
+
+async def test_smuves_worker_starts_and_exits_cleanly_past_a_schedule_that_never_fires(
+    factory: Factory, db: Database, db_url: str
+) -> None:
+    portal = await factory.portal()
+    never = await factory.schedule(portal, cron_expression="0 0 31 2 *", next_run_at=LONG_AGO)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
+    env["SMUVES_DATABASE_URL"] = db_url
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "from smuves_sync.cli import main; main()",
+        "worker",
+        "--burst",
+        "--kinds",
+        "export",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+
+    assert process.returncode == 0, err.decode()
+    assert f"schedule {never} (portal {portal}, '0 0 31 2 *') disabled" in err.decode()
+    [row] = await read(db.pool, "opscheck_schedules")
+    assert row["enabled"] is False
 
 
 async def _jobs(db: Database, portal: int) -> list[dict[str, object]]:
