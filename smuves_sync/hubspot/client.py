@@ -18,12 +18,13 @@ budget knows from the first request; without it the listing's own `total` is use
 
 Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
 and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
-wait on the portal's shared budget (see `ratelimit`), a spent daily budget raises
-`HubSpotDailyLimitReached` with `resets_at`, a 403 raises `ContentTypeUnavailable`, any
-answer of the wrong shape raises `MalformedResponse`, and a body past
-`hubspot_max_response_bytes` raises `ResponseTooLarge` (bodies are streamed, never read past
-the limit). The token is held as a `SecretStr` and
-never appears in a log line, a repr or an error message.
+wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After` is capped at
+`hubspot_max_retry_after_seconds`), a spent daily budget raises `HubSpotDailyLimitReached`
+with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape
+raises `MalformedResponse`. Answers are bounded: bodies are streamed and never read past
+`hubspot_max_response_bytes` (`ResponseTooLarge`), and a listing that runs far past HubSpot's
+count raises `RunawayListing`. The token is held as a `SecretStr` and never appears in a log
+line, a repr or an error message.
 """
 
 from __future__ import annotations
