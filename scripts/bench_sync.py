@@ -61,12 +61,12 @@ from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
 from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import run_snapshot
 
 PORTAL = 4711
 TOKEN = "bench-private-app-token"
-SECRET = "bench secret key"
+SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
 PHASES = ("sync", "ingest", "export")

@@ -35,13 +35,11 @@ from smuves_sync.db import database_url, migrate
 from smuves_sync.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import RunSnapshot
 
 DEMO_PORTAL = 1001
 DEMO_TOKEN = "demo-private-app-token"
-# Only for the fake portal's token, when the operator has not set a key of their own.
-DEMO_SECRET_KEY = "smuves-demo-secret-key"
 
 
 def demo_portal(scale: float = 1.0) -> PortalSpec:
@@ -140,7 +138,8 @@ def main() -> int:
     args = parser.parse_args()
     overrides: dict[str, Any] = {}
     if not os.environ.get("SMUVES_SECRET_KEY"):
-        overrides["secret_key"] = SecretStr(DEMO_SECRET_KEY)
+        # A key of the demo's own, for the fake portal's token only.
+        overrides["secret_key"] = SecretStr(new_secret_key())
     settings = load_settings(**overrides)
     console = Console()
     configure_logging(console)

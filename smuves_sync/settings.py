@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     hubspot_max_retries: int = Field(default=5, ge=0)
 
     # Secrets and outputs.
+    # Fernet keys (`smuves secret-key`), comma-separated, newest first: the first encrypts
+    # portal tokens, any of them decrypts (rotation). Checked by token_crypto, not here.
     secret_key: SecretStr | None = None
     jwt_secret: SecretStr | None = None
     # Checked against a bearer token's `aud` when set (Supabase user tokens: "authenticated").

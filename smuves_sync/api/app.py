@@ -26,7 +26,7 @@ from smuves_sync.api.errors import install_error_handlers
 from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
 from smuves_sync.settings import Settings
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 
 TITLE = "smuves-sync"
 DESCRIPTION = (
@@ -80,5 +80,8 @@ def create_app(
 
 def openapi_document() -> dict[str, Any]:
     """The app's OpenAPI document; needs no secrets and opens nothing."""
-    placeholder = SecretStr("placeholder: only the document is built")
-    return create_app(Settings(jwt_secret=placeholder, secret_key=placeholder)).openapi()
+    placeholders = Settings(
+        jwt_secret=SecretStr("placeholder: only the document is built"),
+        secret_key=SecretStr(new_secret_key()),
+    )
+    return create_app(placeholders).openapi()

@@ -9,6 +9,7 @@ from smuves_sync.cli.export import export
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
 from smuves_sync.cli.portal import portal
 from smuves_sync.cli.schedule import schedule
+from smuves_sync.cli.secret_key import secret_key
 from smuves_sync.cli.serve import serve
 from smuves_sync.cli.sync import sync
 from smuves_sync.cli.worker import worker
@@ -26,6 +27,7 @@ cli.add_command(sync)
 cli.add_command(worker)
 cli.add_command(export)
 cli.add_command(serve)
+cli.add_command(secret_key)
 for _command in (*OPS_COMMANDS, schedule):
     cli.add_command(_command)
 

@@ -2,7 +2,8 @@
 
 The token is a HubSpot private app token, read from SMUVES_HUBSPOT_TOKEN or, with
 --token-stdin, from standard input (so it stays out of shell history and `ps`). It is
-encrypted with SMUVES_SECRET_KEY before it reaches the database and is never printed.
+encrypted with SMUVES_SECRET_KEY (`smuves secret-key` prints one) before it reaches the
+database and is never printed.
 """
 
 from __future__ import annotations

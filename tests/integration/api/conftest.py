@@ -30,10 +30,11 @@ from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, Pool, pool_for
 from smuves_sync.db.queries import load_queries
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import new_secret_key
 from tests.factories import Factory
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
-SECRET_KEY = "portal-token-key-for-tests-only"
+SECRET_KEY = new_secret_key()
 SQL = load_queries(Path(__file__).parent)
 
 
