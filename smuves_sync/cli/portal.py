@@ -14,7 +14,7 @@ import sys
 import click
 from pydantic import SecretStr
 
-from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.db import Database
 from smuves_sync.db.portals import app_user_ensure, portal_get, portal_save
@@ -64,14 +64,24 @@ async def add_portal(
 
 def _token(settings: Settings, from_stdin: bool) -> SecretStr:
     if from_stdin:
-        return SecretStr(sys.stdin.readline().strip())
-    if settings.hubspot_token is None:
+        line = sys.stdin.buffer.readline()
+        token = SecretStr(line.decode("utf-8", "surrogateescape").strip())
+    elif settings.hubspot_token is None:
         raise command_error(
             "no HubSpot token: set SMUVES_HUBSPOT_TOKEN or pass the token on standard input "
             "with --token-stdin",
             ExitCode.USAGE,
         )
-    return settings.hubspot_token
+    else:
+        token = settings.hubspot_token
+    # HubSpot tokens are printable ASCII; anything else (undecodable bytes) is a wrong paste.
+    value = token.get_secret_value()
+    if not (value.isascii() and value.isprintable()):
+        raise command_error(
+            "the HubSpot token has characters no HubSpot token has (it is printable ASCII)",
+            ExitCode.USAGE,
+        )
+    return token
 
 
 @click.group()
@@ -80,7 +90,7 @@ def portal() -> None:
 
 
 @portal.command("add")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--name", required=True, help="A name people recognise the portal by.")
 @click.option(
     "--owner", "owner_email", default=None, help=f"Owner's email (default {DEFAULT_OWNER})."

@@ -27,7 +27,11 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         return Settings(**overrides)
     except ValidationError as error:
-        raise command_error(f"configuration error: {error}", ExitCode.USAGE) from error
+        # One line naming each variable; the values stay out of it (some are secrets).
+        problems = "; ".join(
+            f"SMUVES_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors()
+        )
+        raise command_error(f"configuration error: {problems}", ExitCode.USAGE) from None
 
 
 @asynccontextmanager

@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 from rich.logging import RichHandler
 
-from smuves_sync.cli.common import ExitCode, run_async
+from smuves_sync.cli.common import ID, ExitCode, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.models import ContentType, JobKind
@@ -83,7 +83,7 @@ def configure_logging(console: Console, level: int = logging.WARNING) -> None:
 
 
 @click.command("sync")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--types", default=None, help="Comma-separated content types (default: all of them).")
 @click.option("--no-wait", is_flag=True, help="Only enqueue the run; workers will work it.")
 @click.option(
