@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     jwt_audience: str | None = None
     export_dir: Path = Path("exports")
 
+    # HTTP API edges.
+    # Larger request bodies are refused (413) before they are read to the end.
+    max_request_bytes: int = Field(default=1024 * 1024, ge=1)
+
     def lease_seconds(self, kind: JobKind) -> float:
         """The lease a claimed job of `kind` holds before another worker may take it over."""
         return self.fetch_lease_seconds if kind is JobKind.FETCH else self.export_lease_seconds

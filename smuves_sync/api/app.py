@@ -5,7 +5,8 @@
 
 Secrets are checked when the app is made, not at the first request: without
 ``SMUVES_JWT_SECRET`` no token can be verified and without ``SMUVES_SECRET_KEY`` no portal
-token can be stored, so either missing is a `ConfigurationError`.
+token can be stored, so either missing is a `ConfigurationError`. The middlewares in `edges`
+authenticate and limit requests before a route reads their body.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import smuves_sync.metrics  # noqa: F401
 from smuves_sync.api import content, exports, notifications, ops, portals, runs
 from smuves_sync.api.auth import TokenVerifier
 from smuves_sync.api.context import ApiContext
+from smuves_sync.api.edges import install_edges
 from smuves_sync.api.errors import install_error_handlers
 from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
@@ -31,7 +33,9 @@ from smuves_sync.token_crypto import TokenCipher, new_secret_key
 TITLE = "smuves-sync"
 DESCRIPTION = (
     "Fetch a HubSpot portal's CMS content into Postgres, follow the runs, export the content. "
-    "Every /v1 call needs `Authorization: Bearer <JWT>` (HS256, `sub` = your user id). "
+    "Every /v1 call needs `Authorization: Bearer <JWT>` (HS256, `sub` = your user id); "
+    "without a valid one the answer is 401 before any body is read. Bodies over 1 MiB (unless "
+    "configured otherwise) answer 413. "
     "Errors are `{code, message}`; what is not yours answers 404, like what does not exist."
 )
 
@@ -73,6 +77,7 @@ def create_app(
     if pool is not None:
         app.state.context = context_for(pool)
     install_error_handlers(app)
+    install_edges(app, verifier=verifier, max_body=settings.max_request_bytes)
     for module in (portals, content, runs, exports, notifications, ops):
         app.include_router(module.router)
     return app

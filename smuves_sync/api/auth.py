@@ -2,10 +2,14 @@
 
     verifier = TokenVerifier(settings.jwt_secret)
     principal = verifier.verify(token)          # -> Principal(user_id, email) or ApiError 401
+    principal = verifier.from_header(request.headers.get("authorization"))
 
 `sub` must be the user's uuid and `exp` must be present and in the future. `aud` is checked
 only when ``SMUVES_JWT_AUDIENCE`` is set (Supabase's user tokens say "authenticated"). The
 `email` claim, when present and well formed, becomes the user's email in app_users.
+
+Requests under /v1 are authenticated by `edges.Authenticate` before their body is read; the
+`current_principal` dependency hands the route what it found (and documents the scheme).
 """
 
 from __future__ import annotations
@@ -83,6 +87,13 @@ class TokenVerifier:
         usable = isinstance(email, str) and 0 < len(email) <= 320 and email.isprintable()
         return Principal(user_id=user_id, email=email if usable else None)
 
+    def from_header(self, authorization: str | None) -> Principal:
+        """The principal of an ``Authorization: Bearer <token>`` header value, or 401."""
+        scheme, _, credentials = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not credentials.strip():
+            raise unauthenticated("an Authorization: Bearer <token> header is required")
+        return self.verify(credentials.strip())
+
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -90,14 +101,21 @@ _bearer = HTTPBearer(
 )
 
 
+PRINCIPAL_STATE = "principal"
+
+
 def current_principal(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
-    """FastAPI dependency: the caller, or 401."""
+    """FastAPI dependency: the caller (as `edges.Authenticate` found them), or 401."""
+    found = request.scope.get("state", {}).get(PRINCIPAL_STATE)
+    if isinstance(found, Principal):
+        return found
+    # Outside the middleware's paths: verify here (the body, if any, has been read by now).
+    verifier: TokenVerifier = request.app.state.verifier
     if credentials is None:
         raise unauthenticated("an Authorization: Bearer <token> header is required")
-    verifier: TokenVerifier = request.app.state.verifier
     return verifier.verify(credentials.credentials)
 
 

@@ -1,0 +1,152 @@
+"""The API's edges: who is asked first (401 before any body is read) and how large a body may
+be (413, declared or chunked)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from smuves_sync.api import create_app
+from smuves_sync.db import Pool
+from smuves_sync.settings import Settings
+from tests.integration.api.conftest import (
+    User,
+    make_token,
+    rows,
+)
+
+_USER = uuid.UUID("00000000-0000-4000-8000-0000000000e1")
+MiB = 1024 * 1024
+
+
+def _client(app: FastAPI, base_url: str = "http://api") -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=base_url)
+
+
+# -- authentication comes before the body --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "headers"),
+    [
+        (b"{not json", {}),
+        (b'{"id": "not a number"}', {}),
+        (b"{not json", {"Authorization": "Bearer not-a-jwt"}),
+        (b"{not json", {"Authorization": f"Bearer {make_token(_USER, secret='x' * 40)}"}),
+    ],
+    ids=["malformed-no-token", "invalid-no-token", "malformed-bad-token", "malformed-wrong-key"],
+)
+async def test_a_body_from_nobody_known_is_never_parsed(
+    client: httpx.AsyncClient, content: bytes, headers: dict[str, str]
+) -> None:
+    response = await client.post(
+        "/v1/portals", content=content, headers={**headers, "Content-Type": "application/json"}
+    )
+    assert response.status_code == 401, response.text
+    assert response.json()["code"] == "UNAUTHENTICATED"
+    assert response.headers["www-authenticate"] == "Bearer"
+
+
+async def test_an_unauthenticated_body_is_not_read(app: FastAPI) -> None:
+    reads = 0
+
+    async def body() -> AsyncIterator[bytes]:
+        nonlocal reads
+        for _ in range(4):
+            reads += 1
+            yield b"x" * 1024
+
+    async with _client(app) as client:
+        response = await client.post("/v1/portals/1/fetches", content=body())
+    assert response.status_code == 401
+    assert reads <= 1  # at most what the transport pulls before the app is called
+
+
+async def test_a_signed_in_callers_bad_body_is_still_422(
+    client: httpx.AsyncClient, alice: User
+) -> None:
+    response = await client.post(
+        "/v1/portals",
+        content=b"{not json",
+        headers={**alice.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 422 and response.json()["code"] == "INVALID_INPUT"
+
+
+# -- body size -------------------------------------------------------------------------------------
+
+
+def _too_large(response: httpx.Response, limit: int) -> None:
+    assert response.status_code == 413, response.text
+    assert response.json() == {
+        "code": "PAYLOAD_TOO_LARGE",
+        "message": f"the request body is larger than {limit} bytes",
+    }
+
+
+async def test_a_declared_body_over_one_mib_is_413_and_changes_nothing(
+    client: httpx.AsyncClient, admin_pool: Pool, alice: User
+) -> None:
+    # Valid JSON the route would accept, but padded past the limit.
+    body = b'{"id": 4242, "name": "' + b"n" * MiB + b'", "token": "pat"}'
+    response = await client.post(
+        "/v1/portals",
+        content=body,
+        headers={**alice.headers, "Content-Type": "application/json"},
+    )
+    _too_large(response, MiB)
+    assert await rows(admin_pool, "check_portal_token", portal_id=4242) == []
+
+
+async def test_a_chunked_body_over_the_limit_is_413(
+    api_settings: Settings, api_pool: Pool, admin_pool: Pool, alice: User
+) -> None:
+    app = create_app(api_settings.model_copy(update={"max_request_bytes": 1000}), pool=api_pool)
+
+    async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: sent chunked
+        yield b'{"id": 4243, "name": "'
+        for _ in range(10):
+            yield b"n" * 200
+        yield b'", "token": "pat"}'
+
+    async with _client(app) as client:
+        response = await client.post(
+            "/v1/portals",
+            content=chunks(),
+            headers={**alice.headers, "Content-Type": "application/json"},
+        )
+        small = await client.post(
+            "/v1/portals",
+            json={"id": 4244, "name": "small", "token": "pat"},
+            headers=alice.headers,
+        )
+    _too_large(response, 1000)
+    assert await rows(admin_pool, "check_portal_token", portal_id=4243) == []
+    assert small.status_code == 201
+
+
+async def test_a_chunked_body_over_the_limit_is_413_over_the_wire(
+    app_server: str, admin_pool: Pool, alice: User
+) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'{"id": 4245, "name": "'
+        for _ in range(40):
+            yield b"n" * 64 * 1024
+        yield b'", "token": "pat"}'
+
+    async with httpx.AsyncClient(base_url=app_server, timeout=30) as client:
+        try:
+            response = await client.post(
+                "/v1/portals",
+                content=chunks(),
+                headers={**alice.headers, "Content-Type": "application/json"},
+            )
+        except httpx.WriteError:  # the server may close before the client has sent it all
+            response = None
+    if response is not None:
+        _too_large(response, MiB)
+    assert await rows(admin_pool, "check_portal_token", portal_id=4245) == []
