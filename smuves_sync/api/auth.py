@@ -1,7 +1,7 @@
 """Bearer tokens: HS256 JWTs signed with ``SMUVES_JWT_SECRET``, the shape Supabase issues.
 
     verifier = TokenVerifier(settings.jwt_secret)
-    principal = verifier.verify(token)          # -> Principal(user_id, email) or ApiError 401
+    principal = verifier.verify(token)      # -> Principal(user_id, email, expires_at) or 401
     principal = verifier.from_header(request.headers.get("authorization"))
 
 `sub` must be the user's uuid and `exp` must be present and in the future. `aud` is checked
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 import jwt
@@ -37,6 +38,8 @@ class Principal:
 
     user_id: uuid.UUID
     email: str | None
+    # The token's `exp`: what the caller was let in with ends there (an event stream too).
+    expires_at: datetime
 
 
 def unauthenticated(message: str) -> ApiError:
@@ -85,7 +88,9 @@ class TokenVerifier:
             raise unauthenticated("the bearer token's 'sub' claim is not a user id") from None
         email = claims.get("email")
         usable = isinstance(email, str) and 0 < len(email) <= 320 and email.isprintable()
-        return Principal(user_id=user_id, email=email if usable else None)
+        # PyJWT has checked that `exp` is a number in the future (give or take the leeway).
+        expires_at = datetime.fromtimestamp(float(claims["exp"]), UTC)
+        return Principal(user_id=user_id, email=email if usable else None, expires_at=expires_at)
 
     def from_header(self, authorization: str | None) -> Principal:
         """The principal of an ``Authorization: Bearer <token>`` header value, or 401."""

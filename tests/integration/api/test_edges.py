@@ -1,10 +1,13 @@
-"""The API's edges: who is asked first (401 before any body is read) and how large a body may
-be (413, declared or chunked)."""
+"""The API's edges: who is asked first (401 before any body is read), how large a body may be
+(413, declared or chunked) and how long an event stream lives (its token's)."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import uuid
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -12,7 +15,9 @@ from fastapi import FastAPI
 
 from smuves_sync.api import create_app
 from smuves_sync.db import Pool
+from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
+from tests.factories import Factory
 from tests.integration.api.conftest import (
     User,
     make_token,
@@ -150,3 +155,24 @@ async def test_a_chunked_body_over_the_limit_is_413_over_the_wire(
     if response is not None:
         _too_large(response, MiB)
     assert await rows(admin_pool, "check_portal_token", portal_id=4245) == []
+
+
+# -- event streams end with their token ------------------------------------------------------------
+
+
+async def test_the_event_stream_ends_when_its_token_expires(
+    client: httpx.AsyncClient, factory: Factory, alice: User
+) -> None:
+    portal = await factory.portal(alice.id)
+    run = await factory.run(portal, owner=alice.id, status=RunStatus.RUNNING)
+    await factory.job(run, status=JobStatus.RUNNING, processed=1, total=10)
+    short = make_token(alice.id, email=alice.email, expires_in=timedelta(seconds=2))
+    async with asyncio.timeout(20):  # without the expiry the stream would follow the run forever
+        response = await client.get(
+            f"/v1/runs/{run.id}/events", headers={"Authorization": f"Bearer {short}"}
+        )
+    assert response.status_code == 200
+    names = re.findall(r"^event: (\w+)$", response.text, re.MULTILINE)
+    assert names[0] == "progress" and names[-1] == "expired"
+    assert "end" not in names
+    assert f'data: {{"id": {run.id}}}' in response.text.rsplit("event: expired", 1)[1]
