@@ -56,7 +56,7 @@ export: $(STAMP) ## export stored content: make export PORTAL=<id> [TYPE=site_pa
 worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export] [CONCURRENCY=4]
 	$(BIN)/smuves worker --kinds $(KINDS) --concurrency $(CONCURRENCY)
 
-serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_SECRET_KEY); make serve [PORT=8000]
+serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JWT_AUDIENCE, SMUVES_SECRET_KEY); make serve [PORT=8000]
 	$(BIN)/smuves serve --port $(or $(PORT),8000)
 
 bench: bench-queue bench-client bench-sync ## run every benchmark (extra flags for each: ARGS=...)

@@ -1,12 +1,14 @@
 """Bearer tokens: HS256 JWTs signed with ``SMUVES_JWT_SECRET``, the shape Supabase issues.
 
-    verifier = TokenVerifier(settings.jwt_secret)
+    verifier = TokenVerifier(settings.jwt_secret, audience="authenticated")
     principal = verifier.verify(token)      # -> Principal(user_id, email, expires_at) or 401
     principal = verifier.from_header(request.headers.get("authorization"))
 
-`sub` must be the user's uuid and `exp` must be present and in the future. `aud` is checked
-only when ``SMUVES_JWT_AUDIENCE`` is set (Supabase's user tokens say "authenticated"). The
-`email` claim, when present and well formed, becomes the user's email in app_users.
+`sub` must be the user's uuid and `exp` must be present and in the future. `aud` must be
+``SMUVES_JWT_AUDIENCE`` (Supabase's user tokens say "authenticated"); a verifier without an
+audience is refused unless ``SMUVES_JWT_ALLOW_ANY_AUDIENCE`` says so on purpose, since a
+token issued for another application of the same identity provider would pass. The `email`
+claim, when present and well formed, becomes the user's email in app_users.
 
 Requests under /v1 are authenticated by `edges.Authenticate` before their body is read; the
 `current_principal` dependency hands the route what it found (and documents the scheme).
@@ -50,13 +52,25 @@ def unauthenticated(message: str) -> ApiError:
 class TokenVerifier:
     """Checks signature, expiry and subject of bearer tokens; the secret stays inside."""
 
-    def __init__(self, secret: SecretStr | None, *, audience: str | None = None) -> None:
+    def __init__(
+        self,
+        secret: SecretStr | None,
+        *,
+        audience: str | None = None,
+        allow_any_audience: bool = False,
+    ) -> None:
         if secret is None or not secret.get_secret_value():
             raise ConfigurationError(
                 "SMUVES_JWT_SECRET is not set; the HTTP API needs it to verify bearer tokens"
             )
+        if not audience and not allow_any_audience:
+            raise ConfigurationError(
+                "SMUVES_JWT_AUDIENCE is not set; the HTTP API accepts only tokens issued for it "
+                "(Supabase: authenticated); set SMUVES_JWT_ALLOW_ANY_AUDIENCE=1 to accept any "
+                "audience on purpose"
+            )
         self._secret = secret
-        self._audience = audience
+        self._audience = audience or None
 
     def __repr__(self) -> str:
         return "TokenVerifier(<hidden>)"

@@ -1,7 +1,9 @@
-"""What every request meets before a route: who is asking, how large the body is.
+"""What every request meets before a route: who is asking, how large the body is, which port.
 
-Two pure ASGI middlewares, outermost first (`install_edges`):
+Three pure ASGI middlewares, outermost first (`install_edges`):
 
+    Listeners        with `smuves serve --metrics-port`, that port serves /metrics and nothing
+                     else, and marks the requests it serves
     Authenticate     requests for a /v1 route carry a valid bearer token or are answered 401
                      at once: no body is read, parsed or validated for a caller nobody knows
                      (an unknown path or method is left to the router: 404, 405)
@@ -28,6 +30,9 @@ from smuves_sync.api.errors import ApiError, error_response
 log = logging.getLogger(__name__)
 
 PROTECTED_PREFIX = "/v1"
+METRICS_PATH = "/metrics"
+# Set on requests that came in on the metrics listener.
+METRICS_LISTENER_STATE = "metrics_listener"
 
 
 def _under(path: str, prefix: str) -> bool:
@@ -73,6 +78,26 @@ class Authenticate:
             await _answer(scope, receive, send, error)
             return
         scope.setdefault("state", {})[PRINCIPAL_STATE] = principal
+        await self.app(scope, receive, send)
+
+
+class Listeners:
+    """Requests on the metrics port reach /metrics only; the tenants' port is unchanged."""
+
+    def __init__(self, app: ASGIApp, *, metrics_port: int) -> None:
+        self.app = app
+        self.metrics_port = metrics_port
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """404 for anything but /metrics on the metrics port; mark what it lets through."""
+        server = scope.get("server")
+        if scope["type"] != "http" or not server or server[1] != self.metrics_port:
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] != METRICS_PATH:
+            await _answer(scope, receive, send, ApiError(404, "NOT_FOUND", "Not Found"))
+            return
+        scope.setdefault("state", {})[METRICS_LISTENER_STATE] = True
         await self.app(scope, receive, send)
 
 
@@ -132,8 +157,12 @@ class LimitBody:
             log.debug("request refused as too large; the app's error is dropped", exc_info=True)
 
 
-def install_edges(app: FastAPI, *, verifier: TokenVerifier, max_body: int) -> None:
-    """Add the middlewares to `app`: Authenticate, then LimitBody."""
+def install_edges(
+    app: FastAPI, *, verifier: TokenVerifier, max_body: int, metrics_port: int | None = None
+) -> None:
+    """Add the middlewares to `app`: Listeners (with `metrics_port`), Authenticate, LimitBody."""
     # Starlette runs the middleware added last first.
     app.add_middleware(LimitBody, limit=max_body)
     app.add_middleware(Authenticate, verifier=verifier, router=app.router)
+    if metrics_port is not None:
+        app.add_middleware(Listeners, metrics_port=metrics_port)

@@ -35,6 +35,10 @@ from tests.factories import Factory
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = new_secret_key()
+# The `aud` of the tokens `make_token` signs, as Supabase's user tokens say.
+AUDIENCE = "authenticated"
+METRICS_TOKEN = "metrics-token-for-tests-only"
+METRICS_HEADERS = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 SQL = load_queries(Path(__file__).parent)
 
 
@@ -52,7 +56,7 @@ def make_token(
         "sub": str(sub),
         "email": email,
         "exp": datetime.now(UTC) + expires_in,
-        "aud": "authenticated",
+        "aud": AUDIENCE,
         "role": "authenticated",
         **claims,
     }
@@ -89,7 +93,9 @@ def api_settings(db_url: str, tmp_path: Path) -> Settings:
     return Settings(
         database_url=db_url,
         jwt_secret=SecretStr(JWT_SECRET),
+        jwt_audience=AUDIENCE,
         secret_key=SecretStr(SECRET_KEY),
+        metrics_token=SecretStr(METRICS_TOKEN),
         export_dir=tmp_path / "exports",
     )
 
