@@ -15,7 +15,7 @@ import click
 from pydantic import SecretStr
 
 from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
-from smuves_sync.cli.session import load_settings, login_database
+from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.portals import app_user_ensure, portal_get, portal_save
 from smuves_sync.errors import InvalidInput
@@ -99,10 +99,10 @@ def portal() -> None:
 def add(portal_id: int, name: str, owner_email: str | None, token_stdin: bool) -> None:
     """Add PORTAL_ID (HubSpot's hub id), or update its name, owner and token."""
     settings = load_settings()
+    cipher = token_cipher(settings)
     token = _token(settings, token_stdin)
 
     async def main() -> Portal:
-        cipher = TokenCipher(settings.secret_key)
         async with login_database(settings) as db:
             return await add_portal(db, cipher, portal_id, name, token, owner_email=owner_email)
 

@@ -1,6 +1,7 @@
 """Settings and database sessions for the commands that work jobs or change portals.
 
     settings = load_settings()
+    cipher = token_cipher(settings)                 # exits 2 unless SMUVES_SECRET_KEY is valid
     async with worker_database(settings, max_size=8) as (db, conninfo): ...   # smuves_worker
     async with login_database(settings) as db: ...                          # login role
 
@@ -19,7 +20,9 @@ from pydantic import ValidationError
 
 from smuves_sync.cli.common import ExitCode, command_error
 from smuves_sync.db import Database, DbRole, database_url, migrate, pool_for
+from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -32,6 +35,14 @@ def load_settings(**overrides: Any) -> Settings:
             f"SMUVES_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors()
         )
         raise command_error(f"configuration error: {problems}", ExitCode.USAGE) from None
+
+
+def token_cipher(settings: Settings) -> TokenCipher:
+    """The cipher of ``SMUVES_SECRET_KEY``; a missing or invalid key exits 2 with one line."""
+    try:
+        return TokenCipher(settings.secret_key)
+    except ConfigurationError as error:
+        raise command_error(str(error), ExitCode.USAGE) from None
 
 
 @asynccontextmanager
