@@ -143,6 +143,7 @@ async def bench_sync(
         with serve_in_subprocess([spec], config) as fake:
             env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
             env.update(
+                SMUVES_ENV_FILE="",  # the playground's .env, if any, is not the bench's
                 SMUVES_DATABASE_URL=url,
                 SMUVES_HUBSPOT_BASE_URL=fake.base_url,
                 SMUVES_SECRET_KEY=SECRET,
