@@ -66,12 +66,12 @@ from smuves_sync.testing.fake_hubspot import (
 )
 from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
 from smuves_sync.testing.scratch import scratch_database
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import run_snapshot
 
 PORTAL = 4711
 TOKEN = "bench-private-app-token"
-SECRET = "bench secret key"
+SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
 PHASES = ("sync", "ingest", "export")
@@ -149,6 +149,7 @@ async def bench_sync(
         with serve_in_subprocess([spec], config) as fake:
             env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
             env.update(
+                SMUVES_ENV_FILE="",  # the playground's .env, if any, is not the bench's
                 SMUVES_DATABASE_URL=url,
                 SMUVES_HUBSPOT_BASE_URL=fake.base_url,
                 SMUVES_SECRET_KEY=SECRET,

@@ -54,11 +54,22 @@ class Settings(BaseSettings):
     hubspot_max_retry_after_seconds: float = Field(default=3600, gt=0)
 
     # Secrets and outputs.
+    # Fernet keys (`smuves secret-key`), comma-separated, newest first: the first encrypts
+    # portal tokens, any of them decrypts (rotation). Checked by token_crypto, not here.
     secret_key: SecretStr | None = None
     jwt_secret: SecretStr | None = None
-    # Checked against a bearer token's `aud` when set (Supabase user tokens: "authenticated").
+    # Checked against a bearer token's `aud` (Supabase user tokens: "authenticated"). The API
+    # refuses to start without it unless `jwt_allow_any_audience` says so on purpose.
     jwt_audience: str | None = None
+    jwt_allow_any_audience: bool = False
     export_dir: Path = Path("exports")
+
+    # HTTP API edges.
+    # Larger request bodies are refused (413) before they are read to the end.
+    max_request_bytes: int = Field(default=1024 * 1024, ge=1)
+    # Set: /metrics on the API's port answers only `Authorization: Bearer <this>`. Unset: it is
+    # served only on `smuves serve --metrics-port`, never on the tenants' port.
+    metrics_token: SecretStr | None = None
 
     def lease_seconds(self, kind: JobKind) -> float:
         """The lease a claimed job of `kind` holds before another worker may take it over."""

@@ -157,6 +157,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         404: "Not found (or not yours: the two look alike)",
         409: "Conflicts with the current state",
         410: "Gone",
+        413: "The request body is larger than the server accepts (1 MiB unless configured)",
         422: "Invalid input; the message names the field",
         503: "The database cannot be reached",
     }

@@ -48,7 +48,7 @@ async def _require_portal(db: Database, portal_id: int) -> None:
     response_model=PortalOut,
     responses={
         200: {"model": PortalOut, "description": "You already owned it: name and token replaced"},
-        **error_responses(409),
+        **error_responses(409, 413),
     },
     summary="Connect a portal (or reconnect one you own with a new token)",
 )
@@ -100,7 +100,7 @@ async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPri
     "/{portal_id}/fetches",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=FetchAccepted,
-    responses={**error_responses(404), **_DUPLICATES},
+    responses={**error_responses(404, 413), **_DUPLICATES},
     summary="Start fetching content types of a portal",
 )
 async def start_portal_fetch(
@@ -126,7 +126,7 @@ async def start_portal_fetch(
     "/{portal_id}/exports",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=ExportAccepted,
-    responses={**error_responses(404), **_DUPLICATES},
+    responses={**error_responses(404, 413), **_DUPLICATES},
     summary="Start exporting one content type of a portal",
 )
 async def start_portal_export(

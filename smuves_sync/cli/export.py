@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from smuves_sync.cli.common import ExitCode, run_async
+from smuves_sync.cli.common import ID, ExitCode, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.cli.sync import configure_logging
@@ -66,7 +66,7 @@ async def export_portal(
 
 
 @click.command("export")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--type", "content_type", required=True, help="The content type to export.")
 @click.option(
     "--format",

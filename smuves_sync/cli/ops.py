@@ -15,7 +15,7 @@ from typing import TypeVar
 import click
 
 from smuves_sync.cli import ops_output as out
-from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.db import Database
 from smuves_sync.db.ops import (
@@ -98,7 +98,7 @@ limit_option = click.option(
 
 
 @click.command("runs")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's runs.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's runs.")
 @click.option("--status", "statuses", multiple=True, type=_choice(RunStatus), help="Repeatable.")
 @click.option("--kind", type=_choice(JobKind), help="fetch or export.")
 @limit_option
@@ -128,7 +128,7 @@ def runs(
 
 
 @click.command("run")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=ID)
 @json_option
 def run(run_id: int, as_json: bool) -> None:
     """Show one run and each of its jobs: progress, attempts, status, last error."""
@@ -148,8 +148,8 @@ def run(run_id: int, as_json: bool) -> None:
 @click.command("jobs")
 @click.option("--status", "statuses", multiple=True, type=_choice(JobStatus), help="Repeatable.")
 @click.option("--kind", "kinds", multiple=True, type=_choice(JobKind), help="Repeatable.")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's jobs.")
-@click.option("--run", "run_id", type=int, help="Only this run's jobs.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's jobs.")
+@click.option("--run", "run_id", type=ID, help="Only this run's jobs.")
 @limit_option
 @json_option
 def jobs(
@@ -246,7 +246,7 @@ def _refusal(result: RequeueResult) -> str:
 
 
 @admin.command("requeue")
-@click.argument("job_id", type=int)
+@click.argument("job_id", type=ID)
 @click.option(
     "--from-start",
     is_flag=True,
@@ -265,8 +265,8 @@ def requeue(job_id: int, from_start: bool) -> None:
 
 
 @admin.command("retry-failed")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's failed jobs.")
-@click.option("--run", "run_id", type=int, help="Only this run's failed jobs.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's failed jobs.")
+@click.option("--run", "run_id", type=ID, help="Only this run's failed jobs.")
 @json_option
 def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> None:
     """Requeue failed jobs (newest first; a type already in flight is skipped and named)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from smuves_sync.cli import ops_output as out
+from smuves_sync.cli.common import ID
 from smuves_sync.cli.ops import require_portal, with_database
 from smuves_sync.db import Database
 from smuves_sync.models import Schedule
@@ -22,7 +23,7 @@ def schedule() -> None:
 
 
 @schedule.command("add")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--cron", "cron_expression", required=True, help='e.g. "0 3 * * *" (UTC).')
 @click.option(
     "--types",
@@ -50,7 +51,7 @@ def add(portal_id: int, cron_expression: str, types: str | None, as_json: bool) 
 
 
 @schedule.command("list")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's schedules.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's schedules.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 def list_(portal_id: int | None, as_json: bool) -> None:
     """List schedules with their next and last run."""
@@ -69,7 +70,7 @@ def list_(portal_id: int | None, as_json: bool) -> None:
 
 
 @schedule.command("remove")
-@click.argument("schedule_id", type=int)
+@click.argument("schedule_id", type=ID)
 def remove(schedule_id: int) -> None:
     """Remove a schedule (runs it already started are not touched)."""
 

@@ -16,9 +16,9 @@ import click
 from rich.console import Console
 from rich.logging import RichHandler
 
-from smuves_sync.cli.common import ExitCode, run_async
+from smuves_sync.cli.common import ID, ExitCode, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
-from smuves_sync.cli.session import load_settings, worker_database
+from smuves_sync.cli.session import load_settings, token_cipher, worker_database
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import parse_content_types, start_fetch
 from smuves_sync.settings import Settings
@@ -83,7 +83,7 @@ def configure_logging(console: Console, level: int = logging.WARNING) -> None:
 
 
 @click.command("sync")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--types", default=None, help="Comma-separated content types (default: all of them).")
 @click.option("--no-wait", is_flag=True, help="Only enqueue the run; workers will work it.")
 @click.option(
@@ -99,6 +99,7 @@ def sync(
 ) -> None:
     """Fetch PORTAL_ID's content now, with live progress (make sync PORTAL=<id>)."""
     settings = load_settings()
+    token_cipher(settings)  # before anything is created: the run's jobs would need the key
     console = Console()
     configure_logging(console)
     words = None if types is None else types.split(",")

@@ -18,9 +18,9 @@ import click
 from smuves_sync.cli.common import ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.db import Database
-from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobKind
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.runner import Periodic, Runner, RunnerStats
 from smuves_sync.workers.scheduler import fire_due_schedules
 
@@ -51,10 +51,9 @@ async def run_worker(
     settings: Settings, kinds: tuple[JobKind, ...], concurrency: int, burst: bool
 ) -> RunnerStats:
     """Work jobs of `kinds` until SIGTERM / SIGINT (or, with `burst`, until none is left)."""
-    if JobKind.FETCH in kinds and settings.secret_key is None:
-        raise ConfigurationError(
-            "SMUVES_SECRET_KEY is not set; a fetch worker needs it to read portal tokens"
-        )
+    if JobKind.FETCH in kinds:
+        # Fetch jobs decrypt portal tokens: a missing or invalid key is refused before anything.
+        TokenCipher(settings.secret_key)
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
         runner = Runner(
             db,
