@@ -25,8 +25,9 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 
 SQL = load_queries(Path(__file__).parents[1] / "sql")
-# Not tenant data: the migration ledger. Everything else must be under row-level security.
-SHARED_TABLES = {"schema_migrations"}
+# Not tenant data: the migration ledger and the list of content types. Everything else must be
+# under row-level security.
+SHARED_TABLES = {"schema_migrations", "content_types"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 
 
