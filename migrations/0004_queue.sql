@@ -4,8 +4,8 @@
 --
 -- Conventions:
 -- * SECURITY DEFINER, owned by smuves_owner (whose policies see every row), search_path pinned
---   to pg_catalog and pg_temp, every table schema-qualified, EXECUTE revoked from PUBLIC and
---   granted to smuves_worker only.
+--   to pg_catalog and pg_temp, every table schema-qualified, EXECUTE granted to smuves_worker
+--   only (0001 revokes it from PUBLIC for every function the owner creates).
 -- * Time comes from the database: p_now DEFAULT NULL means now(); tests pass a time instead
 --   of sleeping.
 -- * A fenced function (heartbeat, checkpoint, complete, fail, park, release) returns the
@@ -394,20 +394,6 @@ CREATE FUNCTION public.jobs_notify_inserted() RETURNS trigger
 CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON public.jobs
     REFERENCING NEW TABLE AS inserted
     FOR EACH STATEMENT EXECUTE FUNCTION public.jobs_notify_inserted();
-
-REVOKE EXECUTE ON FUNCTION
-    public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint),
-    public.claim_next_job(text, text[], interval, interval, timestamptz),
-    public.heartbeat_job(bigint, uuid, timestamptz),
-    public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),
-    public.complete_jobs(bigint[], uuid[], bigint[], timestamptz),
-    public.complete_job(bigint, uuid, bigint, timestamptz),
-    public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
-    public.park_job(bigint, uuid, timestamptz, text, timestamptz),
-    public.release_job(bigint, uuid, timestamptz),
-    public.portal_token(bigint, uuid),
-    public.jobs_notify_inserted()
-FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION
     public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint),

@@ -67,7 +67,3 @@ CREATE TRIGGER jobs_exports_follow AFTER UPDATE OF status ON public.jobs
     WHEN (NEW.kind = 'export' AND OLD.status IS DISTINCT FROM NEW.status)
     EXECUTE FUNCTION public.exports_follow_job();
 
-REVOKE EXECUTE ON FUNCTION
-    public.runs_notify_settled(),
-    public.exports_follow_job()
-FROM PUBLIC;

@@ -1,7 +1,7 @@
 -- Operator and scheduler state changes (DESIGN §1 "on-call" and "cron"), as SQL functions so
 -- each one is a single atomic step with the same conventions as the queue functions:
--- owned by smuves_owner, search_path pinned, every table schema-qualified, EXECUTE revoked
--- from PUBLIC, time injectable through p_now (NULL: the database's clock).
+-- owned by smuves_owner, search_path pinned, every table schema-qualified, EXECUTE granted
+-- only where needed, time injectable through p_now (NULL: the database's clock).
 --
 -- claim_due_schedule  SECURITY DEFINER, for smuves_worker: the scheduler must see every
 --                     portal's schedules, which the worker's row-level security hides.
@@ -198,12 +198,5 @@ CREATE FUNCTION public.prune_history(
         RETURN QUERY SELECT v_runs, v_jobs, v_exports, v_notifications;
     END
     $$;
-
-REVOKE EXECUTE ON FUNCTION
-    public.claim_due_schedule(bigint[], timestamptz),
-    public.requeue_job(bigint, boolean, timestamptz),
-    public.retry_failed_jobs(bigint, bigint, timestamptz),
-    public.prune_history(interval, boolean, timestamptz)
-FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION public.claim_due_schedule(bigint[], timestamptz) TO smuves_worker;

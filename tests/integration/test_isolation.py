@@ -129,6 +129,12 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
         assert not function["public_can_execute"], f"PUBLIC may execute {function['signature']}"
 
 
+async def test_no_function_is_executable_by_public(admin_pool: Pool) -> None:
+    # 0001 revokes it once, by default privileges, for every function the owner creates.
+    async with admin_pool.connection() as conn:
+        assert await _rows(conn, "catalog_functions_public_may_execute") == []
+
+
 async def test_every_object_belongs_to_the_owner_role(admin_pool: Pool) -> None:
     async with admin_pool.connection() as conn:
         assert await _rows(conn, "catalog_objects_not_owned_by_smuves_owner") == []
