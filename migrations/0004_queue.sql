@@ -12,8 +12,8 @@
 --   changed job, or no row when the job is no longer running under that lease token: the
 --   caller lost its lease and must stop touching the job.
 -- * A lease is alive while heartbeat_at (set by the claim, renewed by heartbeat and
---   checkpoint) is younger than the kind's lease; the leases are parameters so that the
---   settings, not this file, decide them.
+--   checkpoint) is younger than the kind's lease (job_lease_expired); the leases are
+--   parameters so that the settings, not this file, decide them.
 -- * The hot functions (claim_jobs, complete_jobs) run few statements, return rows straight
 --   from UPDATE ... RETURNING, and always use their cached generic plans
 --   (plan_cache_mode = force_generic_plan): planning these short statements afresh cost more
@@ -22,6 +22,28 @@
 --   on the given ids, never by a scan whose size the planner would have to guess.
 
 SET LOCAL ROLE smuves_owner;
+
+-- Rules the functions below share, each written once. The helpers are not SECURITY DEFINER:
+-- they run with their callers' rights (the queue functions run as smuves_owner), and nobody
+-- else is granted them.
+
+-- Whether job p_job's lease has expired at p_now: it is running and its last sign of life
+-- (heartbeat_at) is older than its kind's lease. The comparison with the shorter lease is
+-- implied by the one after it, and is there for the planner: it bounds a walk of
+-- jobs_lease_idx, which the kind-dependent one cannot. One SQL expression, STABLE (as
+-- timestamptz - interval is), no SET, not SECURITY DEFINER: the planner inlines it into the
+-- calling statement, which is planned as if the expression were written out there.
+CREATE FUNCTION public.job_lease_expired(
+    p_job public.jobs, p_now timestamptz, p_fetch_lease interval, p_export_lease interval
+)
+    RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT p_job.status = 'running'
+           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease)
+           AND p_job.heartbeat_at < p_now - CASE p_job.kind WHEN 'fetch' THEN p_fetch_lease
+                                                            ELSE p_export_lease END
+    $$;
 
 -- Claim up to p_limit jobs of p_kinds (NULL: any kind) for worker p_worker, oldest first:
 -- running jobs whose lease expired (another attempt), then pending jobs that are due.
@@ -47,7 +69,6 @@ CREATE FUNCTION public.claim_jobs(
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
-        v_shortest interval := least(p_fetch_lease, p_export_lease);
         v_failed_runs bigint[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
@@ -57,14 +78,11 @@ CREATE FUNCTION public.claim_jobs(
 
         -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE j.status = 'running' AND j.heartbeat_at < v_now - v_shortest
+                   WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
                      AND (p_run_id IS NULL OR j.run_id = p_run_id)) THEN
             WITH stale AS (
                 SELECT j.id FROM public.jobs AS j
-                WHERE j.status = 'running'
-                  AND j.heartbeat_at < v_now - v_shortest
-                  AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
-                                                          ELSE p_export_lease END
+                WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
                   AND j.attempts >= j.max_attempts
                   AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
                   AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -104,10 +122,7 @@ CREATE FUNCTION public.claim_jobs(
         RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
-            WHERE j.status = 'running'
-              AND j.heartbeat_at < v_now - v_shortest
-              AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
-                                                      ELSE p_export_lease END
+            WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)

@@ -1,0 +1,64 @@
+"""The rules the queue functions share, each written once in 0004: the lease-expiry predicate
+(inlined by the planner, so claims still walk jobs_lease_idx)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from smuves_sync.db import Pool
+from smuves_sync.models import Job, JobKind, JobStatus, RunStatus
+from tests.factories import Factory
+from tests.integration.queue_helpers import CHECKS, T0, read
+
+MINUTE = timedelta(minutes=1)
+LEASES = {"fetch_lease": 5 * MINUTE, "export_lease": 2 * MINUTE}
+
+
+async def _running(factory: Factory, kind: JobKind, silent_for: timedelta) -> Job:
+    run = await factory.run(kind=kind, status=RunStatus.RUNNING)
+    return await factory.job(run, status=JobStatus.RUNNING, locked_at=T0 - silent_for)
+
+
+def _index_scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [plan] if "Index Name" in plan else []
+    for child in plan.get("Plans", []):
+        found.extend(_index_scans(child))
+    return found
+
+
+async def test_a_lease_expires_after_its_kinds_lease(factory: Factory, admin_pool: Pool) -> None:
+    fetch_3 = await _running(factory, JobKind.FETCH, 3 * MINUTE)
+    fetch_6 = await _running(factory, JobKind.FETCH, 6 * MINUTE)
+    export_1 = await _running(factory, JobKind.EXPORT, 1 * MINUTE)
+    export_3 = await _running(factory, JobKind.EXPORT, 3 * MINUTE)
+    pending = await factory.job()
+
+    rows = await read(admin_pool, "queue_helpers_lease_expired", now=T0, **LEASES)
+
+    assert {r["id"]: r["expired"] for r in rows} == {
+        fetch_3.id: False,
+        fetch_6.id: True,
+        export_1.id: False,
+        export_3.id: True,
+        pending.id: False,
+    }
+
+
+async def test_the_lease_predicate_is_inlined_into_an_index_condition(
+    factory: Factory, admin_pool: Pool
+) -> None:
+    await _running(factory, JobKind.FETCH, 6 * MINUTE)
+    # A SECURITY DEFINER, a SET clause, plpgsql or IMMUTABLE (timestamptz - interval is only
+    # stable) would each keep the planner from inlining job_lease_expired: the statement
+    # would then read every row and call the function on each.
+    async with admin_pool.connection() as conn, conn.transaction():
+        await conn.execute(CHECKS["queue_helpers_no_seqscan"])
+        cur = await conn.execute(
+            CHECKS["queue_helpers_explain_lease_expired"], {"now": T0, **LEASES}
+        )
+        [[[explained]]] = await cur.fetchall()
+
+    [scan] = _index_scans(explained["Plan"])
+    assert scan["Index Name"] == "jobs_lease_idx"
+    assert scan["Index Cond"].startswith("(heartbeat_at <")

@@ -1,0 +1,16 @@
+-- The helpers the queue functions of 0004 share, called directly.
+
+-- name: queue_helpers_lease_expired
+SELECT j.id, public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s) AS expired
+FROM public.jobs AS j
+ORDER BY j.id
+
+-- name: queue_helpers_no_seqscan
+SET LOCAL enable_seqscan = off
+
+-- name: queue_helpers_explain_lease_expired
+-- The statement shape of claim_jobs' expired-lease look-ups.
+EXPLAIN (FORMAT JSON)
+SELECT j.id FROM public.jobs AS j
+WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)
+ORDER BY j.heartbeat_at
