@@ -13,7 +13,8 @@
 --   caller lost its lease and must stop touching the job.
 -- * A lease is alive while heartbeat_at (set by the claim, renewed by heartbeat and
 --   checkpoint) is younger than the kind's lease (job_lease_expired); the leases are
---   parameters so that the settings, not this file, decide them.
+--   parameters so that the settings, not this file, decide them. The people a run concerns
+--   are told through notify_run_owners.
 -- * The hot functions (claim_jobs, complete_jobs) run few statements, return rows straight
 --   from UPDATE ... RETURNING, and always use their cached generic plans
 --   (plan_cache_mode = force_generic_plan): planning these short statements afresh cost more
@@ -45,6 +46,29 @@ CREATE FUNCTION public.job_lease_expired(
                                                             ELSE p_export_lease END
     $$;
 
+-- A note for the people a run concerns: its owner, or the portal's owner for a run nobody
+-- started by hand (a schedule's).
+CREATE TYPE public.run_notice AS (run_id bigint, kind text, message text, created_at timestamptz);
+
+-- Store p_notices (in their order) for the people their runs concern. plpgsql rather than
+-- sql: an INSERT cannot be inlined, and plpgsql keeps its plan for the session where a sql
+-- function would plan it again on every call (runs_notify_settled calls it for every update
+-- of runs, most often with nothing to store).
+CREATE FUNCTION public.notify_run_owners(p_notices public.run_notice[])
+    RETURNS void
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+        SELECT coalesce(r.owner_id, p.owner_id), n.run_id, n.kind, n.message, n.created_at
+        FROM unnest(p_notices) WITH ORDINALITY AS n
+        JOIN public.runs AS r ON r.id = n.run_id
+        JOIN public.portals AS p ON p.id = r.portal_id
+        ORDER BY n.ordinality;
+    END
+    $$;
+
 -- Claim up to p_limit jobs of p_kinds (NULL: any kind) for worker p_worker, oldest first:
 -- running jobs whose lease expired (another attempt), then pending jobs that are due.
 -- p_run_id (NULL: every run) limits all of it, expired leases included, to one run's jobs:
@@ -70,6 +94,7 @@ CREATE FUNCTION public.claim_jobs(
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
         v_failed_runs bigint[];
+        v_notices public.run_notice[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
@@ -99,19 +124,19 @@ CREATE FUNCTION public.claim_jobs(
                         j.attempts, j.locked_by)
                 WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale))
                 RETURNING j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.last_error
-            ), told AS (
-                INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
-                SELECT coalesce(r.owner_id, p.owner_id), f.run_id, 'job_failed',
-                       pg_catalog.format('The %s of %s for portal %s failed: %s',
-                                         f.kind, f.content_type, f.portal_id, f.last_error),
-                       v_now
-                FROM failed AS f
-                JOIN public.runs AS r ON r.id = f.run_id
-                JOIN public.portals AS p ON p.id = f.portal_id
             )
-            SELECT array_agg(DISTINCT f.run_id) INTO v_failed_runs FROM failed AS f;
+            SELECT array_agg(DISTINCT f.run_id),
+                   array_agg(ROW(f.run_id, 'job_failed',
+                                 pg_catalog.format('The %s of %s for portal %s failed: %s',
+                                                   f.kind, f.content_type, f.portal_id,
+                                                   f.last_error),
+                                 v_now)::public.run_notice ORDER BY f.id)
+            INTO v_failed_runs, v_notices
+            FROM failed AS f;
             IF v_failed_runs IS NOT NULL THEN
+                PERFORM public.notify_run_owners(v_notices);
                 PERFORM public.settle_runs(v_failed_runs, v_now);
+
             END IF;
         END IF;
 
@@ -322,14 +347,12 @@ CREATE FUNCTION public.fail_job(
             WHERE j.id = p_job_id
             RETURNING j.* INTO v_job;
 
-            INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
-            SELECT coalesce(r.owner_id, p.owner_id), v_job.run_id, 'job_failed',
-                   pg_catalog.format('The %s of %s for portal %s failed after %s attempt(s): %s',
-                                     v_job.kind, v_job.content_type, v_job.portal_id,
-                                     v_job.attempts, left(p_error, 500)),
-                   v_now
-            FROM public.runs AS r JOIN public.portals AS p ON p.id = r.portal_id
-            WHERE r.id = v_job.run_id;
+            PERFORM public.notify_run_owners(ARRAY[ROW(
+                v_job.run_id, 'job_failed',
+                pg_catalog.format('The %s of %s for portal %s failed after %s attempt(s): %s',
+                                  v_job.kind, v_job.content_type, v_job.portal_id,
+                                  v_job.attempts, left(p_error, 500)),
+                v_now)::public.run_notice]);
 
             PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
         END IF;

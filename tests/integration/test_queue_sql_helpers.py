@@ -1,5 +1,6 @@
 """The rules the queue functions share, each written once in 0004: the lease-expiry predicate
-(inlined by the planner, so claims still walk jobs_lease_idx)."""
+(inlined by the planner, so claims still walk jobs_lease_idx) and the notification of the
+people a run concerns."""
 
 from __future__ import annotations
 
@@ -62,3 +63,31 @@ async def test_the_lease_predicate_is_inlined_into_an_index_condition(
     [scan] = _index_scans(explained["Plan"])
     assert scan["Index Name"] == "jobs_lease_idx"
     assert scan["Index Cond"].startswith("(heartbeat_at <")
+
+
+async def test_notices_go_to_the_runs_owner_else_the_portals(
+    factory: Factory, admin_pool: Pool
+) -> None:
+    owner, starter = await factory.user(), await factory.user()
+    portal = await factory.portal(owner)
+    scheduled = await factory.run(portal)
+    by_hand = await factory.run(portal, owner=starter)
+
+    async with admin_pool.connection() as conn:
+        await conn.execute(
+            CHECKS["queue_helpers_notify"],
+            {
+                "now": T0,
+                "run_ids": [by_hand.id, scheduled.id],
+                "kinds": ["job_failed", "run_failed"],
+                "messages": ["first", "second"],
+            },
+        )
+
+    rows = await read(admin_pool, "queue_helpers_notifications")
+    assert [
+        (r["user_id"], r["run_id"], r["kind"], r["message"], r["created_at"]) for r in rows
+    ] == [
+        (starter, by_hand.id, "job_failed", "first", T0),
+        (owner, scheduled.id, "run_failed", "second", T0),
+    ]

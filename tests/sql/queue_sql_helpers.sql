@@ -14,3 +14,13 @@ EXPLAIN (FORMAT JSON)
 SELECT j.id FROM public.jobs AS j
 WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)
 ORDER BY j.heartbeat_at
+
+-- name: queue_helpers_notify
+SELECT public.notify_run_owners(ARRAY(
+    SELECT ROW(n.run_id, n.kind, n.message, %(now)s)::public.run_notice
+    FROM unnest(%(run_ids)s::bigint[], %(kinds)s::text[], %(messages)s::text[])
+         WITH ORDINALITY AS n (run_id, kind, message, ordinality)
+    ORDER BY n.ordinality))
+
+-- name: queue_helpers_notifications
+SELECT user_id, run_id, kind, message, created_at FROM public.notifications ORDER BY id
