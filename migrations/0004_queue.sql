@@ -13,8 +13,9 @@
 --   caller lost its lease and must stop touching the job.
 -- * A lease is alive while heartbeat_at (set by the claim, renewed by heartbeat and
 --   checkpoint) is younger than the kind's lease (job_lease_expired); the leases are
---   parameters so that the settings, not this file, decide them. The people a run concerns
---   are told through notify_run_owners.
+--   parameters so that the settings, not this file, decide them. A job goes back to pending
+--   through job_to_pending, which ends its lease, and the people a run concerns are told
+--   through notify_run_owners.
 -- * The hot functions (claim_jobs, complete_jobs) run few statements, return rows straight
 --   from UPDATE ... RETURNING, and always use their cached generic plans
 --   (plan_cache_mode = force_generic_plan): planning these short statements afresh cost more
@@ -66,6 +67,35 @@ CREATE FUNCTION public.notify_run_owners(p_notices public.run_notice[])
         JOIN public.runs AS r ON r.id = n.run_id
         JOIN public.portals AS p ON p.id = r.portal_id
         ORDER BY n.ordinality;
+    END
+    $$;
+
+-- Store p_job back as pending, without a lease: the one statement that clears locked_at,
+-- locked_by, lease_token and heartbeat_at (a retry, a park, a release, an operator's
+-- requeue). The caller has locked the job's row and checked its state (a lease it holds, or
+-- a finished job), and passes the row with what it changes: run_after, attempts,
+-- last_error, cursor, processed. A running job always holds a lease (jobs_running_has_lease
+-- of 0002); a pending one never does. Not a trigger on jobs: a BEFORE UPDATE row trigger
+-- locks each row before every update of jobs, which adds a WAL record to each heartbeat and
+-- completion.
+CREATE FUNCTION public.job_to_pending(p_job public.jobs)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        RETURN QUERY
+        UPDATE public.jobs AS j
+        SET status = 'pending',
+            run_after = p_job.run_after,
+            attempts = p_job.attempts,
+            last_error = p_job.last_error,
+            cursor = p_job.cursor,
+            processed = p_job.processed,
+            finished_at = NULL,
+            locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+        WHERE j.id = p_job.id
+        RETURNING j.*;
     END
     $$;
 
@@ -136,7 +166,6 @@ CREATE FUNCTION public.claim_jobs(
             IF v_failed_runs IS NOT NULL THEN
                 PERFORM public.notify_run_owners(v_notices);
                 PERFORM public.settle_runs(v_failed_runs, v_now);
-
             END IF;
         END IF;
 
@@ -332,13 +361,9 @@ CREATE FUNCTION public.fail_job(
         IF p_retryable AND v_job.attempts < v_job.max_attempts THEN
             v_delay := least(p_backoff_base * power(2, greatest(v_job.attempts, 1) - 1),
                              p_backoff_max);
-            UPDATE public.jobs AS j
-            SET status = 'pending',
-                run_after = v_now + v_delay + v_delay * (random() * p_jitter_ratio),
-                last_error = left(p_error, 2000),
-                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
-            WHERE j.id = p_job_id
-            RETURNING j.* INTO v_job;
+            v_job.run_after := v_now + v_delay + v_delay * (random() * p_jitter_ratio);
+            v_job.last_error := left(p_error, 2000);
+            SELECT * INTO v_job FROM public.job_to_pending(v_job);
         ELSE
             UPDATE public.jobs AS j
             SET status = 'failed',
@@ -370,17 +395,23 @@ CREATE FUNCTION public.park_job(
     p_now timestamptz DEFAULT NULL
 )
     RETURNS SETOF public.jobs
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-        UPDATE public.jobs AS j
-        SET status = 'pending',
-            run_after = greatest(p_until, coalesce(p_now, now())),
-            attempts = greatest(j.attempts - 1, 0),
-            last_error = left(p_reason, 2000),
-            locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+    DECLARE
+        v_job public.jobs;
+    BEGIN
+        SELECT * INTO v_job FROM public.jobs AS j
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
-        RETURNING j.*
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        v_job.run_after := greatest(p_until, coalesce(p_now, now()));
+        v_job.attempts := greatest(v_job.attempts - 1, 0);
+        v_job.last_error := left(p_reason, 2000);
+        RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
+    END
     $$;
 
 -- Hand a job back now (graceful shutdown) without spending its attempt; the cursor is kept
@@ -389,19 +420,23 @@ CREATE FUNCTION public.release_job(
     p_job_id bigint, p_lease_token uuid, p_now timestamptz DEFAULT NULL
 )
     RETURNS SETOF public.jobs
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-        WITH released AS (
-            UPDATE public.jobs AS j
-            SET status = 'pending',
-                run_after = coalesce(p_now, now()),
-                attempts = greatest(j.attempts - 1, 0),
-                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
-            WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
-            RETURNING j.*
-        )
-        SELECT released.* FROM released, LATERAL pg_catalog.pg_notify('smuves_jobs', released.kind)
+    DECLARE
+        v_job public.jobs;
+    BEGIN
+        SELECT * INTO v_job FROM public.jobs AS j
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        v_job.run_after := coalesce(p_now, now());
+        v_job.attempts := greatest(v_job.attempts - 1, 0);
+        RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
+        PERFORM pg_catalog.pg_notify('smuves_jobs', v_job.kind);
+    END
     $$;
 
 -- A portal's encrypted token, only for a worker that holds the live lease of one of that

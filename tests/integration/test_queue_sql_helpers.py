@@ -1,6 +1,6 @@
 """The rules the queue functions share, each written once in 0004: the lease-expiry predicate
-(inlined by the planner, so claims still walk jobs_lease_idx) and the notification of the
-people a run concerns."""
+(inlined by the planner, so claims still walk jobs_lease_idx), the statement that takes a job
+back to pending and ends its lease, and the notification of the people a run concerns."""
 
 from __future__ import annotations
 
@@ -63,6 +63,17 @@ async def test_the_lease_predicate_is_inlined_into_an_index_condition(
     [scan] = _index_scans(explained["Plan"])
     assert scan["Index Name"] == "jobs_lease_idx"
     assert scan["Index Cond"].startswith("(heartbeat_at <")
+
+
+async def test_a_job_back_in_pending_holds_no_lease(factory: Factory, admin_pool: Pool) -> None:
+    job = await _running(factory, JobKind.FETCH, MINUTE)
+
+    [pending] = await read(admin_pool, "queue_helpers_to_pending", job_id=job.id, cursor="c-7")
+
+    assert pending["status"] == "pending"
+    assert (pending["cursor"], pending["attempts"]) == ("c-7", job.attempts)
+    lease = ("locked_at", "locked_by", "lease_token", "heartbeat_at")
+    assert {c: pending[c] for c in lease} == dict.fromkeys(lease)
 
 
 async def test_notices_go_to_the_runs_owner_else_the_portals(

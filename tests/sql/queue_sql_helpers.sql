@@ -15,6 +15,15 @@ SELECT j.id FROM public.jobs AS j
 WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)
 ORDER BY j.heartbeat_at
 
+-- name: queue_helpers_to_pending
+-- The job handed back with a new resume point, the way the queue functions hand it back.
+SELECT pending.*
+FROM public.jobs AS j,
+     LATERAL public.job_to_pending(
+         pg_catalog.jsonb_populate_record(j, pg_catalog.jsonb_build_object('cursor', %(cursor)s::text))
+     ) AS pending
+WHERE j.id = %(job_id)s
+
 -- name: queue_helpers_notify
 SELECT public.notify_run_owners(ARRAY(
     SELECT ROW(n.run_id, n.kind, n.message, %(now)s)::public.run_notice
