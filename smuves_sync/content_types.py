@@ -6,13 +6,14 @@ list path per API version, page size, id field, where its promoted fields live, 
 listed per parent (HubDB rows per table) and whether archived objects need a second pass.
 Everything else is derived from this list: the words the API, the CLI and the row mappers
 accept, and the HubSpot client's registry (`smuves_sync.hubspot.registry.DEFAULT_REGISTRY`).
-Nothing else branches on a type's word, so a new type is one more member, for example::
+Fetching, storing and exporting branch on no type's word, so a new type is one more member,
+for example::
 
     BLOG_TAG = ContentTypeSpec(
         name="blog_tag",
         paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
         page_size=100,
-        fields=FieldMap(slug=("slug",), url=(), state=()),
+        fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
     )
 
 and one migration that adds the word to the database's list (the `content_type` domain of
@@ -23,7 +24,10 @@ and one migration that adds the word to the database's list (the `content_type` 
 `ContentTypeSpec.read` turns one raw HubSpot object into a `ContentRecord`: the promoted columns
 (hubspot_id, name, slug, url, state, language, updated_at, archived) plus the raw object.
 This module sits beside `models` (which re-exports `ContentType`): it imports nothing of the
-package but `errors`, so every layer may use it.
+package but `errors`, so every layer may use it. (Two tables outside the product's data path
+still know the five types by name: the HubSpot scope each needs, for the 403 message of
+`workers.failures`, which has a generic wording for any other type; and the fake HubSpot of
+the tests, which serves the five.)
 """
 
 from __future__ import annotations
