@@ -25,8 +25,9 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 
 SQL = load_queries(Path(__file__).parents[1] / "sql")
-# Not tenant data: the migration ledger. Everything else must be under row-level security.
-SHARED_TABLES = {"schema_migrations"}
+# Not tenant data: the migration ledger and the list of content types. Everything else must be
+# under row-level security.
+SHARED_TABLES = {"schema_migrations", "content_types"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 
 
@@ -126,6 +127,12 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
         assert paths, f"{function['signature']} does not pin search_path"
         assert "public" not in paths[0] and "$user" not in paths[0], function
         assert not function["public_can_execute"], f"PUBLIC may execute {function['signature']}"
+
+
+async def test_no_function_is_executable_by_public(admin_pool: Pool) -> None:
+    # 0001 revokes it once, by default privileges, for every function the owner creates.
+    async with admin_pool.connection() as conn:
+        assert await _rows(conn, "catalog_functions_public_may_execute") == []
 
 
 async def test_every_object_belongs_to_the_owner_role(admin_pool: Pool) -> None:
