@@ -55,6 +55,7 @@ from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.ingest_baseline import content_parse_only, content_upsert_one_by_one
+from smuves_sync.db.runs import run_create
 from smuves_sync.db.scratch import scratch_database
 from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_subprocess
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
@@ -272,7 +273,7 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
         async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
-                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
+                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
             one = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
             unchanged = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
             four = await ingest(db, run.id, ContentType.BLOG_POST, rows, writers=4)
@@ -334,7 +335,7 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
         async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
-                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
+                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
             await ingest(db, run.id, ContentType.SITE_PAGE, big)
             await ingest(db, run.id, ContentType.LANDING_PAGE, small)
         results = {}

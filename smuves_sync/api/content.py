@@ -19,7 +19,8 @@ from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, not_found
 from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
-from smuves_sync.db.api import content_page, portal_access
+from smuves_sync.db.content import content_page
+from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
 
 router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
@@ -84,6 +85,6 @@ async def list_content(
             limit=limit,
         )
     return ContentPageOut(
-        items=[ContentItemOut.of(item) for item in page.items],
+        items=[ContentItemOut.model_validate(item) for item in page.items],
         next=encode_cursor(page.last_key) if page.last_key else None,
     )

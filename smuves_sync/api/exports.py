@@ -17,7 +17,7 @@ from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, not_found
 from smuves_sync.api.schemas import MAX_ID, ExportOut
-from smuves_sync.db.api import export_get
+from smuves_sync.db.exports import export_get
 from smuves_sync.models import Export, ExportFormat, JobStatus
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"], responses=error_responses(401, 404, 422))

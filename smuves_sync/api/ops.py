@@ -35,7 +35,8 @@ from prometheus_client.registry import Collector
 from smuves_sync.api.context import ApiContext, Context
 from smuves_sync.api.errors import error_response, error_responses
 from smuves_sync.api.schemas import Health
-from smuves_sync.db.api import (
+from smuves_sync.db import Database
+from smuves_sync.db.stats import (
     DurationBucket,
     JobCount,
     metrics_job_durations,
@@ -60,7 +61,7 @@ DURATION_BOUNDS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 24 * 
 async def healthz(ctx: Context) -> Health | JSONResponse:
     """503 DATABASE_UNREACHABLE or MIGRATIONS_NOT_CURRENT when not healthy."""
     try:
-        applied = await migration_versions(ctx.pool, timeout=_HEALTH_TIMEOUT)
+        applied = await migration_versions(Database(ctx.pool, connect_timeout=_HEALTH_TIMEOUT))
     except psycopg.Error as exc:
         return error_response(
             503, "DATABASE_UNREACHABLE", f"the database does not answer: {type(exc).__name__}"

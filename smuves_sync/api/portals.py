@@ -23,7 +23,7 @@ from smuves_sync.api.schemas import (
     SkippedType,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.api import portal_access, portal_connect, portal_delete, portal_list
+from smuves_sync.db.portals import portal_access, portal_connect, portal_delete, portal_list
 from smuves_sync.orchestrator import start_export, start_fetch
 
 router = APIRouter(prefix="/v1/portals", tags=["portals"], responses=error_responses(401, 422))
@@ -68,7 +68,7 @@ async def connect_portal(
     portal, created = connected
     if not created:
         response.status_code = status.HTTP_200_OK
-    return PortalOut.of(portal)
+    return PortalOut.model_validate(portal)
 
 
 @router.get("", response_model=PortalList, summary="Your portals")
@@ -76,7 +76,7 @@ async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
     """Every portal you own or are a member of."""
     async with user_session(ctx, principal) as db:
         portals = await portal_list(db)
-    return PortalList(items=[PortalOut.of(p) for p in portals])
+    return PortalList(items=[PortalOut.model_validate(p) for p in portals])
 
 
 @router.delete(

@@ -25,7 +25,7 @@ from smuves_sync.api.context import ApiContext, Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, not_found
 from smuves_sync.api.schemas import MAX_ID, RunOut
 from smuves_sync.db import Database
-from smuves_sync.db.api import run_detail, run_stop
+from smuves_sync.db.runs import run_detail, run_get, run_stop
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=error_responses(401, 404, 422))
 
@@ -123,7 +123,7 @@ async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -
 async def stop_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
     """A worker running one of its jobs loses its lease at its next heartbeat and stops."""
     async with user_session(ctx, principal) as db:
-        before = await db.run_get(run_id)
+        before = await run_get(db, run_id)
         if before is None:
             raise not_found(f"run {run_id}")
         if before.status.is_terminal:

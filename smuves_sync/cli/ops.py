@@ -2,7 +2,8 @@
 
 They run as the database login role and see every tenant. Listing commands take `--json`
 for scripts (shapes in `ops_output`). A bad id or filter is refused with a message on stderr
-and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ops.sql.
+and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ (runs.sql,
+jobs.sql, stats.sql).
 """
 
 from __future__ import annotations
@@ -18,21 +19,24 @@ from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.db import Database
-from smuves_sync.db.ops import (
-    PruneCounts,
-    QueueStats,
+from smuves_sync.db.jobs import (
     RequeueOutcome,
     RequeueResult,
-    RunOverview,
-    history_prune,
     job_list,
     job_requeue,
     jobs_retry_failed,
-    queue_stats,
-    run_jobs,
-    run_list,
 )
 from smuves_sync.db.portals import portal_get
+from smuves_sync.db.runs import (
+    PruneCounts,
+    RunOverview,
+    history_prune,
+    run_get,
+    run_jobs,
+    run_list,
+    run_reconcile,
+)
+from smuves_sync.db.stats import QueueStats, queue_stats
 from smuves_sync.errors import InvalidInput, NotFound
 from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
 
@@ -72,7 +76,7 @@ async def require_portal(db: Database, portal_id: int | None) -> None:
 
 async def get_run(db: Database, run_id: int) -> Run:
     """The run `run_id`; NotFound when there is no such run."""
-    run = await db.run_get(run_id)
+    run = await run_get(db, run_id)
     if run is None:
         raise NotFound(f"run {run_id} not found (see `smuves runs`)")
     return run
@@ -219,7 +223,7 @@ def reconcile(as_json: bool) -> None:
     """Settle runs whose jobs have all finished (what every worker also does on start)."""
 
     async def work(db: Database) -> list[Run]:
-        return await db.run_reconcile()
+        return await run_reconcile(db)
 
     settled = with_database(work)
     if as_json:

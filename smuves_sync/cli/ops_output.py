@@ -24,7 +24,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from smuves_sync.db.ops import QueueStats, RunOverview
+from smuves_sync.db.runs import RunOverview
+from smuves_sync.db.stats import QueueStats
 from smuves_sync.models import Job, JobKind, JobStatus, Run, Schedule
 
 JSONValue = Any

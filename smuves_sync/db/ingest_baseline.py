@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from psycopg.rows import scalar_row
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db.content import ContentRow, _page_columns
@@ -62,5 +63,5 @@ async def content_parse_only(
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
     # Same signature as the page stores, so the benchmark drives all three alike.
     del portal_id, content_type, run_id
-    row = await db._one("content_parse_documents", {"documents": _page_columns(items)["documents"]})
-    return int(row["n"]) if row else 0
+    documents = {"documents": _page_columns(items)["documents"]}
+    return int(await db.one("content_parse_documents", documents, row=scalar_row) or 0)
