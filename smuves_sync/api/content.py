@@ -17,7 +17,7 @@ from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, not_found
+from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
 from smuves_sync.db.content import content_page
 from smuves_sync.db.portals import portal_access
@@ -74,8 +74,7 @@ async def list_content(
     """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
     key = decode_cursor(after) if after is not None else None
     async with user_session(ctx, principal) as db:
-        if await portal_access(db, portal_id) is None:
-            raise not_found(f"portal {portal_id}")
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
         page = await content_page(
             db,
             portal_id,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import error_responses, not_found
+from smuves_sync.api.errors import error_responses, found
 from smuves_sync.api.schemas import MAX_ID, NotificationOut, NotificationPageOut
 from smuves_sync.db.notifications import notification_mark_read, notification_page
 
@@ -48,6 +48,4 @@ async def mark_read(
     """Marking twice keeps the first read time."""
     async with user_session(ctx, principal) as db:
         notification = await notification_mark_read(db, notification_id)
-    if notification is None:
-        raise not_found(f"notification {notification_id}")
-    return NotificationOut.model_validate(notification)
+    return NotificationOut.model_validate(found(notification, f"notification {notification_id}"))
