@@ -7,7 +7,7 @@ Exit codes: 0 success; 1 the work ran and failed (a failed or partially failed r
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from enum import IntEnum
 from typing import Any, TypeVar
 
@@ -23,6 +23,7 @@ from smuves_sync.errors import (
 )
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ExitCode(IntEnum):
@@ -47,6 +48,17 @@ def exit_code_for(error: SmuvesError) -> ExitCode:
     if isinstance(error, ConfigurationError | InvalidInput | NotFound | MigrationError):
         return ExitCode.USAGE
     return ExitCode.FAILED
+
+
+def concurrency_option(*, maximum: int, default: int, help: str) -> Callable[[F], F]:
+    """The `--concurrency` option: how many jobs a command works at once (1 to `maximum`)."""
+    return click.option(
+        "--concurrency",
+        type=click.IntRange(1, maximum),
+        default=default,
+        show_default=True,
+        help=help,
+    )
 
 
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -123,12 +123,9 @@ def runs(
         )
 
     overviews = with_database(work)
-    if as_json:
-        out.echo_json([out.overview_json(o) for o in overviews])
-    elif overviews:
-        out.console().print(out.runs_table(overviews))
-    else:
-        click.echo("no runs")
+    out.echo_records(
+        overviews, as_json, to_json=out.overview_json, table=out.runs_table, none="no runs"
+    )
 
 
 @click.command("run")
@@ -179,12 +176,7 @@ def jobs(
         )
 
     found = with_database(work)
-    if as_json:
-        out.echo_json([out.job_json(j) for j in found])
-    elif found:
-        out.console().print(out.jobs_table(found))
-    else:
-        click.echo("no jobs")
+    out.echo_records(found, as_json, to_json=out.job_json, table=out.jobs_table, none="no jobs")
 
 
 @click.command("stats")
@@ -283,17 +275,7 @@ def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> No
     results = with_database(work)
     requeued = [r for r in results if r.outcome is RequeueOutcome.REQUEUED]
     if as_json:
-        out.echo_json(
-            [
-                {
-                    "job_id": r.job_id,
-                    "outcome": str(r.outcome),
-                    "blocking_job_id": r.blocking_job_id,
-                    "blocking_run_id": r.blocking_run_id,
-                }
-                for r in results
-            ]
-        )
+        out.echo_json([out.record_json(r, leave_out={"previous_status"}) for r in results])
         return
     click.echo(f"requeued {len(requeued)} of {len(results)} failed job(s)")
     for r in results:
@@ -322,15 +304,9 @@ def prune(older_than: str, dry_run: bool, as_json: bool) -> None:
 
     counts = with_database(work)
     if as_json:
+        age_seconds = age.total_seconds()
         out.echo_json(
-            {
-                "dry_run": dry_run,
-                "older_than_seconds": age.total_seconds(),
-                "runs": counts.runs,
-                "jobs": counts.jobs,
-                "exports": counts.exports,
-                "notifications": counts.notifications,
-            }
+            {"dry_run": dry_run, "older_than_seconds": age_seconds, **out.record_json(counts)}
         )
         return
     verb = "would delete" if dry_run else "deleted"
