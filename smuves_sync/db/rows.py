@@ -8,10 +8,6 @@ applied: a column read as text becomes the enum its field is typed with (``JobKi
 record is built from the same row (``RunOverview.run``). Columns are found by name, so a query
 may return more of them (``SELECT *``) in any order; a field the query does not return is an
 error that names it. Adding a column to a table is one field of its record, nothing more.
-
-A claim returns hundreds of jobs, and building them in Python can cost more than the claim
-itself: the positions and converters are worked out once per result, and a row is then one
-``itemgetter``, a dict lookup per enum field and the record's constructor.
 """
 
 from __future__ import annotations
@@ -20,16 +16,17 @@ import dataclasses
 import operator
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from psycopg.rows import BaseRowFactory, RowMaker, no_result, scalar_row
 
 __all__ = ["model_row", "scalar_row"]
 
 T = TypeVar("T")
-Convert = Callable[[Any], Any]
+# How a column's value becomes a field's: a lookup (enums) or a function.
+Convert = Mapping[Any, Any] | Callable[[Any], Any]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -40,20 +37,34 @@ class _Field:
     record: type[Any] | None
 
 
+def _words(enum: type[Enum], *, nullable: bool) -> Mapping[Any, Any]:
+    # A dict lookup: calling an enum class with a value is several times slower.
+    found: dict[Any, Any] = {member.value: member for member in enum}
+    return {None: None, **found} if nullable else found
+
+
 def _converter(hint: Any) -> Convert | None:
     """How a column's value becomes a value of `hint` (None: as psycopg loads it)."""
     args = typing.get_args(hint)
     if isinstance(hint, type) and issubclass(hint, Enum):
-        return {member.value: member for member in hint}.__getitem__
+        return _words(hint, nullable=False)
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in args:
         (inner,) = (arg for arg in args if arg is not type(None))
         if isinstance(inner, type) and issubclass(inner, Enum):
-            return {None: None, **{member.value: member for member in inner}}.__getitem__
-        return _converter(inner)
+            return _words(inner, nullable=True)
+        convert = _converter(inner)
+        if convert is None:
+            return None
+        function = _function(convert)
+        return lambda value: None if value is None else function(value)
     if typing.get_origin(hint) is tuple:
-        each = _converter(args[0]) or (lambda value: value)
+        each = _function(_converter(args[0]) or (lambda value: value))
         return lambda values: tuple(each(value) for value in values)
     return None
+
+
+def _function(convert: Convert) -> Callable[[Any], Any]:
+    return convert.__getitem__ if isinstance(convert, Mapping) else convert
 
 
 _PLANS: dict[type[Any], tuple[_Field, ...]] = {}
@@ -78,48 +89,49 @@ def _position(columns: Sequence[str], name: str, record: type[Any]) -> int:
     try:
         return columns.index(name)
     except ValueError:
-        raise LookupError(
-            f"{record.__name__}.{name}: the query returns no column {name!r}"
-        ) from None
+        message = f"{record.__name__}.{name}: the query returns no column {name!r}"
+        raise LookupError(message) from None
+
+
+def _flat_maker(record: type[T], columns: Sequence[str], prefix: str) -> RowMaker[T]:
+    # A claim returns hundreds of jobs, and building them can cost more client time than the
+    # claim itself. So the maker is generated as one expression, the way dataclasses generates
+    # __init__: `record(values[0], kinds[values[3]], ...)` costs what a hand-written call does.
+    # Its text holds only positions and generated names, never anything from a row.
+    namespace: dict[str, Any] = {"record": record}
+    arguments = []
+    for index, field in enumerate(_plan(record)):
+        value = f"values[{_position(columns, prefix + field.name, record)}]"
+        if isinstance(field.convert, Mapping):
+            namespace[f"lookup_{index}"] = field.convert
+            value = f"lookup_{index}[{value}]"
+        elif field.convert is not None:
+            namespace[f"convert_{index}"] = field.convert
+            value = f"convert_{index}({value})"
+        arguments.append(value)
+    return cast(RowMaker[T], eval(f"lambda values: record({', '.join(arguments)})", namespace))
 
 
 def _maker(record: type[T], columns: Sequence[str], prefix: str) -> RowMaker[T]:
     plan = _plan(record)
-    if any(field.record is not None for field in plan):
-        parts: list[RowMaker[Any]] = []
-        for field in plan:
-            if field.record is not None:
-                parts.append(_maker(field.record, columns, prefix))
-                continue
-            pick: RowMaker[Any] = operator.itemgetter(
-                _position(columns, prefix + field.name, record)
-            )
-            parts.append(pick if field.convert is None else _composed(field.convert, pick))
-        return lambda values: record(*[part(values) for part in parts])
-
-    positions = [_position(columns, prefix + field.name, record) for field in plan]
-    # itemgetter of one position returns the value itself, of several a tuple
-    pick_all: RowMaker[Sequence[Any]] = (
-        operator.itemgetter(*positions)
-        if len(positions) > 1
-        else lambda values: (values[positions[0]],)
-    )
-    converts = [(index, field.convert) for index, field in enumerate(plan) if field.convert]
-
-    def make(values: Sequence[Any]) -> T:
-        row = list(pick_all(values))
-        for index, convert in converts:
-            row[index] = convert(row[index])
-        return record(*row)
-
-    return make
+    if all(field.record is None for field in plan):
+        return _flat_maker(record, columns, prefix)
+    parts: list[RowMaker[Any]] = []
+    for field in plan:
+        if field.record is not None:
+            parts.append(_maker(field.record, columns, prefix))
+            continue
+        pick: RowMaker[Any] = operator.itemgetter(_position(columns, prefix + field.name, record))
+        parts.append(pick if field.convert is None else _composed(_function(field.convert), pick))
+    return lambda values: record(*[part(values) for part in parts])
 
 
-def _composed(convert: Convert, pick: RowMaker[Any]) -> RowMaker[Any]:
+def _composed(convert: Callable[[Any], Any], pick: RowMaker[Any]) -> RowMaker[Any]:
     return lambda values: convert(pick(values))
 
 
 _FACTORIES: dict[tuple[type[Any], str], BaseRowFactory[Any]] = {}
+_MAKERS: dict[tuple[type[Any], str, tuple[str, ...]], RowMaker[Any]] = {}
 
 
 def model_row(record: type[T], prefix: str = "") -> BaseRowFactory[T]:
@@ -133,7 +145,12 @@ def model_row(record: type[T], prefix: str = "") -> BaseRowFactory[T]:
     def factory(cursor: Any) -> RowMaker[T]:
         if cursor.description is None:
             return no_result
-        return _maker(record, [column.name for column in cursor.description], prefix)
+        columns = tuple(column.name for column in cursor.description)
+        # One maker per record and column list: a query's makers are built on its first use.
+        maker: RowMaker[T] | None = _MAKERS.get((record, prefix, columns))
+        if maker is None:
+            maker = _MAKERS[record, prefix, columns] = _maker(record, columns, prefix)
+        return maker
 
     _FACTORIES[record, prefix] = factory
     return factory
