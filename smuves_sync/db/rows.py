@@ -131,7 +131,6 @@ def _composed(convert: Callable[[Any], Any], pick: RowMaker[Any]) -> RowMaker[An
 
 
 _FACTORIES: dict[tuple[type[Any], str], BaseRowFactory[Any]] = {}
-_MAKERS: dict[tuple[type[Any], str, tuple[str, ...]], RowMaker[Any]] = {}
 
 
 def model_row(record: type[T], prefix: str = "") -> BaseRowFactory[T]:
@@ -140,16 +139,21 @@ def model_row(record: type[T], prefix: str = "") -> BaseRowFactory[T]:
     found: BaseRowFactory[T] | None = _FACTORIES.get((record, prefix))
     if found is not None:
         return found
+    # One maker per list of column names, built on its first use. The key is the result's raw
+    # names: reading `cursor.description` makes a Column object per column, which on a claim
+    # would cost more than the rows.
+    makers: dict[tuple[bytes | None, ...], RowMaker[T]] = {}
 
     # psycopg passes its cursor (a BaseCursor, which it does not export).
     def factory(cursor: Any) -> RowMaker[T]:
-        if cursor.description is None:
+        result = cursor.pgresult
+        if result is None or not result.nfields:
             return no_result
-        columns = tuple(column.name for column in cursor.description)
-        # One maker per record and column list: a query's makers are built on its first use.
-        maker: RowMaker[T] | None = _MAKERS.get((record, prefix, columns))
+        names = tuple(result.fname(index) for index in range(result.nfields))
+        maker = makers.get(names)
         if maker is None:
-            maker = _MAKERS[record, prefix, columns] = _maker(record, columns, prefix)
+            columns = [column.name for column in cursor.description]
+            maker = makers[names] = _maker(record, columns, prefix)
         return maker
 
     _FACTORIES[record, prefix] = factory
