@@ -42,7 +42,7 @@ from smuves_sync.cli.export import export_portal
 from smuves_sync.cli.portal import add_portal
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.cli.sync import configure_logging, sync_portal
-from smuves_sync.db import database_url, migrate
+from smuves_sync.db import database_url, migrate, with_login_urls
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
@@ -100,7 +100,7 @@ async def _database(settings: Settings) -> AsyncIterator[Settings]:
     """Settings whose database stays up (and migrated) for the whole demo."""
     async with database_url(settings) as url:
         await migrate(url, settings.migrations_dir)
-        yield settings.model_copy(update={"database_url": url})
+        yield with_login_urls(settings, url)
 
 
 async def run_demo(
@@ -173,6 +173,14 @@ def write_playground(path: Path, settings: Settings, base_url: str, scale: float
     values: dict[str, str] = {}
     if settings.database_url:
         values["SMUVES_DATABASE_URL"] = settings.database_url
+        for name, url in (
+            ("SMUVES_API_DATABASE_URL", settings.api_database_url),
+            ("SMUVES_WORKER_DATABASE_URL", settings.worker_database_url),
+        ):
+            if url:
+                values[name] = url
+        if settings.shared_database_login:
+            values["SMUVES_SHARED_DATABASE_LOGIN"] = "1"
     else:
         values["SMUVES_DATA_DIR"] = str(settings.data_dir)
     values["SMUVES_HUBSPOT_BASE_URL"] = base_url

@@ -16,8 +16,16 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SMUVES_", frozen=True, extra="ignore")
 
-    # Unset means: start the embedded Postgres (pgserver) under `data_dir`.
+    # Unset means: start the embedded Postgres (pgserver) under `data_dir`. The operator's
+    # login: migrations and on-call commands, which see every tenant.
     database_url: str | None = None
+    # The runtime logins (migrations/0001): the API as smuves_api_login, the workers as
+    # smuves_worker_login. Required with `database_url`, unless `shared_database_login` says
+    # on purpose that the API and the workers log in with `database_url` too and switch role
+    # with SET ROLE, which one RESET ROLE undoes. With the embedded server both are derived.
+    api_database_url: str | None = None
+    worker_database_url: str | None = None
+    shared_database_login: bool = False
     data_dir: Path = Path(".smuves/pgdata")
     pool_min_size: int = Field(default=1, ge=1)
     pool_max_size: int = Field(default=10, ge=1)

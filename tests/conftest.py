@@ -8,7 +8,13 @@ temporary directory. The template is migrated once per session and cloned with
 Fixtures: ``pg_server`` (superuser URL of the server), ``db_url`` (the test's own database,
 login role), ``admin_pool`` / ``worker_pool`` / ``app_pool`` (pools acting as the login role,
 smuves_worker and smuves_app), ``db`` / ``worker_db`` / ``app_db`` (a `Database` on each),
-``factory`` (tests/factories.py), ``settings`` (Settings pointing at the test database).
+``factory`` (tests/factories.py), ``settings`` (Settings pointing at the test database, with
+the runtime logins of tests/logins.py).
+
+``worker_pool`` and ``app_pool`` log in as the test's superuser and SET ROLE: they have the
+rights of smuves_worker and smuves_app, and the session of a trusted login, which may pass
+the queue functions a time (`p_now`) as tests do. ``worker_login_pool`` and
+``api_login_pool`` log in as the runtime logins themselves, as the product does.
 """
 
 from __future__ import annotations
@@ -23,13 +29,15 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from smuves_sync.db import Database, DbRole, Pool, migrate, pool_for
 from smuves_sync.db.embedded import embedded_server
+from smuves_sync.db.migrations import set_login_passwords
 from smuves_sync.db.queries import load_queries
 from smuves_sync.settings import Settings
 from tests.factories import Factory
+from tests.logins import runtime_url, runtime_urls
 
 HARNESS_SQL = load_queries(Path(__file__).with_name("sql"))
 
@@ -95,10 +103,26 @@ async def template_db(pg_server: str) -> AsyncIterator[str]:
     name = f"smuves_tpl_{os.getpid()}_{secrets.token_hex(3)}"
     await _admin(pg_server, "harness_create_database", db=name)
     try:
-        await migrate(url_for(pg_server, name))
+        url = url_for(pg_server, name)
+        await migrate(url)
+        await _give_logins_a_password(url)
         yield name
     finally:
         await _admin(pg_server, "harness_drop_database", db=name)
+
+
+async def _give_logins_a_password(url: str) -> None:
+    """On a server that wants passwords, the runtime logins get the test server's own."""
+    if not conninfo_to_dict(url).get("password"):
+        return  # the server trusts local connections: the logins need none
+    logins = Settings(database_url=url, **runtime_urls(url))
+    for attempt in range(5):
+        try:
+            await set_login_passwords(url, logins)
+            return
+        except psycopg.errors.InternalError_:  # "tuple concurrently updated": another session
+            if attempt == 4:
+                raise
 
 
 @pytest.fixture
@@ -125,8 +149,8 @@ async def db_url(pg_server: str, template_db: str) -> AsyncIterator[str]:
 
 @pytest.fixture
 def settings(db_url: str) -> Settings:
-    """Settings pointing at this test's database."""
-    return Settings(database_url=db_url)
+    """Settings pointing at this test's database and its runtime logins."""
+    return Settings(database_url=db_url, **runtime_urls(db_url))
 
 
 @pytest.fixture
@@ -147,6 +171,20 @@ async def worker_pool(db_url: str) -> AsyncIterator[Pool]:
 async def app_pool(db_url: str) -> AsyncIterator[Pool]:
     """A pool acting as smuves_app."""
     async with pool_for(db_url, role=DbRole.APP, max_size=4) as pool:
+        yield pool
+
+
+@pytest.fixture
+async def worker_login_pool(db_url: str) -> AsyncIterator[Pool]:
+    """A pool logged in as smuves_worker_login, as `smuves worker` is."""
+    async with pool_for(runtime_url(db_url, DbRole.WORKER), max_size=4) as pool:
+        yield pool
+
+
+@pytest.fixture
+async def api_login_pool(db_url: str) -> AsyncIterator[Pool]:
+    """A pool logged in as smuves_api_login, as `smuves serve` is."""
+    async with pool_for(runtime_url(db_url, DbRole.APP), max_size=4) as pool:
         yield pool
 
 

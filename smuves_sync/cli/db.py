@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from smuves_sync.cli.session import load_settings
-from smuves_sync.db.migrations import migrate
+from smuves_sync.db.migrations import migrate, set_login_passwords
 from smuves_sync.db.pool import database_url
 from smuves_sync.errors import MigrationError
 
@@ -26,16 +26,21 @@ def db() -> None:
     help="Directory of NNNN_name.sql files (default: the project's migrations/).",
 )
 def db_migrate(migrations_dir: Path | None) -> None:
-    """Apply pending migrations (starts the embedded Postgres when SMUVES_DATABASE_URL is unset)."""
+    """Apply pending migrations (starts the embedded Postgres when SMUVES_DATABASE_URL is unset).
+
+    The migrations create the runtime logins smuves_api_login and smuves_worker_login; when
+    SMUVES_API_DATABASE_URL / SMUVES_WORKER_DATABASE_URL carry a password for them, it is set.
+    """
     settings = load_settings()
 
-    async def run() -> list[str]:
+    async def run() -> tuple[list[str], list[str]]:
         async with database_url(settings) as url:
             applied = await migrate(url, migrations_dir or settings.migrations_dir)
-        return [m.filename for m in applied]
+            logins = await set_login_passwords(url, settings)
+        return [m.filename for m in applied], logins
 
     try:
-        applied = asyncio.run(run())
+        applied, logins = asyncio.run(run())
     except MigrationError as exc:
         raise click.ClickException(str(exc)) from exc
     if applied:
@@ -43,3 +48,5 @@ def db_migrate(migrations_dir: Path | None) -> None:
             click.echo(f"applied {filename}")
     else:
         click.echo("database is up to date")
+    for login in logins:
+        click.echo(f"password of {login} set from its runtime URL")

@@ -4,7 +4,9 @@ Needs SMUVES_JWT_SECRET (to verify bearer tokens), SMUVES_JWT_AUDIENCE (the `aud
 are issued for; SMUVES_JWT_ALLOW_ANY_AUDIENCE=1 to accept any on purpose) and a valid
 SMUVES_SECRET_KEY (to store portal tokens); without one of them it exits 2 before anything
 starts. With SMUVES_DATABASE_URL unset the embedded Postgres is started and migrated first,
-like `smuves sync` does; a configured database is migrated by its operator.
+like `smuves sync` does; a configured database is migrated by its operator, and the API then
+logs in as smuves_api_login at SMUVES_API_DATABASE_URL (exit 2 when it is not set, unless
+SMUVES_SHARED_DATABASE_LOGIN=1).
 
 /metrics is never served to tenants: with --metrics-port it is served on a listener of its
 own (--metrics-host, default 127.0.0.1) that serves nothing else; with SMUVES_METRICS_TOKEN it
@@ -25,7 +27,8 @@ from fastapi import FastAPI
 from smuves_sync.api import create_app, openapi_document
 from smuves_sync.cli.common import ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings
-from smuves_sync.db import database_url, migrate
+from smuves_sync.db import DbRole, database_url, migrate, with_login_urls
+from smuves_sync.db.pool import runtime_conninfo
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
 
@@ -70,10 +73,12 @@ async def _serve(
     metrics: tuple[str, int] | None = None,
 ) -> None:
     create_app(settings)  # missing secrets fail here, before any database is started
+    if settings.database_url is not None:
+        runtime_conninfo(settings, DbRole.APP)  # and a missing runtime login
     async with database_url(settings) as url:
         if settings.database_url is None:
             await migrate(url, settings.migrations_dir)
-        ready = settings.model_copy(update={"database_url": url})
+        ready = with_login_urls(settings, url)
         if metrics is None:
             await uvicorn.Server(_config(create_app(ready), host, port, log_level)).serve()
             return

@@ -2,7 +2,7 @@
 
     settings = load_settings()                      # the environment, then ./.env
     cipher = token_cipher(settings)                 # exits 2 unless SMUVES_SECRET_KEY is valid
-    async with worker_database(settings, max_size=8) as (db, conninfo): ...   # smuves_worker
+    async with worker_database(settings, max_size=8) as (db, conninfo): ...   # smuves_worker_login
     async with login_database(settings) as db: ...                          # login role
 
 With SMUVES_DATABASE_URL unset the embedded Postgres is started and brought up to date
@@ -24,7 +24,15 @@ from pydantic import ValidationError
 
 from smuves_sync.cli.common import ExitCode, command_error
 from smuves_sync.cli.envfile import env_file
-from smuves_sync.db import Database, DbRole, database_url, migrate, pool_for
+from smuves_sync.db import (
+    Database,
+    DbRole,
+    database_url,
+    migrate,
+    pool_for,
+    runtime_pool,
+    with_login_urls,
+)
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
@@ -62,12 +70,16 @@ async def _url(settings: Settings) -> AsyncIterator[str]:
 async def worker_database(
     settings: Settings, *, max_size: int = 10
 ) -> AsyncIterator[tuple[Database, str]]:
-    """A pool acting as smuves_worker, and the URL its wake-up listener connects to."""
+    """A pool logged in as the workers' own role (smuves_worker_login, or SET ROLE
+    smuves_worker where SMUVES_SHARED_DATABASE_LOGIN says so), and the URL its wake-up
+    listener connects to."""
     async with (
         _url(settings) as url,
-        pool_for(url, role=DbRole.WORKER, min_size=1, max_size=max_size) as pool,
+        runtime_pool(
+            with_login_urls(settings, url), DbRole.WORKER, min_size=1, max_size=max_size
+        ) as (pool, conninfo),
     ):
-        yield Database(pool), url
+        yield Database(pool), conninfo
 
 
 @asynccontextmanager

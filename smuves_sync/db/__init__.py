@@ -1,9 +1,12 @@
 """The only code that runs SQL: pool, embedded server, migrations, and one module per stored noun.
 
     open_pool(settings, *, role=None, min_size=None, max_size=None)   async context -> Pool
+    runtime_pool(settings, role, *, min_size, max_size)  async context -> (Pool, conninfo)
     pool_for(conninfo, *, role=None, min_size=1, max_size=10, name=None, check_idle_after=2.0)
     database_url(settings)              async context -> str (starts the embedded server)
-    DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role)
+    with_login_urls(settings, url)      settings for a running server (embedded: derived logins)
+    DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role); .login is
+                                        the runtime LOGIN role of each
     Database(pool)                      one, all, execute, stream, pipeline; transaction,
                                         as_user, for_portal (database.py)
     migrate(conninfo, directory=None)   apply pending migrations -> list[Migration]
@@ -17,7 +20,15 @@ package's records through `rows.model_row`.
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.migrations import Migration, migrate
-from smuves_sync.db.pool import DbRole, Pool, database_url, open_pool, pool_for
+from smuves_sync.db.pool import (
+    DbRole,
+    Pool,
+    database_url,
+    open_pool,
+    pool_for,
+    runtime_pool,
+    with_login_urls,
+)
 from smuves_sync.db.queries import queries
 
 __all__ = [
@@ -30,4 +41,6 @@ __all__ = [
     "open_pool",
     "pool_for",
     "queries",
+    "runtime_pool",
+    "with_login_urls",
 ]

@@ -13,6 +13,12 @@ the copy a plain install puts under ``<prefix>/share/smuves-sync/migrations`` (p
 data-files).
 
     applied = await migrate(conninfo)            # -> list[Migration] newly applied
+    changed = await set_login_passwords(conninfo, settings)   # runtime logins' passwords
+
+`set_login_passwords` gives the runtime logins (migrations/0001) the passwords of the URLs the
+API and the workers are configured with, so that a managed Postgres needs no hand-made
+ALTER ROLE: the secret lives in the runtime URL only. The server gets libpq's SCRAM verifier,
+never the password.
 """
 
 from __future__ import annotations
@@ -25,9 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 
+from smuves_sync.db.pool import DbRole
 from smuves_sync.db.queries import queries
 from smuves_sync.errors import MigrationError
+from smuves_sync.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -140,3 +150,32 @@ async def migrate(conninfo: str, directory: Path | None = None) -> list[Migratio
             if not conn.broken:
                 await conn.execute(q["migrations_unlock"], {"key": LOCK_KEY})
     return newly_applied
+
+
+def _login_password(url: str, role: DbRole) -> str | None:
+    """The password `url` carries for `role`'s login; None when it has none or names another
+    user (a pooler may append its tenant: ``smuves_api_login.<project>``)."""
+    params = conninfo_to_dict(url)
+    user = str(params.get("user") or "")
+    password = params.get("password")
+    if not password or (user != role.login and not user.startswith(role.login + ".")):
+        return None
+    return str(password)
+
+
+async def set_login_passwords(conninfo: str, settings: Settings) -> list[str]:
+    """Set each runtime login's password from its configured URL; the logins set."""
+    changed = []
+    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+        for role in DbRole:
+            url = role.configured_url(settings)
+            password = _login_password(url, role) if url else None
+            if password is None:
+                continue
+            verifier = conn.pgconn.encrypt_password(password.encode(), role.login.encode())
+            statement = sql.SQL(queries()["migrations_login_password"]).format(
+                login=sql.Identifier(role.login), password=sql.Literal(verifier.decode())
+            )
+            await conn.execute(statement)
+            changed.append(role.login)
+    return changed

@@ -1,13 +1,24 @@
 """Connection pools: an async psycopg pool per database role.
 
-    async with open_pool(settings, role=DbRole.WORKER) as pool:
+    async with open_pool(settings, role=DbRole.WORKER) as pool:     # the workers' own login
         db = Database(pool)
+    async with open_pool(settings) as pool: ...                      # the operator's login
 
-``role`` is the database role every new connection switches to (``SET ROLE``): ``WORKER`` for
-queue workers, ``APP`` for the HTTP API, ``None`` for the login role (migrations, operator
-commands). Connections are in autocommit mode: every statement is its own transaction unless
-it runs inside ``conn.transaction()``. With ``settings.database_url`` unset, the embedded
-PostgreSQL is started for as long as the pool is open.
+The API and the workers log in as their own roles (migrations/0001): ``smuves_api_login``
+(a member of smuves_app) at ``SMUVES_API_DATABASE_URL``, ``smuves_worker_login`` (a member of
+smuves_worker) at ``SMUVES_WORKER_DATABASE_URL``. Neither can become anything with more
+rights, so a ``RESET ROLE`` on one of their connections gains nothing; a runtime pool refuses
+to open on a login that is a superuser, bypasses row-level security or may act as the owner.
+With the embedded server (``SMUVES_DATABASE_URL`` unset) both logins are on its socket, which
+trusts them. Only ``SMUVES_SHARED_DATABASE_LOGIN=1`` makes the runtime pools log in with
+``SMUVES_DATABASE_URL`` and ``SET ROLE`` (one login for everything: escalation is one
+``RESET ROLE`` away).
+
+``pool_for(conninfo, role=…)`` is the low-level form: ``role`` is the database role every new
+connection switches to (``SET ROLE``), ``None`` for none. Connections are in autocommit mode:
+every statement is its own transaction unless it runs inside ``conn.transaction()``. With
+``settings.database_url`` unset, the embedded PostgreSQL is started for as long as the pool is
+open.
 """
 
 from __future__ import annotations
@@ -19,11 +30,13 @@ from contextlib import asynccontextmanager
 from enum import StrEnum
 
 from psycopg import AsyncConnection
-from psycopg.rows import TupleRow
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.rows import TupleRow, dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.queries import queries
+from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
 
 Pool = AsyncConnectionPool[AsyncConnection[TupleRow]]
@@ -34,6 +47,85 @@ class DbRole(StrEnum):
 
     APP = "smuves_app"
     WORKER = "smuves_worker"
+
+    @property
+    def login(self) -> str:
+        """The LOGIN role that connects with this role's rights (a member of it only)."""
+        return "smuves_api_login" if self is DbRole.APP else "smuves_worker_login"
+
+    @property
+    def url_variable(self) -> str:
+        """The setting that holds the URL of this role's login."""
+        return "SMUVES_API_DATABASE_URL" if self is DbRole.APP else "SMUVES_WORKER_DATABASE_URL"
+
+    def configured_url(self, settings: Settings) -> str | None:
+        """The URL of this role's login in `settings`, if one is set."""
+        return settings.api_database_url if self is DbRole.APP else settings.worker_database_url
+
+
+def login_url(url: str, role: DbRole) -> str:
+    """`url` with `role`'s runtime login as its user and no password (a server that trusts
+    its local connections, as the embedded one does)."""
+    params = conninfo_to_dict(url)
+    params.pop("password", None)
+    params["user"] = role.login
+    return make_conninfo("", **params)
+
+
+def with_login_urls(settings: Settings, url: str) -> Settings:
+    """`settings` for a server that is running at `url`: with no ``database_url`` configured
+    (the embedded server) it becomes `url`, and the runtime logins' URLs not configured are
+    the same server as their own roles. A configured database changes nothing."""
+    if settings.database_url is not None:
+        return settings
+    return settings.model_copy(
+        update={
+            "database_url": url,
+            "api_database_url": settings.api_database_url or login_url(url, DbRole.APP),
+            "worker_database_url": settings.worker_database_url or login_url(url, DbRole.WORKER),
+        }
+    )
+
+
+def runtime_conninfo(settings: Settings, role: DbRole) -> tuple[str, DbRole | None]:
+    """Where `role`'s pool logs in, and the role it must SET after logging in (None: its
+    login has the role's rights already). `ConfigurationError` when nothing says where."""
+    own = role.configured_url(settings)
+    if own:
+        return own, None
+    if settings.shared_database_login and settings.database_url:
+        return settings.database_url, role
+    raise ConfigurationError(
+        f"{role.url_variable} is not set: the {_WHO[role]} log(s) in as {role.login} "
+        f"(created by `smuves db migrate`), never as the login of SMUVES_DATABASE_URL; set "
+        f"it, or SMUVES_SHARED_DATABASE_LOGIN=1 to use one login for everything on purpose"
+    )
+
+
+_WHO = {DbRole.APP: "HTTP API", DbRole.WORKER: "workers"}
+
+
+async def check_runtime_login(pool: Pool, role: DbRole) -> None:
+    """`ConfigurationError` unless the pool's login has `role`'s rights and nothing more."""
+    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(queries()["session_login"], {"role": role.value})
+        found = await cur.fetchone()
+    assert found is not None  # the session's own login is always in pg_roles
+    wrong = [
+        what
+        for what, bad in (
+            ("is a superuser", found["superuser"]),
+            ("bypasses row-level security", found["bypassrls"]),
+            ("may act as smuves_owner", found["owner"]),
+            (f"is not a member of {role.value}", not found["member"]),
+        )
+        if bad
+    ]
+    if wrong:
+        raise ConfigurationError(
+            f"{role.url_variable} logs in as {found['login']}, which {' and '.join(wrong)}: "
+            f"the {_WHO[role]} must log in as {role.login}"
+        )
 
 
 @asynccontextmanager
@@ -99,6 +191,22 @@ async def pool_for(
 
 
 @asynccontextmanager
+async def runtime_pool(
+    settings: Settings, role: DbRole, *, min_size: int, max_size: int
+) -> AsyncIterator[tuple[Pool, str]]:
+    """A pool logged in as `role`'s runtime login (see the module docstring), and the URL it
+    connects to. `settings` name a running server (`with_login_urls` for the embedded one)."""
+    conninfo, set_role = runtime_conninfo(settings, role)
+    name = role.value if set_role else role.login
+    async with pool_for(
+        conninfo, role=set_role, min_size=min_size, max_size=max_size, name=name
+    ) as pool:
+        if set_role is None:
+            await check_runtime_login(pool, role)
+        yield pool, conninfo
+
+
+@asynccontextmanager
 async def open_pool(
     settings: Settings,
     *,
@@ -106,14 +214,15 @@ async def open_pool(
     min_size: int | None = None,
     max_size: int | None = None,
 ) -> AsyncIterator[Pool]:
-    """A pool configured from `settings` (embedded server when no URL is set)."""
-    async with (
-        database_url(settings) as url,
-        pool_for(
-            url,
-            role=role,
-            min_size=min_size or settings.pool_min_size,
-            max_size=max_size or settings.pool_max_size,
-        ) as pool,
-    ):
-        yield pool
+    """A pool configured from `settings` (embedded server when no URL is set): the runtime
+    login of `role`, or the operator's login with `role` None."""
+    least = min_size or settings.pool_min_size
+    most = max_size or settings.pool_max_size
+    async with database_url(settings) as url:
+        if role is None:
+            async with pool_for(url, min_size=least, max_size=most) as pool:
+                yield pool
+            return
+        ready = with_login_urls(settings, url)
+        async with runtime_pool(ready, role, min_size=least, max_size=most) as (pool, _):
+            yield pool

@@ -31,6 +31,7 @@ from smuves_sync.testing.fake_hubspot import (
     serve_in_subprocess,
 )
 from tests.integration.sync_helpers import SECRET
+from tests.logins import runtime_env
 
 StartFake = Callable[..., FakeHubSpotProcess]
 
@@ -55,6 +56,7 @@ def smuves_env(db_url: str, base_url: str, **extra: str) -> dict[str, str]:
         {
             "SMUVES_ENV_FILE": "",  # a playground .env in the checkout stays out of the tests
             "SMUVES_DATABASE_URL": db_url,
+            **runtime_env(db_url),
             "SMUVES_HUBSPOT_BASE_URL": base_url,
             "SMUVES_SECRET_KEY": SECRET,
             "SMUVES_POLL_INTERVAL_SECONDS": "0.2",

@@ -15,6 +15,7 @@ from smuves_sync.testing.fake_hubspot import PortalSpec, TruthItem
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from tests.factories import Factory
 from tests.integration.queue_helpers import CHECKS, read
+from tests.logins import runtime_urls
 
 SECRET = new_secret_key()
 TOKEN = "pat-na1-sync-token"
@@ -24,6 +25,7 @@ def sync_settings(db_url: str, base_url: str, **overrides: Any) -> Settings:
     """Settings for a worker talking to the fake at `base_url`: fast polls and retries."""
     values: dict[str, Any] = {
         "database_url": db_url,
+        **runtime_urls(db_url),
         "hubspot_base_url": base_url,
         "secret_key": SecretStr(SECRET),
         "poll_interval_seconds": 0.2,

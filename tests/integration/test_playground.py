@@ -22,6 +22,7 @@ from smuves_sync.cli.common import ExitCode
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import new_secret_key
 from tests.integration.test_demo import DEMO, load_demo
+from tests.logins import runtime_urls
 
 
 def _free_port() -> int:
@@ -138,6 +139,7 @@ async def test_smuves_sync_1001_works_right_after_the_demo(db_url: str, tmp_path
     env_path = tmp_path / ".env"
     settings = Settings(
         database_url=db_url,
+        **runtime_urls(db_url),
         export_dir=tmp_path / "exports",
         secret_key=SecretStr(new_secret_key()),
         poll_interval_seconds=0.2,

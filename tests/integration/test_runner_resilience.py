@@ -20,13 +20,19 @@ from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
 from tests.integration.queue_helpers import read
 from tests.integration.sync_helpers import write
+from tests.logins import runtime_env, runtime_urls
 
 # Due by the database's clock, which is the one a worker fires schedules by.
 LONG_AGO = datetime.now(UTC) - timedelta(days=2)
 
 
 def worker_settings(db_url: str) -> Settings:
-    return Settings(database_url=db_url, poll_interval_seconds=0.1, backoff_base_seconds=0)
+    return Settings(
+        database_url=db_url,
+        **runtime_urls(db_url),
+        poll_interval_seconds=0.1,
+        backoff_base_seconds=0,
+    )
 
 
 async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
@@ -141,7 +147,7 @@ async def test_smuves_worker_starts_and_exits_cleanly_past_a_schedule_that_never
     portal = await factory.portal()
     never = await factory.schedule(portal, cron_expression="0 0 31 2 *", next_run_at=LONG_AGO)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-    env["SMUVES_DATABASE_URL"] = db_url
+    env.update({"SMUVES_DATABASE_URL": db_url, **runtime_env(db_url)})
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",

@@ -22,3 +22,8 @@ SELECT version, name, checksum FROM public.schema_migrations ORDER BY version
 -- name: migrations_record
 INSERT INTO public.schema_migrations (version, name, checksum)
 VALUES (%(version)s, %(name)s, %(checksum)s)
+
+-- name: migrations_login_password
+-- {login} is an identifier, {password} a literal: the verifier libpq computed (never the
+-- password itself, which would reach the server's statement log).
+ALTER ROLE {login} PASSWORD {password}

@@ -14,3 +14,14 @@ SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
 
 -- name: session_ping
 SELECT 1
+
+-- name: session_login
+-- Who this connection logged in as, and whether that login has more than the given role's
+-- rights.
+-- pg_has_role is not asked about smuves_owner on a database that has no such role.
+SELECT session_user AS login, r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
+       CASE WHEN pg_catalog.to_regrole('smuves_owner') IS NULL THEN false
+            ELSE pg_catalog.pg_has_role(session_user, 'smuves_owner', 'USAGE') END AS owner,
+       pg_catalog.pg_has_role(session_user, %(role)s, 'USAGE') AS member
+FROM pg_catalog.pg_roles AS r
+WHERE r.rolname = session_user

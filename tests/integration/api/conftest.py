@@ -32,6 +32,7 @@ from smuves_sync.db.queries import load_queries
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import new_secret_key
 from tests.factories import Factory
+from tests.logins import runtime_url, runtime_urls
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = new_secret_key()
@@ -92,6 +93,7 @@ async def new_user(factory: Factory, name: str) -> User:
 def api_settings(db_url: str, tmp_path: Path) -> Settings:
     return Settings(
         database_url=db_url,
+        **runtime_urls(db_url),
         jwt_secret=SecretStr(JWT_SECRET),
         jwt_audience=AUDIENCE,
         secret_key=SecretStr(SECRET_KEY),
@@ -102,8 +104,8 @@ def api_settings(db_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def api_pool(db_url: str) -> AsyncIterator[Pool]:
-    """The API's own smuves_app pool, as large as the default of a served app."""
-    async with pool_for(db_url, role=DbRole.APP, max_size=10) as pool:
+    """The API's own pool, logged in as smuves_api_login, as large as a served app's."""
+    async with pool_for(runtime_url(db_url, DbRole.APP), max_size=10) as pool:
         yield pool
 
 

@@ -33,6 +33,7 @@ from tests.integration.api.conftest import (
     make_token,
     rows,
 )
+from tests.logins import runtime_env
 
 _USER = uuid.UUID("00000000-0000-4000-8000-0000000000e1")
 MiB = 1024 * 1024
@@ -278,6 +279,7 @@ async def test_smuves_serve_with_a_metrics_port(db_url: str, alice: User) -> Non
     env = {
         **os.environ,
         "SMUVES_DATABASE_URL": db_url,
+        **runtime_env(db_url),
         "SMUVES_JWT_SECRET": JWT_SECRET,
         "SMUVES_JWT_AUDIENCE": AUDIENCE,
         "SMUVES_SECRET_KEY": SECRET_KEY,

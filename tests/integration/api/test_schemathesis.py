@@ -38,6 +38,7 @@ from tests.integration.api.conftest import (
     new_user,
     rows,
 )
+from tests.logins import runtime_env
 
 # About a thousand requests: slow, and given more than the default per-test time on a busy box.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -100,6 +101,7 @@ async def served(
     env = {
         **os.environ,
         "SMUVES_DATABASE_URL": db_url,
+        **runtime_env(db_url),
         "SMUVES_JWT_SECRET": JWT_SECRET,
         "SMUVES_JWT_AUDIENCE": AUDIENCE,
         "SMUVES_SECRET_KEY": SECRET_KEY,
