@@ -19,6 +19,36 @@ CREATE FUNCTION public.current_app_portal() RETURNS bigint
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$ SELECT nullif(pg_catalog.current_setting('app.portal_id', true), '')::bigint $$;
 
+-- Whether this session logged in as a role that may act as smuves_owner: the operator's own
+-- login (migrations, on-call commands) or a superuser (the test harness), never a runtime
+-- login (smuves_api_login and smuves_worker_login belong to their group role only). The
+-- login counts, not a SET ROLE: the tests' pools, a trusted login that took a runtime
+-- role's rights, stay trusted; a runtime login can never become trusted.
+CREATE FUNCTION public.operator_session() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT pg_catalog.pg_has_role(session_user, 'smuves_owner', 'MEMBER') $$;
+
+-- The time a queue function acts at: the database's clock, or p_now when the session may act
+-- as the owner (tests pass a time instead of sleeping). A runtime login that passes a time is
+-- refused: a claim "in the future" would expire every lease and hand its caller other
+-- workers' jobs, with their portals' tokens. No SET clause: it runs inside the queue's hot
+-- functions, whose own search_path is pinned.
+CREATE FUNCTION public.effective_now(p_now timestamptz) RETURNS timestamptz
+    LANGUAGE plpgsql STABLE
+    AS $$
+    BEGIN
+        IF p_now IS NULL THEN
+            RETURN pg_catalog.now();
+        END IF;
+        IF public.operator_session() THEN
+            RETURN p_now;
+        END IF;
+        RAISE EXCEPTION 'only the operator''s login may pass a time (p_now); the API and '
+                        'the workers run on the database''s clock'
+            USING ERRCODE = 'insufficient_privilege';
+    END
+    $$;
+
 -- The portals of the session's user. SECURITY DEFINER so that the portal_members policy
 -- can use it without recursing into itself.
 CREATE FUNCTION public.member_portal_ids() RETURNS SETOF bigint
@@ -106,10 +136,12 @@ BEGIN
     END LOOP;
 END
 $$;
--- The API and the orchestrator create runs and jobs; job state changes after creation
--- (claim, lease, finish) belong to the queue functions.
-GRANT SELECT, INSERT, UPDATE ON public.runs, public.jobs TO smuves_app;
-GRANT SELECT, INSERT ON public.runs, public.jobs TO smuves_worker;
+-- The API and the orchestrator create runs (row-level security checks the portal). Jobs are
+-- created only by enqueue_job (0004), which checks who may add a job to which run, and every
+-- later change belongs to the queue functions: neither role writes jobs, so neither can
+-- plant a job with a lease token of its choosing, nor move one to another portal or run.
+GRANT SELECT, INSERT ON public.runs TO smuves_app, smuves_worker;
+GRANT SELECT ON public.jobs TO smuves_app, smuves_worker;
 GRANT SELECT ON public.content_items TO smuves_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON public.content_items TO smuves_worker;
 GRANT SELECT, INSERT, UPDATE ON public.exports TO smuves_app, smuves_worker;

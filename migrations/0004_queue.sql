@@ -7,7 +7,7 @@
 --   to pg_catalog and pg_temp, every table schema-qualified, EXECUTE granted to smuves_worker
 --   only (0001 revokes it from PUBLIC for every function the owner creates).
 -- * Time comes from the database: p_now DEFAULT NULL means now(); tests pass a time instead
---   of sleeping.
+--   of sleeping, which only a login that may act as the owner may do (effective_now, 0003).
 -- * A fenced function (heartbeat, checkpoint, complete, fail, park, release) returns the
 --   changed job, or no row when the job is no longer running under that lease token: the
 --   caller lost its lease and must stop touching the job.
@@ -122,7 +122,7 @@ CREATE FUNCTION public.claim_jobs(
     SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
-        v_now timestamptz := coalesce(p_now, now());
+        v_now timestamptz := public.effective_now(p_now);
         v_failed_runs bigint[];
         v_notices public.run_notice[];
     BEGIN
@@ -241,7 +241,7 @@ CREATE FUNCTION public.heartbeat_job(
     SET search_path = pg_catalog, pg_temp
     AS $$
         UPDATE public.jobs AS j
-        SET heartbeat_at = coalesce(p_now, now())
+        SET heartbeat_at = public.effective_now(p_now)
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
         RETURNING j.*
     $$;
@@ -263,7 +263,7 @@ CREATE FUNCTION public.checkpoint_job(
         SET cursor = p_cursor,
             processed = p_processed,
             total = coalesce(p_total, j.total),
-            heartbeat_at = coalesce(p_now, now())
+            heartbeat_at = public.effective_now(p_now)
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
         RETURNING j.*
     $$;
@@ -283,7 +283,7 @@ CREATE FUNCTION public.complete_jobs(
     SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
-        v_now timestamptz := coalesce(p_now, now());
+        v_now timestamptz := public.effective_now(p_now);
         v_done bigint;
     BEGIN
         IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
@@ -347,7 +347,7 @@ CREATE FUNCTION public.fail_job(
     SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
-        v_now timestamptz := coalesce(p_now, now());
+        v_now timestamptz := public.effective_now(p_now);
         v_job public.jobs;
         v_delay interval;
     BEGIN
@@ -407,7 +407,7 @@ CREATE FUNCTION public.park_job(
         IF NOT FOUND THEN
             RETURN;
         END IF;
-        v_job.run_after := greatest(p_until, coalesce(p_now, now()));
+        v_job.run_after := greatest(p_until, public.effective_now(p_now));
         v_job.attempts := greatest(v_job.attempts - 1, 0);
         v_job.last_error := left(p_reason, 2000);
         RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
@@ -432,7 +432,7 @@ CREATE FUNCTION public.release_job(
         IF NOT FOUND THEN
             RETURN;
         END IF;
-        v_job.run_after := coalesce(p_now, now());
+        v_job.run_after := public.effective_now(p_now);
         v_job.attempts := greatest(v_job.attempts - 1, 0);
         RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
         PERFORM pg_catalog.pg_notify('smuves_jobs', v_job.kind);
@@ -451,6 +451,77 @@ CREATE FUNCTION public.portal_token(p_job_id bigint, p_lease_token uuid)
         FROM public.jobs AS j JOIN public.portals AS p ON p.id = j.portal_id
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
     $$;
+
+-- A new pending job of run p_run_id, of the run's portal and kind: the only way a job is made
+-- (the runtime roles may not write jobs, 0003). No row back when the run does not exist, an
+-- equal job is in flight (the partial unique index jobs_in_flight_uniq) or the idempotency
+-- key was used before. Who may add a job to the run:
+--   the operator's login (operator_session)  any run;
+--   the API (smuves_api_login)               a run of a portal its user (app.user_id) is a
+--                                            member of;
+--   a worker (smuves_worker_login)           only a scheduled fetch: p_schedule_id names an
+--                                            enabled, due schedule of the run's portal that
+--                                            asks for this type, and the run is a fetch
+--                                            owned like the schedule.
+-- Roles are told apart by the login (session_user), which a runtime connection cannot change.
+-- The job is due now, or at p_run_after; only the operator's login may date it earlier than
+-- now (the claims take the oldest first).
+CREATE FUNCTION public.enqueue_job(
+    p_run_id bigint,
+    p_content_type text,
+    p_max_attempts integer DEFAULT 3,
+    p_run_after timestamptz DEFAULT NULL,
+    p_total bigint DEFAULT NULL,
+    p_idempotency_key text DEFAULT NULL,
+    p_schedule_id bigint DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_run public.runs;
+        v_operator boolean := public.operator_session();
+        v_run_after timestamptz := coalesce(p_run_after, now());
+    BEGIN
+        SELECT * INTO v_run FROM public.runs AS r WHERE r.id = p_run_id;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        IF NOT v_operator THEN
+            v_run_after := greatest(v_run_after, now());
+            IF NOT (
+                (pg_catalog.pg_has_role(session_user, 'smuves_app', 'USAGE')
+                 AND v_run.portal_id IN (SELECT public.member_portal_ids()))
+                OR (pg_catalog.pg_has_role(session_user, 'smuves_worker', 'USAGE')
+                    AND v_run.kind = 'fetch'
+                    AND EXISTS (SELECT FROM public.schedules AS s
+                                WHERE s.id = p_schedule_id
+                                  AND s.portal_id = v_run.portal_id
+                                  AND s.enabled
+                                  AND s.next_run_at <= now()
+                                  AND s.owner_id IS NOT DISTINCT FROM v_run.owner_id
+                                  AND p_content_type = ANY (s.content_types::text[])))
+            ) THEN
+                RAISE EXCEPTION 'enqueue_job: this login may not add jobs to run % of portal %',
+                                p_run_id, v_run.portal_id
+                    USING ERRCODE = 'insufficient_privilege';
+            END IF;
+        END IF;
+
+        RETURN QUERY
+        INSERT INTO public.jobs AS j (run_id, portal_id, kind, content_type, max_attempts,
+                                      run_after, total, idempotency_key)
+        VALUES (v_run.id, v_run.portal_id, v_run.kind, p_content_type, p_max_attempts,
+                v_run_after, p_total, p_idempotency_key)
+        ON CONFLICT DO NOTHING
+        RETURNING j.*;
+    END
+    $$;
+
+GRANT EXECUTE ON FUNCTION
+    public.enqueue_job(bigint, text, integer, timestamptz, bigint, text, bigint)
+TO smuves_app, smuves_worker;
 
 -- Wake-ups: one NOTIFY per inserting statement and job kind (payload: the kind). A hint
 -- only; workers also poll.

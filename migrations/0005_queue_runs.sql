@@ -63,7 +63,7 @@ CREATE FUNCTION public.reconcile_stuck_runs(p_now timestamptz DEFAULT NULL)
     SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
-        v_now timestamptz := coalesce(p_now, now());
+        v_now timestamptz := public.effective_now(p_now);
         v_run_ids bigint[];
     BEGIN
         WITH started AS (

@@ -27,7 +27,7 @@ CREATE FUNCTION public.claim_due_schedule(
     AS $$
         SELECT s.* FROM public.schedules AS s
         WHERE s.enabled
-          AND (s.next_run_at IS NULL OR s.next_run_at <= coalesce(p_now, now()))
+          AND (s.next_run_at IS NULL OR s.next_run_at <= public.effective_now(p_now))
           AND s.id <> ALL (coalesce(p_skip, '{}'))
         ORDER BY s.next_run_at NULLS FIRST, s.id
         LIMIT 1

@@ -72,7 +72,7 @@ CREATE FUNCTION public.stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
     SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
-        v_now timestamptz := coalesce(p_now, now());
+        v_now timestamptz := public.effective_now(p_now);
     BEGIN
         -- The definer sees every row: check the caller's membership explicitly.
         IF NOT EXISTS (SELECT FROM public.runs AS r

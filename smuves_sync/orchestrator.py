@@ -10,6 +10,11 @@ lets exactly one of any number of concurrent requests insert a type's job. A req
 every type is in flight raises `AllDuplicateJobs` naming the runs that hold them, and leaves
 nothing behind (its run is rolled back). A partial overlap creates only the new types.
 
+Who may start what is the database's to say: jobs are made only by the SQL function
+enqueue_job, which lets the API add them to its user's portals, a worker only to the fetch of a
+due schedule (`schedule_id`), and the operator's login anything. A refusal is
+`psycopg.errors.InsufficientPrivilege`.
+
 Everything happens in one transaction scoped to the portal (`db.for_portal`): on an unscoped
 `Database` it is a transaction of its own, inside a scoped one (the scheduler holds a schedule
 row lock) a savepoint, so a refusal does not abort the caller's transaction.
@@ -98,14 +103,20 @@ async def _require_portal(db: Database, portal_id: int) -> None:
 
 
 async def _enqueue_or_holder(
-    db: Database, run: Run, content_type: ContentType, max_attempts: int | None
+    db: Database,
+    run: Run,
+    content_type: ContentType,
+    max_attempts: int | None,
+    schedule_id: int | None = None,
 ) -> Job | int:
     """The new job, or the id of the run whose in-flight job of this type blocks it."""
     for _ in range(_ENQUEUE_TRIES):
         job = (
-            await job_enqueue(db, run.id, content_type)
+            await job_enqueue(db, run.id, content_type, schedule_id=schedule_id)
             if max_attempts is None
-            else await job_enqueue(db, run.id, content_type, max_attempts=max_attempts)
+            else await job_enqueue(
+                db, run.id, content_type, max_attempts=max_attempts, schedule_id=schedule_id
+            )
         )
         if job is not None:
             return job
@@ -126,11 +137,14 @@ async def start_fetch(
     *,
     owner_id: uuid.UUID | None = None,
     max_attempts: int | None = None,
+    schedule_id: int | None = None,
 ) -> FetchStarted:
     """Create a fetch run of `portal_id` with one pending job per type not already in flight.
 
     Raises `AllDuplicateJobs` when every requested type is in flight, `NotFound` for a portal
     that does not exist (or is not visible), `UnknownContentType` / `InvalidInput` for bad types.
+    A worker starts only the fetch of the due schedule `schedule_id` (the database refuses it
+    any other job).
     """
     types = _requested(content_types)
     async with db.for_portal(portal_id) as scoped:
@@ -139,7 +153,7 @@ async def start_fetch(
         jobs: list[Job] = []
         skipped: dict[ContentType, int] = {}
         for content_type in types:
-            found = await _enqueue_or_holder(scoped, run, content_type, max_attempts)
+            found = await _enqueue_or_holder(scoped, run, content_type, max_attempts, schedule_id)
             if isinstance(found, Job):
                 jobs.append(found)
             else:

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from smuves_sync.cli.common import ID, ExitCode, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
-from smuves_sync.cli.session import load_settings, worker_database
+from smuves_sync.cli.session import load_settings, login_database, worker_database
 from smuves_sync.cli.sync import configure_logging
 from smuves_sync.db.exports import export_of_run
 from smuves_sync.models import ContentType, Export, ExportFormat
@@ -36,9 +36,15 @@ async def export_portal(
     """Enqueue an export and (with `wait`) work it; the exit code and the export row."""
     (wanted,) = parse_content_types([content_type])
     async with worker_database(settings, max_size=6) as (db, conninfo):
-        started = await start_export(
-            db, portal_id, wanted, export_format, path=out, max_attempts=settings.max_attempts
-        )
+        async with login_database(settings) as operator:  # as for `smuves sync`
+            started = await start_export(
+                operator,
+                portal_id,
+                wanted,
+                export_format,
+                path=out,
+                max_attempts=settings.max_attempts,
+            )
         run = started.run
         console.print(f"run {run.id}: exporting {wanted} of portal {portal_id} as {export_format}")
         if not wait:

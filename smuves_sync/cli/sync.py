@@ -18,7 +18,12 @@ from rich.logging import RichHandler
 
 from smuves_sync.cli.common import ID, ExitCode, concurrency_option, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
-from smuves_sync.cli.session import load_settings, token_cipher, worker_database
+from smuves_sync.cli.session import (
+    load_settings,
+    login_database,
+    token_cipher,
+    worker_database,
+)
 from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import parse_content_types, start_fetch
 from smuves_sync.settings import Settings
@@ -40,7 +45,12 @@ async def sync_portal(
     """
     wanted: tuple[ContentType, ...] | None = None if types is None else parse_content_types(types)
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
-        started = await start_fetch(db, portal_id, wanted, max_attempts=settings.max_attempts)
+        # The operator starts the run (a worker's login may start only scheduled fetches);
+        # the workers' pool, opened first, is checked before anything is created.
+        async with login_database(settings) as operator:
+            started = await start_fetch(
+                operator, portal_id, wanted, max_attempts=settings.max_attempts
+            )
         run = started.run
         console.print(
             f"run {run.id}: fetching {', '.join(str(j.content_type) for j in started.jobs)} "

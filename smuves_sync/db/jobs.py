@@ -130,12 +130,18 @@ async def job_enqueue(
     run_after: datetime | None = None,
     total: int | None = None,
     idempotency_key: str | None = None,
+    schedule_id: int | None = None,
 ) -> Job | None:
     """A new pending job of run `run_id` (its portal and kind), or None when an equal job is
-    already in flight or `idempotency_key` was used before. Wakes listening workers."""
+    already in flight or `idempotency_key` was used before. Wakes listening workers.
+
+    A worker adds jobs only for the due schedule `schedule_id`; the API only to its user's
+    portals' runs (enqueue_job refuses anything else with InsufficientPrivilege)."""
     params = {"run_id": run_id, "content_type": str(content_type), "max_attempts": max_attempts}
     more = {"run_after": run_after, "total": total, "idempotency_key": idempotency_key}
-    return await db.one("job_enqueue", {**params, **more}, row=model_row(Job))
+    return await db.one(
+        "job_enqueue", {**params, **more, "schedule_id": schedule_id}, row=model_row(Job)
+    )
 
 
 # -- the queue ------------------------------------------------------------------------------

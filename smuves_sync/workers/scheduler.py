@@ -202,6 +202,7 @@ async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> Fet
                 schedule.content_types,
                 owner_id=schedule.owner_id,
                 max_attempts=max_attempts,
+                schedule_id=schedule.id,
             )
         except AllDuplicateJobs as error:
             log.info("schedule %s skipped this firing: %s", schedule.id, error)

@@ -7,15 +7,12 @@
 SELECT * FROM public.jobs WHERE id = %(job_id)s
 
 -- name: job_enqueue
--- No row back when an equal job is already in flight (the partial unique index on
--- portal, kind and type) or the idempotency key was used before.
-INSERT INTO public.jobs (run_id, portal_id, kind, content_type, max_attempts, run_after,
-                         total, idempotency_key)
-SELECT r.id, r.portal_id, r.kind, %(content_type)s, %(max_attempts)s,
-       coalesce(%(run_after)s, now()), %(total)s, %(idempotency_key)s
-FROM public.runs AS r WHERE r.id = %(run_id)s
-ON CONFLICT DO NOTHING
-RETURNING *
+-- No row back when the run does not exist, an equal job is already in flight (the partial
+-- unique index on portal, kind and type) or the idempotency key was used before. A login
+-- that may not add jobs to the run is refused (enqueue_job, migrations/0004).
+SELECT * FROM public.enqueue_job(%(run_id)s, %(content_type)s, %(max_attempts)s,
+                                 %(run_after)s, %(total)s, %(idempotency_key)s,
+                                 %(schedule_id)s)
 
 -- name: job_list
 -- Newest first.

@@ -1,0 +1,166 @@
+"""The worker role gets a portal's token only with a lease the queue handed out.
+
+Written as a compromised worker login (smuves_worker_login) would try it: plant a job that
+runs under a lease token of its own, move a job to another portal, claim "in the future" to
+expire every lease, add jobs to any portal. Each attempt is refused and changes nothing; the
+same login still does its real work (claiming, firing due schedules). The API's login may
+add jobs only to its user's portals.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+
+from smuves_sync.db import Database, Pool
+from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.workers.scheduler import fire_due_schedules
+from tests.factories import Factory
+from tests.integration.queue_helpers import CHECKS, read
+
+FUTURE = datetime.now(UTC) + timedelta(days=3650)
+
+
+async def _as(
+    pool: Pool,
+    name: str,
+    *,
+    as_portal: int | None = None,
+    as_user: uuid.UUID | None = None,
+    **params: Any,
+) -> list[dict[str, Any]]:
+    """Statement `name` in one transaction of `pool`, scoped to a portal or a user."""
+    async with pool.connection() as conn, conn.transaction():
+        if as_portal is not None:
+            await conn.execute(CHECKS["trust_set_portal"], {"portal_id": as_portal})
+        if as_user is not None:
+            await conn.execute(CHECKS["trust_set_user"], {"user_id": as_user})
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(CHECKS[name], params)
+            return await cur.fetchall() if cur.description else []
+
+
+async def test_a_worker_cannot_plant_or_move_a_job_to_get_a_token(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    victim = await factory.portal(token_encrypted=b"the victim's token")
+    run = await factory.run(victim)
+    pending = await factory.job(run)
+    mine = await factory.run()
+    lease = uuid.uuid4()
+
+    refused = [
+        ("trust_insert_leased_job", {"run_id": run.id, "portal_id": victim}),
+        ("trust_lease_a_job", {"job_id": pending.id}),
+        ("trust_move_job", {"job_id": pending.id, "portal_id": mine.portal_id, "run_id": mine.id}),
+    ]
+    for name, params in refused:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            await _as(worker_login_pool, name, as_portal=victim, lease_token=lease, **params)
+    assert (
+        await _as(worker_login_pool, "trust_portal_token", job_id=pending.id, lease_token=lease)
+        == []
+    )
+    [job] = await read(db.pool, "trust_job_lease", job_id=pending.id)
+    assert job == {"status": "pending", "lease_token": None, "locked_by": None}
+
+
+async def test_a_worker_runs_on_the_databases_clock(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    run = await factory.run(status=RunStatus.RUNNING)
+    held = await factory.job(run, status=JobStatus.RUNNING, locked_by="another worker")
+    await factory.schedule(run.portal_id, next_run_at=FUTURE - timedelta(days=1))
+    assert held.lease_token is not None
+    attempts = [
+        ("trust_claim_at", {}),
+        ("trust_claim_next_at", {}),
+        ("trust_heartbeat_at", {"job_id": held.id, "lease_token": held.lease_token}),
+        ("trust_reconcile_at", {}),
+        ("trust_schedule_due_at", {}),
+    ]
+    for name, params in attempts:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="database's clock"):
+            await _as(worker_login_pool, name, now=FUTURE, **params)
+    # The other worker keeps its lease; claiming on the server's clock takes nothing of it.
+    assert await _as(worker_login_pool, "trust_claim_at", now=None) == []
+    [job] = await read(db.pool, "trust_job_lease", job_id=held.id)
+    assert (job["lease_token"], job["locked_by"]) == (held.lease_token, "another worker")
+    # The operator's login (and so the tests) may still pass a time.
+    assert [r["id"] for r in await read(db.pool, "trust_claim_at", now=FUTURE)] == [held.id]
+
+
+async def test_a_worker_adds_jobs_only_for_a_due_schedule(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    owner = await factory.user()
+    portal = await factory.portal(owner)
+    due = await factory.schedule(
+        portal,
+        owner=owner,
+        content_types=[ContentType.BLOG_POST],
+        next_run_at=datetime.now(UTC) - timedelta(minutes=1),
+    )
+    later = await factory.schedule(portal, owner=owner, next_run_at=FUTURE)
+    run = await factory.run(portal, owner=owner)
+    for schedule_id, content_type in (
+        (None, ContentType.BLOG_POST),
+        (later, ContentType.BLOG_POST),
+        (due, ContentType.SITE_PAGE),  # a type the schedule does not ask for
+    ):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="may not add jobs"):
+            await _as(
+                worker_login_pool,
+                "trust_enqueue",
+                as_portal=portal,
+                run_id=run.id,
+                content_type=str(content_type),
+                schedule_id=schedule_id,
+            )
+    assert await read(db.pool, "sync_jobs_of_portal", portal_id=portal) == []
+
+    # The scheduler, logged in as the worker, fires the due schedule: its fetch starts.
+    [started] = await fire_due_schedules(Database(worker_login_pool))
+    assert [j.content_type for j in started.jobs] == [ContentType.BLOG_POST]
+    assert started.run.portal_id == portal and started.run.owner_id == owner
+
+
+async def test_the_api_adds_jobs_only_to_its_users_portals(
+    factory: Factory, api_login_pool: Pool, db: Database
+) -> None:
+    alice, bob = await factory.user(), await factory.user()
+    alices = await factory.run(await factory.portal(alice), owner=alice)
+    bobs = await factory.run(await factory.portal(bob), owner=bob)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="may not add jobs"):
+        await _as(
+            api_login_pool,
+            "trust_enqueue",
+            as_user=alice,
+            run_id=bobs.id,
+            content_type="site_page",
+            schedule_id=None,
+        )
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await _as(
+            api_login_pool,
+            "trust_insert_leased_job",
+            as_user=alice,
+            run_id=alices.id,
+            portal_id=alices.portal_id,
+            lease_token=uuid.uuid4(),
+        )
+    [job] = await _as(
+        api_login_pool,
+        "trust_enqueue",
+        as_user=alice,
+        run_id=alices.id,
+        content_type="site_page",
+        schedule_id=None,
+    )
+    assert (job["portal_id"], job["status"]) == (alices.portal_id, "pending")
+    assert await read(db.pool, "sync_jobs_of_portal", portal_id=bobs.portal_id) == []

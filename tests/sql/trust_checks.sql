@@ -1,0 +1,48 @@
+-- Statements of the queue trust tests (tests/integration/test_queue_trust.py): what a runtime
+-- login might try against the queue, written as an attacker would.
+
+-- name: trust_set_portal
+SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
+
+-- name: trust_insert_leased_job
+-- A job "already running" under a lease token the caller chose.
+INSERT INTO public.jobs (run_id, portal_id, kind, content_type, status, locked_at, locked_by,
+                         lease_token, heartbeat_at)
+VALUES (%(run_id)s, %(portal_id)s, 'fetch', 'site_page', 'running', now(), 'me',
+        %(lease_token)s, now())
+
+-- name: trust_lease_a_job
+UPDATE public.jobs SET status = 'running', lease_token = %(lease_token)s, locked_at = now(),
+                       heartbeat_at = now(), locked_by = 'me'
+WHERE id = %(job_id)s
+
+-- name: trust_move_job
+UPDATE public.jobs SET portal_id = %(portal_id)s, run_id = %(run_id)s WHERE id = %(job_id)s
+
+-- name: trust_portal_token
+SELECT portal_id, token_encrypted FROM public.portal_token(%(job_id)s, %(lease_token)s)
+
+-- name: trust_claim_at
+SELECT id, lease_token FROM public.claim_jobs('me', NULL, 10, p_now => %(now)s)
+
+-- name: trust_claim_next_at
+SELECT id FROM public.claim_next_job('me', NULL, p_now => %(now)s)
+
+-- name: trust_heartbeat_at
+SELECT id FROM public.heartbeat_job(%(job_id)s, %(lease_token)s, %(now)s)
+
+-- name: trust_reconcile_at
+SELECT id FROM public.reconcile_stuck_runs(%(now)s)
+
+-- name: trust_schedule_due_at
+SELECT id FROM public.claim_due_schedule(p_now => %(now)s)
+
+-- name: trust_enqueue
+SELECT id, portal_id, status FROM public.enqueue_job(%(run_id)s, %(content_type)s,
+                                                    p_schedule_id => %(schedule_id)s)
+
+-- name: trust_job_lease
+SELECT status, lease_token, locked_by FROM public.jobs WHERE id = %(job_id)s
+
+-- name: trust_set_user
+SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true)
