@@ -1,6 +1,7 @@
 -- What the HTTP API (smuves_app) needs beyond 0003:
 -- * app_user_sign_in: a user named by a verified token's `sub` appears in app_users on their
---   first request (smuves_app may not write app_users itself);
+--   first request (smuves_app may not write app_users itself), taking over the row the
+--   operator invited with a verified email;
 -- * stop_run: stop a run of one of the caller's portals; its open jobs end `stopped`, and a
 --   worker still running one loses its lease at its next heartbeat, checkpoint or finish
 --   (every fenced function of 0004 requires status = 'running');
@@ -15,17 +16,24 @@
 SET LOCAL ROLE smuves_owner;
 
 -- The caller (app.user_id) as an app_users row, created when missing. `p_email` is the
--- token's email claim: kept when it is well formed and free; otherwise the row gets a
--- placeholder '<id>@users.invalid' (app_users.email is NOT NULL UNIQUE). A known user whose
--- email claim changed gets the new one, if nobody else has it.
-CREATE FUNCTION public.app_user_sign_in(p_email text DEFAULT NULL)
+-- token's email claim, and it counts only when `p_email_verified` (the token's email_verified
+-- claim) says the identity provider checked it: an unverified claim is never stored, so it
+-- can never match an email the operator names later. A verified email, lower-cased:
+--   a first sign-in takes over the row the operator invited with that email (`smuves portal
+--   add --owner`), with its portals; else it becomes the new row's email when nobody has it;
+--   a known user gets it when it changed and nobody has it.
+-- A row without a usable email gets the placeholder '<id>@users.invalid' (app_users.email is
+-- NOT NULL UNIQUE).
+CREATE FUNCTION public.app_user_sign_in(p_email text DEFAULT NULL,
+                                        p_email_verified boolean DEFAULT false)
     RETURNS uuid
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
         v_id uuid := public.current_app_user();
-        v_email text := CASE WHEN btrim(p_email) ~ '^[^@\s]+@[^@\s]+$' THEN btrim(p_email) END;
+        v_email text := CASE WHEN p_email_verified AND btrim(p_email) ~ '^[^@\s]+@[^@\s]+$'
+                             THEN lower(btrim(p_email)) END;
         v_current text;
     BEGIN
         IF v_id IS NULL THEN
@@ -39,12 +47,24 @@ CREATE FUNCTION public.app_user_sign_in(p_email text DEFAULT NULL)
             IF v_email IS NOT NULL AND v_email IS DISTINCT FROM v_current
                AND NOT EXISTS (SELECT FROM public.app_users AS u WHERE u.email = v_email) THEN
                 BEGIN
-                    UPDATE public.app_users AS u SET email = v_email WHERE u.id = v_id;
+                    UPDATE public.app_users AS u SET email = v_email, invited = false
+                    WHERE u.id = v_id;
                 EXCEPTION WHEN unique_violation THEN
                     NULL;  -- another account took that email a moment ago: keep ours
                 END;
             END IF;
             RETURN v_id;
+        END IF;
+
+        IF v_email IS NOT NULL THEN
+            -- Invited by the operator: the row becomes this user's (its portals, memberships,
+            -- runs, schedules and notifications follow the id). A concurrent first request of
+            -- the same user waits for the row lock, then finds it taken and goes on below.
+            UPDATE public.app_users AS u SET id = v_id, invited = false
+            WHERE u.email = v_email AND u.invited;
+            IF FOUND THEN
+                RETURN v_id;
+            END IF;
         END IF;
 
         -- DO NOTHING without a target: neither a concurrent first request of the same user
@@ -136,7 +156,7 @@ CREATE FUNCTION public.metrics_job_durations(p_bounds double precision[])
     $$;
 
 GRANT EXECUTE ON FUNCTION
-    public.app_user_sign_in(text),
+    public.app_user_sign_in(text, boolean),
     public.stop_run(bigint, timestamptz),
     public.metrics_jobs(timestamptz),
     public.metrics_job_durations(double precision[])

@@ -1,14 +1,18 @@
 """Bearer tokens: HS256 JWTs signed with ``SMUVES_JWT_SECRET``, the shape Supabase issues.
 
     verifier = TokenVerifier(settings.jwt_secret, audience="authenticated")
-    principal = verifier.verify(token)      # -> Principal(user_id, email, expires_at) or 401
+    principal = verifier.verify(token)      # -> Principal(user_id, email, …) or 401
     principal = verifier.from_header(request.headers.get("authorization"))
 
 `sub` must be the user's uuid and `exp` must be present and in the future. `aud` must be
 ``SMUVES_JWT_AUDIENCE`` (Supabase's user tokens say "authenticated"); a verifier without an
 audience is refused unless ``SMUVES_JWT_ALLOW_ANY_AUDIENCE`` says so on purpose, since a
-token issued for another application of the same identity provider would pass. The `email`
-claim, when present and well formed, becomes the user's email in app_users.
+token issued for another application of the same identity provider would pass.
+
+The `email` claim counts only when the token also says `email_verified: true` (the JSON
+boolean): then it becomes the user's email in app_users (compared lower-cased), and a first
+sign-in takes over the user the operator invited with that email (`portal add --owner`).
+Nothing else of a token is believed beyond `sub`, `exp`, `aud` and `email_verified`.
 
 Requests under /v1 are authenticated by `edges.Authenticate` before their body is read; the
 `current_principal` dependency hands the route what it found (and documents the scheme).
@@ -40,6 +44,8 @@ class Principal:
 
     user_id: uuid.UUID
     email: str | None
+    # The identity provider checked `email` (the token's email_verified claim is true).
+    email_verified: bool
     # The token's `exp`: what the caller was let in with ends there (an event stream too).
     expires_at: datetime
 
@@ -104,7 +110,12 @@ class TokenVerifier:
         usable = isinstance(email, str) and 0 < len(email) <= 320 and email.isprintable()
         # PyJWT has checked that `exp` is a number in the future (give or take the leeway).
         expires_at = datetime.fromtimestamp(float(claims["exp"]), UTC)
-        return Principal(user_id=user_id, email=email if usable else None, expires_at=expires_at)
+        return Principal(
+            user_id=user_id,
+            email=email if usable else None,
+            email_verified=usable and claims.get("email_verified") is True,
+            expires_at=expires_at,
+        )
 
     def from_header(self, authorization: str | None) -> Principal:
         """The principal of an ``Authorization: Bearer <token>`` header value, or 401."""

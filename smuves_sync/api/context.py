@@ -57,5 +57,5 @@ async def user_session(
     """A transaction as the caller; with `sign_in`, their app_users row is made if missing."""
     async with ctx.db.as_user(principal.user_id) as db:
         if sign_in:
-            await user_sign_in(db, principal.email)
+            await user_sign_in(db, principal.email, email_verified=principal.email_verified)
         yield db

@@ -50,14 +50,16 @@ async def add_portal(
         raise InvalidInput("the HubSpot token is empty")
     existing = await portal_get(db, portal_id)
     if owner_email is not None:
-        email = owner_email.strip().lower()
+        # Lower-cased by the database, the one place emails are normalised.
+        email = owner_email.strip()
         if not _EMAIL.match(email):
             raise InvalidInput(f"--owner {owner_email!r} is not an email address")
         owner_id = await app_user_ensure(db, email)
     elif existing is not None:
         owner_id = existing.owner_id
     else:
-        owner_id = await app_user_ensure(db, DEFAULT_OWNER)
+        # Nobody signs in as the placeholder owner: it is never taken over.
+        owner_id = await app_user_ensure(db, DEFAULT_OWNER, invited=False)
     encrypted = cipher.encrypt(SecretStr(token.get_secret_value().strip()))
     return await portal_save(db, portal_id, name.strip(), owner_id, encrypted)
 

@@ -9,7 +9,7 @@ row-level security then makes another user's portals invisible, so "not found" a
 yours" look the same::
 
     async with db.as_user(user_id) as scoped:
-        await user_sign_in(scoped, "ada@example.com")    # the app_users row, made on first use
+        await user_sign_in(scoped, "ada@example.com", email_verified=True)   # made on first use
         portals = await portal_list(scoped)              # -> list[PortalAccess]
 """
 
@@ -37,9 +37,11 @@ async def portal_get(db: Database, portal_id: int) -> Portal | None:
     return await db.one("portal_get", {"portal_id": portal_id}, row=model_row(Portal))
 
 
-async def app_user_ensure(db: Database, email: str) -> uuid.UUID:
-    """The id of the user with `email`, created when missing."""
-    user_id: uuid.UUID | None = await db.one("app_user_ensure", {"email": email}, row=scalar_row)
+async def app_user_ensure(db: Database, email: str, *, invited: bool = True) -> uuid.UUID:
+    """The id of the user with `email` (any case), created when missing. A new `invited` user
+    is taken over by the first sign-in that verifies the email (`user_sign_in`)."""
+    params = {"email": email, "invited": invited}
+    user_id: uuid.UUID | None = await db.one("app_user_ensure", params, row=scalar_row)
     assert user_id is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
     return user_id
 
@@ -61,9 +63,15 @@ async def portal_save(
 # -- as the signed-in user (Database.as_user) -----------------------------------------------
 
 
-async def user_sign_in(db: Database, email: str | None) -> uuid.UUID:
-    """Make sure the scoped user has an app_users row (created on first use); its id."""
-    user_id = await db.one("user_sign_in", {"email": email}, row=scalar_row)
+async def user_sign_in(
+    db: Database, email: str | None, *, email_verified: bool = False
+) -> uuid.UUID:
+    """Make sure the scoped user has an app_users row (created on first use); its id.
+
+    `email` counts only when `email_verified` (the identity provider checked it): then a
+    first sign-in takes over the row `portal add --owner` invited with that email."""
+    params = {"email": email, "email_verified": email_verified}
+    user_id = await db.one("user_sign_in", params, row=scalar_row)
     assert user_id is not None  # a scalar function call always returns one row
     return uuid.UUID(str(user_id))
 

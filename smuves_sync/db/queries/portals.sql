@@ -20,13 +20,15 @@ VALUES (%(portal_id)s, %(user_id)s, 'owner')
 ON CONFLICT (portal_id, user_id) DO UPDATE SET role = 'owner'
 
 -- name: app_user_ensure
--- The user with this email, created when missing (DO UPDATE so RETURNING has the row).
-INSERT INTO public.app_users (email) VALUES (%(email)s)
+-- The user with this email (compared lower-cased, as app_users stores it), created when
+-- missing: `invited` (the first sign-in that verifies the email takes the row over) or not.
+-- DO UPDATE so RETURNING has the row; an existing row keeps what it is.
+INSERT INTO public.app_users (email, invited) VALUES (lower(btrim(%(email)s)), %(invited)s)
 ON CONFLICT (email) DO UPDATE SET email = excluded.email
 RETURNING id
 
 -- name: user_sign_in
-SELECT public.app_user_sign_in(%(email)s) AS id
+SELECT public.app_user_sign_in(%(email)s, %(email_verified)s) AS id
 
 -- name: portal_access_list
 -- The caller's portals (one when %(portal_id)s is set), with the caller's role in each.

@@ -47,15 +47,22 @@ def make_token(
     sub: object,
     *,
     email: str | None = None,
+    email_verified: object = None,
     expires_in: timedelta = timedelta(hours=1),
     secret: str = JWT_SECRET,
     algorithm: str = "HS256",
     **claims: Any,
 ) -> str:
-    """A bearer token shaped like Supabase's (claims None are left out)."""
+    """A bearer token shaped like Supabase's (claims None are left out). An email is one the
+    identity provider verified unless `email_verified` says otherwise ("omit": no claim)."""
+    if email is not None and email_verified is None:
+        email_verified = True
+    elif email_verified == "omit":
+        email_verified = None
     payload: dict[str, Any] = {
         "sub": str(sub),
         "email": email,
+        "email_verified": email_verified,
         "exp": datetime.now(UTC) + expires_in,
         "aud": AUDIENCE,
         "role": "authenticated",
