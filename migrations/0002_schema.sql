@@ -91,11 +91,18 @@ CREATE TABLE public.app_users (
 );
 
 -- id is HubSpot's portal id (hub id): a natural key the operator types on the command line.
+-- It is public (every HubSpot site embeds its own), so a portal is connected only with a
+-- token HubSpot says belongs to it (its account details), which also give `time_zone`: the
+-- portal's DAILY API limit resets at midnight there. An IANA name, e.g. US/Eastern.
 CREATE TABLE public.portals (
     id               bigint PRIMARY KEY CONSTRAINT portals_id_positive CHECK (id > 0),
     name             text NOT NULL DEFAULT '',
     owner_id         uuid NOT NULL REFERENCES public.app_users (id) ON UPDATE CASCADE,
     token_encrypted  bytea,
+    time_zone        text NOT NULL DEFAULT 'UTC'
+                     CONSTRAINT portals_time_zone_name
+                     CHECK (length(time_zone) <= 64
+                            AND time_zone ~ '^[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*$'),
     created_at       timestamptz NOT NULL DEFAULT now()
 );
 

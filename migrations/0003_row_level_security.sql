@@ -109,9 +109,10 @@ CREATE POLICY portals_app ON public.portals TO smuves_app
                 OR id IN (SELECT public.member_portal_ids()));
 CREATE POLICY portals_worker ON public.portals TO smuves_worker
     USING (id = public.current_app_portal());
-GRANT SELECT (id, name, owner_id, created_at) ON public.portals TO smuves_app, smuves_worker;
-GRANT INSERT (id, name, owner_id, token_encrypted) ON public.portals TO smuves_app;
-GRANT UPDATE (name, token_encrypted) ON public.portals TO smuves_app;
+GRANT SELECT (id, name, owner_id, time_zone, created_at) ON public.portals
+    TO smuves_app, smuves_worker;
+GRANT INSERT (id, name, owner_id, token_encrypted, time_zone) ON public.portals TO smuves_app;
+GRANT UPDATE (name, token_encrypted, time_zone) ON public.portals TO smuves_app;
 
 CREATE POLICY portal_members_app ON public.portal_members TO smuves_app
     USING (portal_id IN (SELECT public.member_portal_ids()));

@@ -439,15 +439,16 @@ CREATE FUNCTION public.release_job(
     END
     $$;
 
--- A portal's encrypted token, only for a worker that holds the live lease of one of that
--- portal's jobs (the job is running under p_lease_token: nobody has taken it over).
+-- A portal's encrypted token (and its time zone, where its daily limit resets), only for a
+-- worker that holds the live lease of one of that portal's jobs (the job is running under
+-- p_lease_token: nobody has taken it over).
 -- No row: no such lease. A row with a NULL token: the portal has no token stored.
 CREATE FUNCTION public.portal_token(p_job_id bigint, p_lease_token uuid)
-    RETURNS TABLE (portal_id bigint, token_encrypted bytea)
+    RETURNS TABLE (portal_id bigint, token_encrypted bytea, time_zone text)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-        SELECT p.id, p.token_encrypted
+        SELECT p.id, p.token_encrypted, p.time_zone
         FROM public.jobs AS j JOIN public.portals AS p ON p.id = j.portal_id
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
     $$;

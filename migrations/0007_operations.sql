@@ -7,7 +7,8 @@
 --                     portal's schedules, which the worker's row-level security hides.
 -- requeue_job,        operator commands; they run as the login role, which already sees
 -- retry_failed_jobs,  every row, so they are not SECURITY DEFINER and nobody else may run
--- prune_history       them.
+-- prune_history,      them.
+-- transfer_portal
 
 SET LOCAL ROLE smuves_owner;
 
@@ -195,6 +196,51 @@ CREATE FUNCTION public.prune_history(
             GET DIAGNOSTICS v_runs = ROW_COUNT;
         END IF;
         RETURN QUERY SELECT v_runs, v_jobs, v_exports, v_notifications;
+    END
+    $$;
+
+-- Give portal p_portal_id to p_owner_id as its owner and only member (`smuves portal add
+-- --transfer-to`): everyone else who had it (members, the previous owner) loses it, with what
+-- they were told about its runs; its runs and schedules they started become nobody's, so
+-- what those runs end with goes to the new owner. Returns the emails of those who lost it;
+-- no row for a portal that does not exist, or that already was the new owner's alone.
+CREATE FUNCTION public.transfer_portal(p_portal_id bigint, p_owner_id uuid)
+    RETURNS TABLE (email text)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_previous uuid;
+        v_removed uuid[];
+    BEGIN
+        SELECT p.owner_id INTO v_previous FROM public.portals AS p
+        WHERE p.id = p_portal_id
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        SELECT coalesce(array_agg(DISTINCT w.user_id), '{}') INTO v_removed
+        FROM (SELECT m.user_id FROM public.portal_members AS m WHERE m.portal_id = p_portal_id
+              UNION ALL SELECT v_previous) AS w
+        WHERE w.user_id <> p_owner_id;
+
+        UPDATE public.portals AS p SET owner_id = p_owner_id WHERE p.id = p_portal_id;
+        DELETE FROM public.portal_members AS m
+        WHERE m.portal_id = p_portal_id AND m.user_id <> p_owner_id;
+        INSERT INTO public.portal_members (portal_id, user_id, role)
+        VALUES (p_portal_id, p_owner_id, 'owner')
+        ON CONFLICT (portal_id, user_id) DO UPDATE SET role = 'owner';
+
+        DELETE FROM public.notifications AS n
+        USING public.runs AS r
+        WHERE n.run_id = r.id AND r.portal_id = p_portal_id AND n.user_id = ANY (v_removed);
+        UPDATE public.runs AS r SET owner_id = NULL
+        WHERE r.portal_id = p_portal_id AND r.owner_id = ANY (v_removed);
+        UPDATE public.schedules AS s SET owner_id = NULL
+        WHERE s.portal_id = p_portal_id AND s.owner_id = ANY (v_removed);
+
+        RETURN QUERY SELECT u.email FROM public.app_users AS u
+                     WHERE u.id = ANY (v_removed) ORDER BY u.email;
     END
     $$;
 

@@ -50,10 +50,10 @@ from pydantic import SecretStr
 from rich.console import Console
 
 from smuves_sync.cli.export import export_portal
-from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
+from smuves_sync.db.portals import app_user_ensure, portal_store
 from smuves_sync.db.runs import run_create
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
 from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
@@ -123,10 +123,13 @@ def sync_portal(objects: int, mix: str = "even") -> PortalSpec:
 
 
 async def add_bench_portal(url: str) -> None:
+    """The bench portal, stored as `smuves portal add` would once HubSpot (here: the fake,
+    which may not be running yet) has vouched for its token."""
     async with pool_for(url, max_size=2) as pool:
-        await add_portal(
-            Database(pool), TokenCipher(SecretStr(SECRET)), PORTAL, "bench", SecretStr(TOKEN)
-        )
+        db = Database(pool)
+        owner = await app_user_ensure(db, "bench@localhost", invited=False)
+        token = TokenCipher(SecretStr(SECRET)).encrypt(SecretStr(TOKEN))
+        await portal_store(db, PORTAL, "bench", owner, token, "UTC")
 
 
 def wait_rss_mb(process: subprocess.Popen[bytes]) -> float:

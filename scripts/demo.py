@@ -115,7 +115,9 @@ async def run_demo(
         async with _database(demo_settings) as ready:
             async with login_database(ready) as db:
                 cipher = TokenCipher(ready.secret_key)
-                await add_portal(db, cipher, DEMO_PORTAL, "Demo portal", SecretStr(DEMO_TOKEN))
+                await add_portal(
+                    db, cipher, DEMO_PORTAL, "Demo portal", SecretStr(DEMO_TOKEN), settings=ready
+                )
             console.print(f"portal {DEMO_PORTAL} added (token stored encrypted)")
             code, fetch = await sync_portal(
                 ready, DEMO_PORTAL, None, wait=True, concurrency=5, console=console

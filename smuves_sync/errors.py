@@ -4,7 +4,9 @@
     ├── ConfigurationError          settings missing or contradictory (exit code 2)
     ├── InvalidInput                a value from outside failed validation; nothing was changed
     │   ├── UnknownContentType
-    │   └── InvalidCronExpression
+    │   ├── InvalidCronExpression
+    │   ├── TokenPortalMismatch     HubSpot says the token belongs to another portal (HTTP 422)
+    │   └── TokenRejected           HubSpot refused the token a portal is connected with (422)
     ├── NotFound                    no such portal / run / job / export (or not visible to you)
     ├── DatabaseError
     │   └── MigrationError          a migration failed, or an applied file was edited
@@ -57,6 +59,26 @@ class UnknownContentType(InvalidInput):
 
 class InvalidCronExpression(InvalidInput):
     """A schedule's cron expression does not parse."""
+
+
+class TokenPortalMismatch(InvalidInput):
+    """The token belongs to another HubSpot portal than the one it was given for."""
+
+    code = "TOKEN_PORTAL_MISMATCH"
+
+    def __init__(self, portal_id: int, token_portal_id: int) -> None:
+        super().__init__(
+            f"{self.code}: HubSpot says this token belongs to portal {token_portal_id}, not "
+            f"{portal_id}; connect a portal with a private app token of that portal"
+        )
+        self.portal_id = portal_id
+        self.token_portal_id = token_portal_id
+
+
+class TokenRejected(InvalidInput):
+    """HubSpot refused the token offered to connect a portal (401 or 403)."""
+
+    code = "HUBSPOT_TOKEN_REJECTED"
 
 
 class NotFound(SmuvesError, LookupError):

@@ -68,6 +68,7 @@ class Factory:
         name: str = "",
         token_encrypted: bytes | None = None,
         members: Sequence[uuid.UUID] = (),
+        time_zone: str = "UTC",
     ) -> int:
         """A portal owned by `owner` (a new user when None); returns its id."""
         owner = owner or await self.user()
@@ -79,6 +80,7 @@ class Factory:
                 "name": name or f"portal {portal_id}",
                 "owner_id": owner,
                 "token_encrypted": token_encrypted,
+                "time_zone": time_zone,
             },
         )
         for member in members:

@@ -168,6 +168,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         410: "Gone",
         413: "The request body is larger than the server accepts (1 MiB unless configured)",
         422: "Invalid input; the message names the field",
+        502: "HubSpot could not be asked (HUBSPOT_UNAVAILABLE); try again shortly",
         503: "The database cannot be reached",
     }
     return {

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Response, status
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, DuplicateJobsBody, error_responses, found
+from smuves_sync.api.errors import (
+    ApiError,
+    DuplicateJobsBody,
+    ErrorBody,
+    error_responses,
+    found,
+)
 from smuves_sync.api.schemas import (
     MAX_ID,
     ExportAccepted,
@@ -30,7 +37,11 @@ from smuves_sync.db.portals import (
     portal_delete,
     portal_list,
 )
+from smuves_sync.errors import HubSpotError, TokenPortalMismatch, TokenRejected
+from smuves_sync.hubspot.client import verify_portal_token
 from smuves_sync.orchestrator import start_export, start_fetch
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/v1/portals", tags=["portals"], responses=error_responses(401, 422))
 
@@ -59,17 +70,36 @@ async def _portal(db: Database, portal_id: int) -> PortalAccess:
     response_model=PortalOut,
     responses={
         200: {"model": PortalOut, "description": "You already owned it: name and token replaced"},
-        **error_responses(409, 413),
+        **error_responses(409, 413, 502),
+        422: {
+            "model": ErrorBody,
+            "description": "Invalid input (INVALID_INPUT); TOKEN_PORTAL_MISMATCH: HubSpot says "
+            "the token belongs to another portal; HUBSPOT_TOKEN_REJECTED: HubSpot refused it",
+        },
     },
     summary="Connect a portal (or reconnect one you own with a new token)",
 )
 async def connect_portal(
     body: PortalConnect, ctx: Context, principal: CurrentPrincipal, response: Response
 ) -> PortalOut:
-    """The token is stored encrypted and never returned."""
+    """HubSpot is asked first which portal the token belongs to (its account details): a token
+    of another portal is 422 TOKEN_PORTAL_MISMATCH and nothing is stored. Only the owner may
+    reconnect a portal; anyone else gets 409. The token is stored encrypted and never
+    returned; the portal's time zone is taken from HubSpot."""
+    try:
+        account = await verify_portal_token(body.id, body.token, ctx.settings)
+    except (TokenPortalMismatch, TokenRejected) as error:
+        raise ApiError(422, error.code, str(error)) from None
+    except HubSpotError as error:
+        log.warning("portal %s: HubSpot could not confirm a token: %s", body.id, error)
+        raise ApiError(
+            502,
+            "HUBSPOT_UNAVAILABLE",
+            "HubSpot could not confirm which portal the token belongs to; try again shortly",
+        ) from None
     encrypted = ctx.cipher.encrypt(body.token)
     async with user_session(ctx, principal) as db:
-        connected = await portal_connect(db, body.id, body.name, encrypted)
+        connected = await portal_connect(db, body.id, body.name, encrypted, account.time_zone)
     if connected is None:
         raise ApiError(
             409,

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
+from smuves_sync.hubspot.account import token_shape
 from smuves_sync.models import (
     ContentType,
     Export,
@@ -45,6 +46,17 @@ def storable_text(value: str) -> str:
 StorableText = Annotated[str, AfterValidator(storable_text)]
 
 
+def token_text(value: SecretStr) -> SecretStr:
+    """Refuse what no HubSpot token looks like: anything but visible ASCII (a token travels in
+    an HTTP header, where spaces, control characters and other letters have no place)."""
+    if not token_shape(value.get_secret_value()):
+        raise ValueError("must be a HubSpot private app token: visible ASCII characters only")
+    return value
+
+
+TokenText = Annotated[SecretStr, AfterValidator(token_text)]
+
+
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -54,7 +66,7 @@ class PortalConnect(_Request):
 
     id: int = Field(gt=0, le=MAX_ID, description="HubSpot portal (hub) id")
     name: StorableText = Field(min_length=1, max_length=200)
-    token: SecretStr = Field(min_length=1, max_length=2000, description="never returned")
+    token: TokenText = Field(min_length=1, max_length=2000, description="never returned")
 
 
 class FetchRequest(_Request):

@@ -4,12 +4,23 @@ The token is a HubSpot private app token, read from SMUVES_HUBSPOT_TOKEN or, wit
 --token-stdin, from standard input (so it stays out of shell history and `ps`). It is
 encrypted with SMUVES_SECRET_KEY (`smuves secret-key` prints one) before it reaches the
 database and is never printed.
+
+A hub id is public, so a portal is added only with a token HubSpot says belongs to it: its
+account details (`GET /account-info/v3/details`) name the token's portal, and any other is
+refused (exit code 2) before anything is stored. They also give the portal's time zone, where
+its daily API limit resets.
+
+Adding a portal that exists reconnects it (a new token) and never changes who has it quietly:
+without --owner the owner and members stay and are named in the output; --owner naming
+somebody else than its owner is refused (exit code 2); --transfer-to EMAIL gives the portal to
+EMAIL as its owner and only member, and names everyone who lost it.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 
 import click
 from pydantic import SecretStr
@@ -17,8 +28,14 @@ from pydantic import SecretStr
 from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
-from smuves_sync.db.portals import app_user_ensure, portal_get, portal_save
+from smuves_sync.db.portals import (
+    app_user_ensure,
+    portal_ownership,
+    portal_store,
+    portal_transfer,
+)
 from smuves_sync.errors import InvalidInput
+from smuves_sync.hubspot.client import verify_portal_token
 from smuves_sync.models import Portal
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
@@ -26,6 +43,51 @@ from smuves_sync.token_crypto import TokenCipher
 DEFAULT_OWNER = "operator@localhost"
 # The shape app_users accepts (one @, no spaces); anything finer is the mail server's business.
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class PortalAdded:
+    """What `add_portal` did."""
+
+    portal: Portal
+    created: bool
+    time_zone: str
+    owner_email: str
+    # Reconnected as it was: the members besides the owner who still have it.
+    kept_members: tuple[str, ...] = ()
+    # With --transfer-to: everyone who lost the portal (the previous owner included).
+    removed_members: tuple[str, ...] | None = None
+
+    def describe(self) -> str:
+        """One or two lines for the operator."""
+        portal = f"portal {self.portal.id} ({self.portal.name})"
+        zone = f"time zone {self.time_zone}"
+        if self.created:
+            return (
+                f"{portal} added, owned by {self.owner_email}, {zone}; its token is stored "
+                "encrypted"
+            )
+        if self.removed_members is not None:
+            removed = ", ".join(self.removed_members) or "nobody"
+            return (
+                f"{portal} reconnected and transferred to {self.owner_email}, now its only "
+                f"member; removed: {removed}. {zone}; its token is stored encrypted"
+            )
+        others = ", ".join(self.kept_members) or "none"
+        return (
+            f"{portal} reconnected with a new token (stored encrypted), {zone}; owner "
+            f"{self.owner_email} and members ({others}) unchanged"
+        )
+
+
+def _email(value: str | None, option: str) -> str | None:
+    if value is None:
+        return None
+    # Lower-cased by the database, the one place emails are normalised.
+    email = value.strip()
+    if not _EMAIL.match(email):
+        raise InvalidInput(f"{option} {value!r} is not an email address")
+    return email
 
 
 async def add_portal(
@@ -36,32 +98,72 @@ async def add_portal(
     token: SecretStr,
     *,
     owner_email: str | None = None,
-) -> Portal:
-    """Add or update a portal; the owner (created if missing) becomes a member.
+    transfer_to: str | None = None,
+    settings: Settings | None = None,
+) -> PortalAdded:
+    """Add a portal, or reconnect one, once HubSpot has said the token is that portal's.
 
-    Without `owner_email` an existing portal keeps its owner and a new one is owned by
-    `DEFAULT_OWNER`.
+    A new portal is owned by `transfer_to` or `owner_email` (created, invited, if missing),
+    else by `DEFAULT_OWNER`. An existing one keeps its owner and members unless `transfer_to`
+    names a new owner (then its only member); `owner_email` naming another owner is refused.
+    `settings` say where HubSpot is (default: the environment's). Raises `InvalidInput` (a
+    bad value, `TokenPortalMismatch`, `TokenRejected`, a refused owner) before anything is
+    written.
     """
     if portal_id <= 0:
         raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
     if not name.strip():
         raise InvalidInput("a portal needs a name (--name)")
-    if not token.get_secret_value().strip():
+    secret = token.get_secret_value().strip()
+    if not secret:
         raise InvalidInput("the HubSpot token is empty")
-    existing = await portal_get(db, portal_id)
-    if owner_email is not None:
-        # Lower-cased by the database, the one place emails are normalised.
-        email = owner_email.strip()
-        if not _EMAIL.match(email):
-            raise InvalidInput(f"--owner {owner_email!r} is not an email address")
-        owner_id = await app_user_ensure(db, email)
-    elif existing is not None:
-        owner_id = existing.owner_id
-    else:
-        # Nobody signs in as the placeholder owner: it is never taken over.
-        owner_id = await app_user_ensure(db, DEFAULT_OWNER, invited=False)
-    encrypted = cipher.encrypt(SecretStr(token.get_secret_value().strip()))
-    return await portal_save(db, portal_id, name.strip(), owner_id, encrypted)
+    owner = _email(owner_email, "--owner")
+    new_owner = _email(transfer_to, "--transfer-to")
+    if owner is not None and new_owner is not None and owner.lower() != new_owner.lower():
+        raise InvalidInput("--owner and --transfer-to name different people; give one")
+
+    account = await verify_portal_token(portal_id, SecretStr(secret), settings or Settings())
+    encrypted = cipher.encrypt(SecretStr(secret))
+    async with db.transaction() as tx:
+        held = await portal_ownership(tx, portal_id)
+        wanted = new_owner or owner
+        if held is None:
+            owner_id = (
+                await app_user_ensure(tx, wanted)
+                if wanted is not None
+                # Nobody signs in as the placeholder owner: it is never taken over.
+                else await app_user_ensure(tx, DEFAULT_OWNER, invited=False)
+            )
+            portal = await portal_store(
+                tx, portal_id, name.strip(), owner_id, encrypted, account.time_zone
+            )
+            return PortalAdded(portal, True, account.time_zone, wanted or DEFAULT_OWNER)
+        if new_owner is not None:
+            owner_id = await app_user_ensure(tx, new_owner)
+            portal = await portal_store(
+                tx, portal_id, name.strip(), owner_id, encrypted, account.time_zone
+            )
+            removed = await portal_transfer(tx, portal_id, owner_id)
+            return PortalAdded(
+                portal, False, account.time_zone, new_owner, removed_members=tuple(removed)
+            )
+        if owner is not None and await app_user_ensure(tx, owner) != held.owner_id:
+            others = len(held.other_members)
+            raise InvalidInput(
+                f"portal {portal_id} is owned by {held.owner_email} (and {others} other "
+                f"member(s)), not {owner}; nothing was changed. To make {owner} its owner and "
+                f"only member, run again with --transfer-to {owner}"
+            )
+        portal = await portal_store(
+            tx, portal_id, name.strip(), held.owner_id, encrypted, account.time_zone
+        )
+        return PortalAdded(
+            portal,
+            False,
+            account.time_zone,
+            held.owner_email,
+            kept_members=tuple(held.other_members),
+        )
 
 
 def _token(settings: Settings, from_stdin: bool) -> SecretStr:
@@ -95,18 +197,39 @@ def portal() -> None:
 @click.argument("portal_id", type=ID)
 @click.option("--name", required=True, help="A name people recognise the portal by.")
 @click.option(
-    "--owner", "owner_email", default=None, help=f"Owner's email (default {DEFAULT_OWNER})."
+    "--owner",
+    "owner_email",
+    default=None,
+    help=f"Owner's email, for a new portal (default {DEFAULT_OWNER}); an existing portal "
+    "must already be theirs.",
+)
+@click.option(
+    "--transfer-to",
+    "transfer_to",
+    default=None,
+    metavar="EMAIL",
+    help="Make EMAIL the owner and only member, removing everyone else who has the portal.",
 )
 @click.option("--token-stdin", is_flag=True, help="Read the token from standard input.")
-def add(portal_id: int, name: str, owner_email: str | None, token_stdin: bool) -> None:
-    """Add PORTAL_ID (HubSpot's hub id), or update its name, owner and token."""
+def add(
+    portal_id: int, name: str, owner_email: str | None, transfer_to: str | None, token_stdin: bool
+) -> None:
+    """Add PORTAL_ID (HubSpot's hub id) with a token of that portal, or reconnect it."""
     settings = load_settings()
     cipher = token_cipher(settings)
     token = _token(settings, token_stdin)
 
-    async def main() -> Portal:
+    async def main() -> PortalAdded:
         async with login_database(settings) as db:
-            return await add_portal(db, cipher, portal_id, name, token, owner_email=owner_email)
+            return await add_portal(
+                db,
+                cipher,
+                portal_id,
+                name,
+                token,
+                owner_email=owner_email,
+                transfer_to=transfer_to,
+                settings=settings,
+            )
 
-    saved = run_async(main())
-    click.echo(f"portal {saved.id} ({saved.name}) saved; its token is stored encrypted")
+    click.echo(run_async(main()).describe())

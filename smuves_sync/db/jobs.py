@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from psycopg.rows import scalar_row, tuple_row
+from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
@@ -255,17 +255,22 @@ async def job_release(
     return await db.one("job_release", _lease(job_id, lease_token, now), row=model_row(Job))
 
 
+@dataclass(frozen=True, slots=True)
+class PortalCredentials:
+    """What the holder of a live lease gets of the job's portal."""
+
+    portal_id: int
+    token_encrypted: bytes | None  # None: the portal has no token stored
+    time_zone: str  # where the portal's DAILY limit resets (an IANA name)
+
+
 async def job_portal_token(
     db: Database, job_id: int, lease_token: uuid.UUID
-) -> tuple[int, bytes | None] | None:
-    """(portal id, encrypted token or None) for the holder of the job's live lease; None when
-    the job does not run under `lease_token`."""
+) -> PortalCredentials | None:
+    """The job's portal's encrypted token and time zone, for the holder of the job's live
+    lease; None when the job does not run under `lease_token`."""
     params = {"job_id": job_id, "lease_token": lease_token}
-    found = await db.one("job_portal_token", params, row=tuple_row)
-    if found is None:
-        return None
-    portal_id, token = found
-    return portal_id, token
+    return await db.one("job_portal_token", params, row=model_row(PortalCredentials))
 
 
 # -- operators ------------------------------------------------------------------------------

@@ -1,8 +1,13 @@
 """Portals, their owners, members and users (portals.sql).
 
     portal = await portal_get(db, 123)                          # Portal | None (as visible)
-    owner = await app_user_ensure(db, "ops@example.com")        # created when missing
-    portal = await portal_save(db, 123, "Acme", owner, token_encrypted)   # login role
+    owner = await app_user_ensure(db, "ops@example.com")        # created (invited) when missing
+
+The operator's side (`smuves portal add`, login role), inside one transaction::
+
+    held = await portal_ownership(tx, 123)             # owner, other members; row locked
+    portal = await portal_store(tx, 123, "Acme", owner, token_encrypted, "US/Eastern")
+    removed = await portal_transfer(tx, 123, new_owner)  # emails of those who lost it
 
 The HTTP API's side runs in a `Database` scoped to the caller with `Database.as_user`:
 row-level security then makes another user's portals invisible, so "not found" and "not
@@ -46,18 +51,46 @@ async def app_user_ensure(db: Database, email: str, *, invited: bool = True) -> 
     return user_id
 
 
-async def portal_save(
-    db: Database, portal_id: int, name: str, owner_id: uuid.UUID, token_encrypted: bytes | None
+@dataclass(frozen=True, slots=True)
+class PortalOwnership:
+    """Who has a portal: its owner, and the emails of its other members."""
+
+    id: int
+    name: str
+    owner_id: uuid.UUID
+    owner_email: str
+    other_members: list[str]
+
+
+async def portal_ownership(db: Database, portal_id: int) -> PortalOwnership | None:
+    """The portal's owner and other members, its row locked for the rest of the transaction
+    (call it inside one); None when there is no such portal."""
+    params = {"portal_id": portal_id}
+    return await db.one("portal_ownership", params, row=model_row(PortalOwnership))
+
+
+async def portal_store(
+    db: Database,
+    portal_id: int,
+    name: str,
+    owner_id: uuid.UUID,
+    token_encrypted: bytes | None,
+    time_zone: str,
 ) -> Portal:
-    """Add the portal or update its name, owner and token; the owner is made a member."""
+    """Add the portal (owned by `owner_id`, who becomes its member) or give an existing one a
+    new name, token and time zone, leaving its owner and members as they are."""
     params = {"portal_id": portal_id, "name": name, "owner_id": owner_id}
-    async with db.transaction() as scoped:
-        portal = await scoped.one(
-            "portal_save", {**params, "token_encrypted": token_encrypted}, row=model_row(Portal)
-        )
-        assert portal is not None
-        await scoped.execute("portal_owner_member", {"portal_id": portal_id, "user_id": owner_id})
+    more = {"token_encrypted": token_encrypted, "time_zone": time_zone}
+    portal = await db.one("portal_store", {**params, **more}, row=model_row(Portal))
+    assert portal is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
     return portal
+
+
+async def portal_transfer(db: Database, portal_id: int, owner_id: uuid.UUID) -> list[str]:
+    """Make `owner_id` the portal's owner and only member; the emails of everyone who lost it
+    (what they were told of its runs goes too)."""
+    params = {"portal_id": portal_id, "owner_id": owner_id}
+    return await db.all("portal_transfer", params, row=scalar_row)
 
 
 # -- as the signed-in user (Database.as_user) -----------------------------------------------
@@ -88,11 +121,17 @@ async def portal_access(db: Database, portal_id: int) -> PortalAccess | None:
 
 
 async def portal_connect(
-    db: Database, portal_id: int, name: str, token_encrypted: bytes
+    db: Database, portal_id: int, name: str, token_encrypted: bytes, time_zone: str
 ) -> tuple[PortalAccess, bool] | None:
-    """Add the portal with the scoped user as owner, or give an owned one a new name and
-    token; (portal, created). None: the id belongs to a portal the user does not own."""
-    params = {"portal_id": portal_id, "name": name, "token_encrypted": token_encrypted}
+    """Add the portal with the scoped user as owner, or give an owned one a new name, token and
+    time zone; (portal, created). None: the id belongs to a portal the user does not own.
+    The caller has had HubSpot confirm that the token belongs to `portal_id`."""
+    params = {
+        "portal_id": portal_id,
+        "name": name,
+        "token_encrypted": token_encrypted,
+        "time_zone": time_zone,
+    }
     added = await db.one("portal_connect", params, row=model_row(PortalAccess))
     if added is not None:
         return added, True

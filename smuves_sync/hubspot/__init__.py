@@ -7,13 +7,17 @@
             page.items                                 # ContentRecord, promoted fields + raw
             page.cursor                                # resume point after this page
 
+`verify_portal_token(portal_id, token, settings)` asks HubSpot whether a token belongs to a
+portal (account details; `account`) before anyone connects it.
+
 Modules: registry (the content types' specs by word), client (count, pages), paging (after /
 offset), cursor (resume points), ratelimit (per-portal budgets), retry (the one retry policy),
 responses (bodies and typed errors), clock (injectable time). The content types themselves are
 `smuves_sync.content_types.ContentType`.
 """
 
-from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.hubspot.account import AccountDetails, time_zone
+from smuves_sync.hubspot.client import HubSpotClient, Page, verify_portal_token
 from smuves_sync.hubspot.clock import Clock, SystemClock
 from smuves_sync.hubspot.ratelimit import PortalBudget, RateLimitRegistry
 from smuves_sync.hubspot.registry import (
@@ -27,6 +31,7 @@ from smuves_sync.hubspot.retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_REGISTRY",
+    "AccountDetails",
     "Clock",
     "ContentRecord",
     "ContentTypeRegistry",
@@ -38,4 +43,6 @@ __all__ = [
     "RateLimitRegistry",
     "RetryPolicy",
     "SystemClock",
+    "time_zone",
+    "verify_portal_token",
 ]

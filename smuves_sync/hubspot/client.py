@@ -4,6 +4,7 @@ Usage (one registry of rate-limit budgets per process, shared by every client)::
 
     limits = RateLimitRegistry()
     async with HubSpotClient(portal_id, token, settings, limits) as client:
+        account = await client.verify_portal()   # the token is portal_id's, or an error
         total = await client.count("site_page")
         async for page in client.pages("site_page", cursor=saved_cursor):
             store(page.items)          # ContentRecord: promoted fields + `raw`
@@ -42,6 +43,8 @@ from pydantic import SecretStr
 
 from smuves_sync import metrics
 from smuves_sync.errors import (
+    ContentTypeUnavailable,
+    HubSpotAuthError,
     HubSpotDailyLimitReached,
     HubSpotError,
     HubSpotRateLimited,
@@ -49,7 +52,10 @@ from smuves_sync.errors import (
     MalformedResponse,
     ResponseTooLarge,
     RunawayListing,
+    TokenPortalMismatch,
+    TokenRejected,
 )
+from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.paging import ForwardPaging, ListingBound, Position
@@ -73,6 +79,11 @@ log = logging.getLogger(__name__)
 # An error answer is read this far at most: its message and ids sit at the start, and a
 # 5xx or 429 with a runaway body must still be retried or waited on as what it is.
 _ERROR_BODY_BYTES = 64 * 1024
+# What the account-details request is called in errors and logs (it is no content type).
+_ACCOUNT = "account_info"
+# Connecting a portal waits on HubSpot's answer: a transient failure is tried once more, then
+# the person connecting is told to try again.
+_VERIFY_RETRY = RetryPolicy(max_attempts=2, initial_backoff_seconds=0.5, max_rate_limit_waits=2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +163,35 @@ class HubSpotClient:
         await self._http.aclose()
 
     # -- public API -----------------------------------------------------------------------------
+
+    async def account_details(self) -> AccountDetails:
+        """HubSpot's details of the account the token belongs to (its portal, its time zone)."""
+        path = account_details_path(self._api_version)
+        body = await self._get(_ACCOUNT, path, {})
+        try:
+            return AccountDetails.from_body(body)
+        except ValueError as exc:
+            raise self._malformed(_ACCOUNT, f"GET {path}: {exc}") from None
+
+    async def verify_portal(self) -> AccountDetails:
+        """The account details, once HubSpot has said the token belongs to this client's
+        portal: `TokenPortalMismatch` when it belongs to another, `TokenRejected` when HubSpot
+        refuses it (401, 403). Other failures raise as any request's would."""
+        if not token_shape(self._token.get_secret_value()):
+            raise TokenRejected(
+                f"{TokenRejected.code}: the token has characters no HubSpot token has "
+                "(visible ASCII only)"
+            )
+        try:
+            details = await self.account_details()
+        except (HubSpotAuthError, ContentTypeUnavailable) as exc:
+            raise TokenRejected(
+                f"{TokenRejected.code}: HubSpot refused the token (HTTP {exc.status}): it is "
+                "revoked, expired or not a private app token"
+            ) from None
+        if details.portal_id != self.portal_id:
+            raise TokenPortalMismatch(self.portal_id, details.portal_id)
+        return details
 
     async def count(self, content_type: str, *, archived: bool = False) -> int:
         """How many objects of `content_type` HubSpot holds (the archived ones if asked)."""
@@ -454,3 +494,23 @@ def _from_saved_parent(parents: list[str | None], state: Cursor) -> list[str | N
 def _id_key(object_id: str) -> tuple[int, int, str]:
     # Numeric ids in numeric order, anything else after them in text order.
     return (0, int(object_id), "") if object_id.isdigit() else (1, 0, object_id)
+
+
+async def verify_portal_token(
+    portal_id: int,
+    token: SecretStr | str,
+    settings: Settings,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AccountDetails:
+    """Ask HubSpot whether `token` belongs to portal `portal_id` (see `verify_portal`), with a
+    budget of its own and few retries: someone is waiting for the answer."""
+    async with HubSpotClient(
+        portal_id,
+        token,
+        settings,
+        RateLimitRegistry(),
+        retry=_VERIFY_RETRY,
+        transport=transport,
+    ) as client:
+        return await client.verify_portal()

@@ -17,6 +17,7 @@ Public API:
         .park(job, until, reason, *, now=None)                          -> Job
         .release(job, *, now=None)                                      -> Job
         .portal_token(job)                                              -> bytes | None
+        .portal_credentials(job)                      -> PortalCredentials (token, time zone)
         .reconcile(*, now=None)                                         -> list[Run]
     Wakeups(conninfo, *, kinds=None)   async context; .ready(), .wait(timeout) -> bool
     default_worker_id() -> str;  error_text(error) -> str

@@ -3,6 +3,7 @@
     queue = Queue(Database(worker_pool), settings, worker_id="host:1234")
     for job in await queue.claim([JobKind.FETCH], limit=free_slots):   # or run_id=…: one run
         token = await queue.portal_token(job)         # encrypted; decrypt in the worker
+        found = await queue.portal_credentials(job)   # .token_encrypted, .time_zone
         job = await queue.checkpoint(job, cursor, processed, total=total)  # per page
         ...
         await queue.complete(job, processed=n)
@@ -205,10 +206,15 @@ class Queue:
 
     async def portal_token(self, job: Job) -> bytes | None:
         """The encrypted token of the job's portal (None: the portal has none stored)."""
+        return (await self.portal_credentials(job)).token_encrypted
+
+    async def portal_credentials(self, job: Job) -> jobs.PortalCredentials:
+        """The job's portal's encrypted token and time zone, while this worker holds the
+        job's lease (`LeaseLost` otherwise)."""
         found = await jobs.job_portal_token(self.db, job.id, _token(job))
         if found is None:
             raise LeaseLost(job.id)
-        return found[1]
+        return found
 
     async def reconcile(self, *, now: datetime | None = None) -> list[Run]:
         """Settle runs whose jobs are all finished; returns the runs changed."""

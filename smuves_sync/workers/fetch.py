@@ -27,6 +27,7 @@ from pydantic import SecretStr
 
 from smuves_sync.db.content import content_mark_unseen_deleted, content_upsert_page
 from smuves_sync.errors import ConfigurationError
+from smuves_sync.hubspot.account import time_zone
 from smuves_sync.hubspot.client import HubSpotClient, Page
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.context import JobContext
@@ -35,13 +36,15 @@ log = logging.getLogger(__name__)
 
 
 async def _token(ctx: JobContext) -> SecretStr:
-    encrypted = await ctx.queue().portal_token(ctx.job)
-    if encrypted is None:
+    found = await ctx.queue().portal_credentials(ctx.job)
+    if found.token_encrypted is None:
         raise ConfigurationError(
             f"portal {ctx.job.portal_id} has no HubSpot token stored; add one with "
             f"`smuves portal add {ctx.job.portal_id} --name NAME --token-stdin`"
         )
-    return TokenCipher(ctx.settings.secret_key).decrypt(encrypted)
+    # The portal's budget learns where its DAILY limit resets: midnight in its own zone.
+    ctx.limits.budget(ctx.job.portal_id, timezone=time_zone(found.time_zone))
+    return TokenCipher(ctx.settings.secret_key).decrypt(found.token_encrypted)
 
 
 async def _pages_ahead(

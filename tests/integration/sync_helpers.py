@@ -39,10 +39,13 @@ def sync_settings(db_url: str, base_url: str, **overrides: Any) -> Settings:
 
 
 async def plant_portal(factory: Factory, spec: PortalSpec) -> int:
-    """The fake's portal in the database, with its token stored encrypted."""
+    """The fake's portal in the database, with its token stored encrypted and its time zone, as
+    connecting it would have stored them."""
     cipher = TokenCipher(SecretStr(SECRET))
     return await factory.portal(
-        portal_id=spec.portal_id, token_encrypted=cipher.encrypt(SecretStr(spec.token))
+        portal_id=spec.portal_id,
+        token_encrypted=cipher.encrypt(SecretStr(spec.token)),
+        time_zone=spec.time_zone,
     )
 
 

@@ -125,10 +125,20 @@ async def _list_tags(request: Request) -> JSONResponse:
     return JSONResponse({"total": len(tags), "results": tags[:limit]})
 
 
+async def _account_details(request: Request) -> JSONResponse:
+    return JSONResponse({"portalId": PORTAL, "timeZone": "UTC", "accountType": "STANDARD"})
+
+
 @contextmanager
 def _hubspot_with_blog_tags() -> Iterator[str]:
-    """A HubSpot stand-in that lists blog tags (the fake HubSpot serves the five types only)."""
-    app = Starlette(routes=[Route("/cms/v3/blogs/tags", _list_tags)])
+    """A HubSpot stand-in that lists blog tags (the fake HubSpot serves the five types only),
+    and says the token belongs to PORTAL (`portal add` asks)."""
+    app = Starlette(
+        routes=[
+            Route("/cms/v3/blogs/tags", _list_tags),
+            Route("/account-info/v3/details", _account_details),
+        ]
+    )
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

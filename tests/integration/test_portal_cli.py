@@ -1,9 +1,11 @@
-"""`smuves portal add`: token stored encrypted, owner made a member, bad input refused."""
+"""`smuves portal add`: token stored encrypted, owner made a member, bad input refused; only a
+token HubSpot says is the portal's is accepted, and who has a portal never changes quietly."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterator
 
 import pytest
 from pydantic import SecretStr
@@ -11,10 +13,24 @@ from pydantic import SecretStr
 from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database
 from smuves_sync.errors import InvalidInput
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import TokenCipher
 from tests.acceptance.conftest import smuves_env
+from tests.factories import Factory
 from tests.integration.queue_helpers import read
 from tests.integration.sync_helpers import SECRET
+
+# The portals HubSpot (the fake) knows, and which token is whose.
+ACME = PortalSpec(31337, "pat-na1-first", time_zone="America/Chicago")
+OTHER = PortalSpec(31338, "pat-na1-other-portal")
+
+
+@pytest.fixture
+def hubspot() -> Iterator[str]:
+    fake = FakeHubSpot([ACME, OTHER], ServerConfig(ten_second_limit=None))
+    fake.add_token(ACME.portal_id, "pat-na1-second")
+    with serve_in_thread(fake) as url:
+        yield url
 
 
 async def add(env: dict[str, str], *args: str, token: str | None = None) -> tuple[int, str]:
@@ -37,9 +53,9 @@ async def add(env: dict[str, str], *args: str, token: str | None = None) -> tupl
 
 
 async def test_a_portal_is_added_with_its_token_encrypted_and_its_owner_a_member(
-    db: Database, db_url: str
+    db: Database, db_url: str, hubspot: str
 ) -> None:
-    env = smuves_env(db_url, "http://127.0.0.1:9")
+    env = smuves_env(db_url, hubspot)
     code, out = await add(
         env,
         "31337",
@@ -100,3 +116,79 @@ async def test_bad_values_change_nothing(
     with pytest.raises(InvalidInput, match=message):
         await add_portal(db, cipher, portal_id, name, SecretStr(token), owner_email=owner)
     assert await read(db.pool, "sync_portal_row", portal_id=portal_id) == []
+
+
+async def test_a_token_of_another_portal_is_refused_with_exit_code_2(
+    db: Database, db_url: str, hubspot: str
+) -> None:
+    env = smuves_env(db_url, hubspot)
+    code, out = await add(
+        env, "31337", "--name", "Acme", "--token-stdin", token="pat-na1-other-portal"
+    )
+    assert code == 2, out
+    assert "TOKEN_PORTAL_MISMATCH" in out and "portal 31338, not 31337" in out
+    assert "Traceback" not in out and "pat-na1" not in out
+    assert await read(db.pool, "sync_portal_row", portal_id=31337) == []
+    code, out = await add(env, "31337", "--name", "Acme", "--token-stdin", token="pat-na1-revoked")
+    assert code == 2 and "HUBSPOT_TOKEN_REJECTED" in out, out
+    assert await read(db.pool, "sync_portal_row", portal_id=31337) == []
+
+
+async def test_someone_elses_portal_changes_hands_only_with_transfer_to(
+    db: Database, db_url: str, hubspot: str, factory: Factory
+) -> None:
+    squatter = await factory.user("squatter@evil.example")
+    friend = await factory.user("friend@evil.example")
+    await factory.portal(squatter, portal_id=31337, name="Squatted", members=[friend])
+    env = smuves_env(db_url, hubspot)
+    before = await read(db.pool, "sync_members_of_portal", portal_id=31337)
+
+    code, out = await add(
+        env,
+        "31337",
+        "--name",
+        "Acme",
+        "--owner",
+        "ops@acme.example",
+        "--token-stdin",
+        token="pat-na1-first",
+    )
+    assert code == 2, out
+    assert "owned by squatter@evil.example" in out and "--transfer-to ops@acme.example" in out
+    [row] = await read(db.pool, "sync_portal_row", portal_id=31337)
+    assert (row["name"], row["token_encrypted"]) == ("Squatted", None)
+    assert await read(db.pool, "sync_members_of_portal", portal_id=31337) == before
+
+    code, out = await add(
+        env,
+        "31337",
+        "--name",
+        "Acme",
+        "--transfer-to",
+        "Ops@Acme.example",
+        "--token-stdin",
+        token="pat-na1-first",
+    )
+    assert code == 0, out
+    assert "transferred to Ops@Acme.example" in out
+    assert "removed: friend@evil.example, squatter@evil.example" in out
+    assert await read(db.pool, "sync_members_of_portal", portal_id=31337) == [
+        {"email": "ops@acme.example", "role": "owner"}
+    ]
+    [row] = await read(db.pool, "sync_portal_row", portal_id=31337)
+    assert row["name"] == "Acme" and row["token_encrypted"] is not None
+
+
+async def test_reconnecting_says_who_keeps_the_portal_and_stores_its_time_zone(
+    db: Database, db_url: str, hubspot: str, factory: Factory
+) -> None:
+    owner = await factory.user("owner@acme.example")
+    viewer = await factory.user("viewer@acme.example")
+    await factory.portal(owner, portal_id=31337, members=[viewer])
+    env = smuves_env(db_url, hubspot)
+    code, out = await add(env, "31337", "--name", "Acme", "--token-stdin", token="pat-na1-first")
+    assert code == 0, out
+    assert "owner owner@acme.example and members (viewer@acme.example) unchanged" in out
+    assert "time zone America/Chicago" in out
+    [zone] = await read(db.pool, "cli_portal_time_zone", portal_id=31337)
+    assert zone == {"time_zone": "America/Chicago"}

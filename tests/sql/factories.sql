@@ -5,8 +5,8 @@ INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
 
 -- name: plant_portal
 -- The insert trigger makes the owner a member.
-INSERT INTO public.portals (id, name, owner_id, token_encrypted)
-VALUES (%(portal_id)s, %(name)s, %(owner_id)s, %(token_encrypted)s)
+INSERT INTO public.portals (id, name, owner_id, token_encrypted, time_zone)
+VALUES (%(portal_id)s, %(name)s, %(owner_id)s, %(token_encrypted)s, %(time_zone)s)
 RETURNING id
 
 -- name: plant_member

@@ -62,3 +62,6 @@ UPDATE public.jobs SET lease_token = gen_random_uuid() WHERE id = %(job_id)s
 -- Every other session of this database dies, as in a database restart.
 SELECT count(pg_catalog.pg_terminate_backend(pid)) AS n FROM pg_catalog.pg_stat_activity
 WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()
+
+-- name: cli_portal_time_zone
+SELECT time_zone FROM public.portals WHERE id = %(portal_id)s

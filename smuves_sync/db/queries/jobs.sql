@@ -66,7 +66,8 @@ SELECT * FROM public.park_job(%(job_id)s, %(lease_token)s, %(until)s, %(reason)s
 SELECT * FROM public.release_job(%(job_id)s, %(lease_token)s, %(now)s)
 
 -- name: job_portal_token
-SELECT portal_id, token_encrypted FROM public.portal_token(%(job_id)s, %(lease_token)s)
+SELECT portal_id, token_encrypted, time_zone
+FROM public.portal_token(%(job_id)s, %(lease_token)s)
 
 -- name: job_requeue
 SELECT * FROM public.requeue_job(%(job_id)s, %(from_start)s, %(now)s)

@@ -5,19 +5,35 @@
 -- name: portal_get
 SELECT id, name, owner_id, created_at FROM public.portals WHERE id = %(portal_id)s
 
--- name: portal_save
--- Add a portal or update its name, owner and token; the insert trigger makes the owner a
--- member, an update does it through portal_owner_member.
-INSERT INTO public.portals AS p (id, name, owner_id, token_encrypted)
-VALUES (%(portal_id)s, %(name)s, %(owner_id)s, %(token_encrypted)s)
+-- name: portal_ownership
+-- Who has the portal: its owner and the other members, by email. The portal's row stays
+-- locked until the transaction ends, so what is decided on this read still holds when it is
+-- written. No row: no such portal.
+SELECT p.id, p.name, p.owner_id, o.email AS owner_email,
+       array(SELECT u.email FROM public.portal_members AS m
+             JOIN public.app_users AS u ON u.id = m.user_id
+             WHERE m.portal_id = p.id AND m.user_id <> p.owner_id
+             ORDER BY u.email) AS other_members
+FROM public.portals AS p
+JOIN public.app_users AS o ON o.id = p.owner_id
+WHERE p.id = %(portal_id)s
+FOR UPDATE OF p
+
+-- name: portal_store
+-- Add a portal (the insert trigger makes its owner a member) or give an existing one a new
+-- name, token and time zone; an existing portal's owner and members stay as they are (a
+-- change of hands is portal_transfer).
+INSERT INTO public.portals AS p (id, name, owner_id, token_encrypted, time_zone)
+VALUES (%(portal_id)s, %(name)s, %(owner_id)s, %(token_encrypted)s, %(time_zone)s)
 ON CONFLICT (id) DO UPDATE
-SET name = excluded.name, owner_id = excluded.owner_id, token_encrypted = excluded.token_encrypted
+SET name = excluded.name, token_encrypted = excluded.token_encrypted,
+    time_zone = excluded.time_zone
 RETURNING id, name, owner_id, created_at
 
--- name: portal_owner_member
-INSERT INTO public.portal_members (portal_id, user_id, role)
-VALUES (%(portal_id)s, %(user_id)s, 'owner')
-ON CONFLICT (portal_id, user_id) DO UPDATE SET role = 'owner'
+-- name: portal_transfer
+-- The portal to its new owner, who becomes its only member (transfer_portal, 0007); the
+-- emails of the people who lost it.
+SELECT email FROM public.transfer_portal(%(portal_id)s, %(owner_id)s)
 
 -- name: app_user_ensure
 -- The user with this email (compared lower-cased, as app_users stores it), created when
@@ -43,15 +59,17 @@ ORDER BY p.id
 -- name: portal_connect
 -- No row back when the id is taken (by anyone: HubSpot portal ids are global). The insert
 -- trigger makes the owner a member.
-INSERT INTO public.portals (id, name, owner_id, token_encrypted)
-VALUES (%(portal_id)s, %(name)s, public.current_app_user(), %(token_encrypted)s)
+INSERT INTO public.portals (id, name, owner_id, token_encrypted, time_zone)
+VALUES (%(portal_id)s, %(name)s, public.current_app_user(), %(token_encrypted)s,
+        %(time_zone)s)
 ON CONFLICT (id) DO NOTHING
 RETURNING id, name, owner_id, created_at, 'owner' AS role
 
 -- name: portal_reconnect
--- A new name and token for a portal the caller owns; no row back otherwise.
+-- A new name, token and time zone for a portal the caller owns; no row back otherwise (a
+-- member who is not the owner may not reconnect it). Members stay as the owner left them.
 UPDATE public.portals
-SET name = %(name)s, token_encrypted = %(token_encrypted)s
+SET name = %(name)s, token_encrypted = %(token_encrypted)s, time_zone = %(time_zone)s
 WHERE id = %(portal_id)s AND owner_id = public.current_app_user()
 RETURNING id, name, owner_id, created_at, 'owner' AS role
 

@@ -1,8 +1,10 @@
-"""The Starlette app: HubSpot's CMS listing endpoints (v3 and 2026-03) plus /_fake admin calls.
+"""The Starlette app: HubSpot's CMS listing endpoints (v3 and 2026-03), the account details
+of the portal a token belongs to (/account-info/v3/details and its dated twin), plus /_fake
+admin calls.
 
 Every API request goes through the same steps: bearer token -> portal (401), the portal's
-limits (429 + X-HubSpot-RateLimit-* headers on every answer), an injected fault if one fires,
-the configured latency, then the listing itself.
+limits (429 + X-HubSpot-RateLimit-* headers on every answer), an injected fault if one fires
+(listings only), the configured latency, then the answer itself.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -20,7 +23,12 @@ from starlette.routing import Route
 
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.admin import admin_routes
-from smuves_sync.testing.fake_hubspot.bodies import error_body, json_response, rate_limit_body
+from smuves_sync.testing.fake_hubspot.bodies import (
+    account_details_body,
+    error_body,
+    json_response,
+    rate_limit_body,
+)
 from smuves_sync.testing.fake_hubspot.content import encode_json
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
@@ -33,6 +41,9 @@ PAGE_PATHS = {
     ContentType.BLOG_POST: ("/cms/v3/blogs/posts", "/cms/blogs/2026-03/posts"),
 }
 HUBDB_PATHS = ("/cms/v3/hubdb/tables", "/cms/hubdb/2026-03/tables")
+ACCOUNT_PATHS = ("/account-info/v3/details", "/account-info/2026-03/details")
+# How the account-details requests are counted in `PortalStats.by_content_type`.
+ACCOUNT_INFO = "account_info"
 PAGE_LIMIT = 100
 HUBDB_LIMIT = 1000
 _HTML_ERROR_PAGE = "<html><head><title>Bad gateway</title></head><body>upstream error</body></html>"
@@ -58,6 +69,8 @@ def build_app(fake: FakeHubSpot) -> Starlette:
         routes.append(Route(path + "/{table}", _api(fake, tables, _get_table, False)))
         routes.append(Route(path + "/{table}/rows", _api(fake, rows, _list_rows, True)))
         routes.append(Route(path + "/{table}/rows/{rowId}", _api(fake, rows, _get_row, False)))
+    for path in ACCOUNT_PATHS:
+        routes.append(Route(path, _account_details(fake)))
     routes.extend(admin_routes(fake))
     return Starlette(
         routes=routes,
@@ -105,6 +118,34 @@ def _api(
             response.headers.update(headers)
         with fake.lock:
             fake.record(portal_id, content_type, response.status_code, verdict, fault)
+        return response
+
+    return endpoint
+
+
+def _account_details(fake: FakeHubSpot) -> Callable[[Request], Awaitable[Response]]:
+    """The account of the token's portal: its `portalId` and `timeZone` (no faults)."""
+
+    async def endpoint(request: Request) -> Response:
+        with fake.lock:
+            portal_id = fake.authenticate(request.headers.get("authorization"))
+            verdict = fake.admit(portal_id) if portal_id is not None else None
+        if fake.config.latency_ms:
+            await asyncio.sleep(fake.config.latency_ms / 1000)
+        if portal_id is None or verdict is None:
+            return json_response(401, error_body(401), {})
+        headers = dict(verdict.headers)
+        if verdict.policy is not None:
+            response = _too_many(verdict.policy, verdict.retry_after_s, headers)
+        else:
+            with fake.lock:
+                spec = fake.portal(portal_id).spec
+                now = datetime.fromtimestamp(fake.clock(), UTC)
+            response = json_response(
+                200, account_details_body(portal_id, spec.time_zone, now), headers
+            )
+        with fake.lock:
+            fake.record(portal_id, ACCOUNT_INFO, response.status_code, verdict, None)
         return response
 
     return endpoint

@@ -1,11 +1,14 @@
 """HubSpot's error bodies (the specs' `Error` schema plus the documented `status` field and,
-for 429s, `errorType`, `policyName` and `requestId`). Never echoes a token."""
+for 429s, `errorType`, `policyName` and `requestId`), and the account details of a portal
+(`PortalInformationResponse` of the AccountInfo spec). Never echoes a token."""
 
 from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from starlette.responses import Response
 
@@ -70,3 +73,22 @@ def json_response(status: int, body: dict[str, Any], headers: dict[str, str]) ->
         headers=headers,
         media_type="application/json;charset=utf-8",
     )
+
+
+def account_details_body(portal_id: int, time_zone: str, now: datetime) -> dict[str, Any]:
+    """GET /account-info/v3/details for the portal a token belongs to, its offset as of `now`."""
+    offset = now.astimezone(ZoneInfo(time_zone)).utcoffset()
+    milliseconds = int(offset.total_seconds() * 1000) if offset is not None else 0
+    sign = "-" if milliseconds < 0 else "+"
+    minutes = abs(milliseconds) // 60_000
+    return {
+        "portalId": portal_id,
+        "accountType": "STANDARD",
+        "timeZone": time_zone,
+        "companyCurrency": "USD",
+        "additionalCurrencies": [],
+        "utcOffset": f"{sign}{minutes // 60:02d}:{minutes % 60:02d}",
+        "utcOffsetMilliseconds": milliseconds,
+        "uiDomain": "app.hubspot.com",
+        "dataHostingLocation": "na1",
+    }

@@ -126,17 +126,18 @@ class FakeHubSpot(FakeControl):
     def record(
         self,
         portal_id: int,
-        content_type: ContentType,
+        content_type: ContentType | str,
         status: int,
         verdict: Verdict,
         fault: FaultRule | None,
     ) -> None:
-        """Count one answered request."""
+        """Count one answered request (of a content type, or "account_info")."""
         old = self._stats[portal_id]
         by_status = dict(old.by_status)
         by_status[status] = by_status.get(status, 0) + 1
         by_type = dict(old.by_content_type)
-        by_type[content_type.value] = by_type.get(content_type.value, 0) + 1
+        key = content_type.value if isinstance(content_type, ContentType) else content_type
+        by_type[key] = by_type.get(key, 0) + 1
         self._stats[portal_id] = replace(
             old,
             requests=old.requests + 1,

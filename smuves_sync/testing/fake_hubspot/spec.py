@@ -10,6 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from smuves_sync.models import ContentType
 
@@ -31,6 +32,8 @@ class PortalSpec:
     # Share of each type (and of each table's rows) that starts archived.
     archived_share: float = 0.05
     domain: str = ""
+    # The account's time zone, as /account-info/v3/details reports it (an IANA name).
+    time_zone: str = "UTC"
 
     def __post_init__(self) -> None:
         counts = (
@@ -53,6 +56,10 @@ class PortalSpec:
             raise ValueError("archived_share must be in [0, 1)")
         if not self.token:
             raise ValueError("a portal needs a token")
+        try:
+            ZoneInfo(self.time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {self.time_zone!r}") from None
 
     @property
     def host(self) -> str:

@@ -41,3 +41,14 @@ UPDATE public.jobs SET status = %(status)s, finished_at = now() WHERE run_id = %
 UPDATE public.jobs SET created_at = %(created_at)s, finished_at = %(finished_at)s,
                        status = %(status)s
 WHERE id = %(job_id)s
+
+-- name: check_portal_hands
+-- A portal as stored: name, owner, time zone, and its members by email.
+SELECT p.name, p.owner_id, p.time_zone,
+       array(SELECT u.email || ':' || m.role FROM public.portal_members AS m
+             JOIN public.app_users AS u ON u.id = m.user_id
+             WHERE m.portal_id = p.id ORDER BY u.email) AS members
+FROM public.portals AS p WHERE p.id = %(portal_id)s
+
+-- name: check_notifications_of_user
+SELECT id, run_id FROM public.notifications WHERE user_id = %(user_id)s ORDER BY id

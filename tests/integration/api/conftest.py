@@ -5,6 +5,8 @@
 
 `client` talks to the app in-process (httpx ASGITransport); `app_server` serves the same app
 under a real uvicorn on a local port. Tokens are signed with JWT_SECRET like Supabase's.
+HubSpot is the fake (`hubspot`), which knows the portal of every token in HUBSPOT_TOKENS: the
+API asks it before connecting a portal.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,6 +32,7 @@ from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, Pool, pool_for
 from smuves_sync.db.queries import load_queries
 from smuves_sync.settings import Settings
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import new_secret_key
 from tests.factories import Factory
 from tests.logins import runtime_url, runtime_urls
@@ -41,6 +44,17 @@ AUDIENCE = "authenticated"
 METRICS_TOKEN = "metrics-token-for-tests-only"
 METRICS_HEADERS = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 SQL = load_queries(Path(__file__).parent)
+# HubSpot private app tokens the API tests connect portals with, and the portal HubSpot says
+# each belongs to (the fake answers /account-info/v3/details so).
+HUBSPOT_TOKENS = {
+    "pat-na1-11111111-2222-3333-4444-555555555555": 4242,
+    "pat-new": 4242,
+    "pat": 4244,
+    "t": 91,
+    "pat-na1-squatters-own-portal": 800,
+    "pat-na1-acme-real-token": 700,
+}
+HUBSPOT_TIME_ZONES = {4242: "US/Eastern", 700: "Europe/Berlin"}
 
 
 def make_token(
@@ -96,11 +110,35 @@ async def new_user(factory: Factory, name: str) -> User:
     return User(user_id, email, make_token(user_id, email=email))
 
 
+def hubspot_fake() -> FakeHubSpot:
+    """A fake HubSpot that knows the portal (and time zone) of every token of HUBSPOT_TOKENS."""
+    first: dict[int, str] = {}
+    for token, portal_id in HUBSPOT_TOKENS.items():
+        first.setdefault(portal_id, token)
+    specs = [
+        PortalSpec(portal_id, token, time_zone=HUBSPOT_TIME_ZONES.get(portal_id, "UTC"))
+        for portal_id, token in first.items()
+    ]
+    fake = FakeHubSpot(specs, ServerConfig(ten_second_limit=None, daily_limit=None))
+    for token, portal_id in HUBSPOT_TOKENS.items():
+        fake.add_token(portal_id, token)
+    return fake
+
+
+@pytest.fixture(scope="session")
+def hubspot() -> Iterator[str]:
+    """Base URL of the API tests' fake HubSpot (one for the session: it keeps no state the
+    tests depend on)."""
+    with serve_in_thread(hubspot_fake()) as url:
+        yield url
+
+
 @pytest.fixture
-def api_settings(db_url: str, tmp_path: Path) -> Settings:
+def api_settings(db_url: str, tmp_path: Path, hubspot: str) -> Settings:
     return Settings(
         database_url=db_url,
         **runtime_urls(db_url),
+        hubspot_base_url=hubspot,
         jwt_secret=SecretStr(JWT_SECRET),
         jwt_audience=AUDIENCE,
         secret_key=SecretStr(SECRET_KEY),

@@ -5,6 +5,7 @@ an id that exists nowhere gets), and nothing of A's from the routes that take no
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -12,12 +13,16 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from pydantic import SecretStr
 
-from smuves_sync.db import Pool
+from smuves_sync.cli.portal import add_portal
+from smuves_sync.db import Database, Pool
+from smuves_sync.errors import InvalidInput
 from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User, make_token, rows
 
 # Routes that take no id, with what B may see there (checked below).
 NO_ID_ROUTES = {
@@ -179,3 +184,72 @@ async def test_every_v1_route_wants_a_token(
         response = await client.request(method, url, json=BODIES.get((method, path)))
         assert response.status_code == 401, (method, path)
         assert response.json()["code"] == "UNAUTHENTICATED"
+
+
+async def test_a_squatter_ends_up_seeing_nothing_of_the_portal(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    factory: Factory,
+    admin_pool: Pool,
+    db: Database,
+    api_settings: Settings,
+    bob: User,
+) -> None:
+    """Hub ids are public: Bob (the squatter) tries to take Acme's portal 700 first. Today he
+    cannot connect it without a token of portal 700; a squat from before that (planted here,
+    with a run, content and a notification) is undone by the operator's --transfer-to, after
+    which Bob sees nothing of it on any route, and the real owner sees it all."""
+    for token in ("pat-na1-squatters-own-portal", "not-a-token-at-all"):
+        refused = await client.post(
+            "/v1/portals", json={"id": 700, "name": "Acme", "token": token}, headers=bob.headers
+        )
+        assert refused.status_code == 422, refused.text
+    assert await rows(admin_pool, "check_portal_rows", portal_id=700) == [
+        {"portals": 0, "runs": 0, "jobs": 0, "content": 0}
+    ]
+
+    # The squat an earlier version let through.
+    await factory.portal(bob.id, portal_id=700, name="Acme (Bob's)")
+    run = await factory.run(700, owner=bob.id, status=RunStatus.COMPLETED)
+    await factory.job(run, status=JobStatus.COMPLETED)
+    await factory.content_item(run)
+    await factory.notification(bob.id, run)
+
+    cipher = TokenCipher(api_settings.secret_key)
+    acme_token = SecretStr("pat-na1-acme-real-token")
+    with pytest.raises(InvalidInput, match=f"owned by {bob.email}"):
+        await add_portal(
+            db,
+            cipher,
+            700,
+            "Acme",
+            acme_token,
+            owner_email="ops@acme.example",
+            settings=api_settings,
+        )
+    added = await add_portal(
+        db, cipher, 700, "Acme", acme_token, transfer_to="ops@acme.example", settings=api_settings
+    )
+    assert added.removed_members == (bob.email,)
+
+    ids = {"portal_id": 700, "run_id": run.id, "export_id": 9_999_999, "notification_id": 1}
+    for method, path in _routes(app):
+        if "{" in path:
+            response = await _call(client, method, path, ids, bob)
+            assert response.status_code == 404, (method, path, response.text)
+    assert (await client.get("/v1/portals", headers=bob.headers)).json()["items"] == []
+    assert (await client.get("/v1/notifications", headers=bob.headers)).json()["items"] == []
+    assert await rows(admin_pool, "check_notifications_of_user", user_id=bob.id) == []
+    retry = await client.post(
+        "/v1/portals",
+        json={"id": 700, "name": "Mine", "token": "pat-na1-acme-real-token"},
+        headers=bob.headers,
+    )
+    assert retry.status_code == 409  # even with Acme's own token: only the owner reconnects
+
+    ops = uuid.uuid4()
+    ops_headers = {"Authorization": f"Bearer {make_token(ops, email='ops@acme.example')}"}
+    mine = await client.get("/v1/portals", headers=ops_headers)
+    assert [(p["id"], p["role"]) for p in mine.json()["items"]] == [(700, "owner")]
+    content = await client.get("/v1/portals/700/content?type=site_page", headers=ops_headers)
+    assert content.status_code == 200 and len(content.json()["items"]) == 1

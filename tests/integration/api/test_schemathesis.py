@@ -94,7 +94,7 @@ async def _seed(
 
 @pytest.fixture
 async def served(
-    db_url: str, factory: Factory, admin_pool: Pool, tmp_path: Path
+    db_url: str, factory: Factory, admin_pool: Pool, tmp_path: Path, hubspot: str
 ) -> AsyncIterator[Served]:
     """`smuves serve` on a free port of this test's database, and what was seeded in it."""
     user, ids = await _seed(factory, admin_pool, tmp_path / "exports")
@@ -102,6 +102,7 @@ async def served(
         **os.environ,
         "SMUVES_DATABASE_URL": db_url,
         **runtime_env(db_url),
+        "SMUVES_HUBSPOT_BASE_URL": hubspot,
         "SMUVES_JWT_SECRET": JWT_SECRET,
         "SMUVES_JWT_AUDIENCE": AUDIENCE,
         "SMUVES_SECRET_KEY": SECRET_KEY,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from jsonschema import ValidationError
 
@@ -11,9 +13,10 @@ from smuves_sync.testing.fake_hubspot import (
     FakeHubSpot,
     FaultKind,
     FaultRule,
+    PortalSpec,
     ServerConfig,
 )
-from tests.integration.fake_hubspot.conftest import SMALL, Serve, client
+from tests.integration.fake_hubspot.conftest import SMALL, TOKEN, Serve, client
 from tests.integration.fake_hubspot.openapi import validate
 
 VERSIONS = {
@@ -148,3 +151,34 @@ def test_the_validation_rejects_what_the_spec_forbids() -> None:
     for broken in broken_bodies:
         with pytest.raises(ValidationError):
             validate(spec, template, 200, broken)
+
+
+ACCOUNT = {
+    "v3": ("AccountInfo_rollout144923_v3_accountInfo.json", "/account-info/v3/details"),
+    "2026-03": (
+        "AccountInfo_rollout144923_2026-03_accountInfo.json",
+        "/account-info/2026-03/details",
+    ),
+}
+
+
+@pytest.mark.parametrize("version", ACCOUNT)
+async def test_account_details_match_the_spec_and_name_the_tokens_portal(
+    version: str, serve: Serve
+) -> None:
+    spec, path = ACCOUNT[version]
+    other = PortalSpec(portal_id=77, token="pat-other", time_zone="Asia/Kolkata")
+    eastern = replace(SMALL, time_zone="US/Eastern")
+    base_url = serve(FakeHubSpot([eastern, other]))
+    for portal, token in ((eastern, TOKEN), (other, "pat-other")):
+        async with client(base_url, token=token) as http:
+            response = await http.get(path)
+        assert response.status_code == 200
+        body = response.json()
+        validate(spec, path, 200, body)
+        assert (body["portalId"], body["timeZone"]) == (portal.portal_id, portal.time_zone)
+    assert body["utcOffset"] == "+05:30" and body["utcOffsetMilliseconds"] == 19_800_000
+    async with client(base_url, token="not-a-token") as stranger:
+        refused = await stranger.get(path)
+    assert refused.status_code == 401
+    validate(spec, path, 401, refused.json())

@@ -100,6 +100,15 @@ def test_error_fixture_matches_the_error_schema(fixture: str) -> None:
     assert list(validator.iter_errors(load(fixture))) == []
 
 
+def test_the_account_details_fixture_matches_both_versions() -> None:
+    for spec_file in (
+        "AccountInfo_rollout144923_v3_accountInfo.json",
+        "AccountInfo_rollout144923_2026-03_accountInfo.json",
+    ):
+        validator = _validator(spec_file, "PortalInformationResponse")
+        assert list(validator.iter_errors(load("account_details"))) == []
+
+
 def test_validation_would_catch_a_wrong_shape() -> None:
     body = load("site_pages_1")
     del body["results"][0]["slug"]
