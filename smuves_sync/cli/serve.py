@@ -16,6 +16,7 @@ answers `Authorization: Bearer <that token>`, on either port.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -73,12 +74,17 @@ async def _serve(
     metrics: tuple[str, int] | None = None,
 ) -> None:
     create_app(settings)  # missing secrets fail here, before any database is started
-    if settings.database_url is not None:
+    own_login = DbRole.APP.configured_url(settings) is not None
+    if settings.database_url is not None or own_login:
         runtime_conninfo(settings, DbRole.APP)  # and a missing runtime login
-    async with database_url(settings) as url:
-        if settings.database_url is None:
-            await migrate(url, settings.migrations_dir)
-        ready = with_login_urls(settings, url)
+    async with contextlib.AsyncExitStack() as stack:
+        if own_login:  # all the API needs; never an embedded server in its place
+            ready = settings
+        else:
+            url = await stack.enter_async_context(database_url(settings))
+            if settings.database_url is None:
+                await migrate(url, settings.migrations_dir)
+            ready = with_login_urls(settings, url)
         if metrics is None:
             await uvicorn.Server(_config(create_app(ready), host, port, log_level)).serve()
             return

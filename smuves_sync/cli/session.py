@@ -67,6 +67,17 @@ async def _url(settings: Settings) -> AsyncIterator[str]:
 
 
 @asynccontextmanager
+async def _runtime_server(settings: Settings, role: DbRole) -> AsyncIterator[Settings]:
+    """`settings` naming the server `role`'s login connects to: its own URL when configured
+    (nothing else is needed, not even SMUVES_DATABASE_URL), else the login URL's server."""
+    if role.configured_url(settings):
+        yield settings
+        return
+    async with _url(settings) as url:
+        yield with_login_urls(settings, url)
+
+
+@asynccontextmanager
 async def worker_database(
     settings: Settings, *, max_size: int = 10
 ) -> AsyncIterator[tuple[Database, str]]:
@@ -74,10 +85,8 @@ async def worker_database(
     smuves_worker where SMUVES_SHARED_DATABASE_LOGIN says so), and the URL its wake-up
     listener connects to."""
     async with (
-        _url(settings) as url,
-        runtime_pool(
-            with_login_urls(settings, url), DbRole.WORKER, min_size=1, max_size=max_size
-        ) as (pool, conninfo),
+        _runtime_server(settings, DbRole.WORKER) as ready,
+        runtime_pool(ready, DbRole.WORKER, min_size=1, max_size=max_size) as (pool, conninfo),
     ):
         yield Database(pool), conninfo
 

@@ -218,6 +218,12 @@ async def open_pool(
     login of `role`, or the operator's login with `role` None."""
     least = min_size or settings.pool_min_size
     most = max_size or settings.pool_max_size
+    if role is not None and role.configured_url(settings):
+        # A host of the API or the workers needs its own login's URL only: no operator's URL,
+        # and no embedded server in its place.
+        async with runtime_pool(settings, role, min_size=least, max_size=most) as (pool, _):
+            yield pool
+        return
     async with database_url(settings) as url:
         if role is None:
             async with pool_for(url, min_size=least, max_size=most) as pool:

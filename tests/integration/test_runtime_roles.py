@@ -8,6 +8,9 @@ rights, and without their own URL only the operator's explicit word shares one l
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -150,3 +153,31 @@ async def _restore_login_passwords(db_url: str) -> None:
                 login=sql.Identifier(role.login)
             )
             await conn.execute(statement)
+
+
+async def test_a_runtime_host_needs_only_its_own_url(db_url: str, factory: Factory) -> None:
+    # No SMUVES_DATABASE_URL on the host: the pool uses its login's URL, no embedded server.
+    for role in DbRole:
+        own = Settings(_env_file=None, **{_field(role): runtime_url(db_url, role)})  # type: ignore[call-arg]
+        assert own.database_url is None
+        async with open_pool(own, role=role, max_size=1) as pool:
+            assert await _whoami(pool) == (role.login, role.login)
+    # `smuves worker` the same way: it fires a schedule of this test's database.
+    portal = await factory.portal()
+    schedule = await factory.schedule(portal)  # never fired: its first firing sets its time
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
+    env["SMUVES_WORKER_DATABASE_URL"] = runtime_url(db_url, DbRole.WORKER)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "smuves_sync.cli", "worker", "--burst", "--kinds", "export",
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, out.decode()
+    assert "embedded" not in out.decode()
+    async with await psycopg.AsyncConnection.connect(db_url) as conn:
+        [row] = await _rows(conn, "roles_schedule_next", schedule_id=schedule)
+    assert row["next_run_at"] is not None
+
+
+def _field(role: DbRole) -> str:
+    return "api_database_url" if role is DbRole.APP else "worker_database_url"

@@ -31,3 +31,6 @@ WHERE rolname IN ('smuves_api_login', 'smuves_worker_login')
 
 -- name: roles_clear_login_password
 ALTER ROLE {login} PASSWORD NULL
+
+-- name: roles_schedule_next
+SELECT next_run_at FROM public.schedules WHERE id = %(schedule_id)s
