@@ -149,7 +149,11 @@ CREATE TABLE public.jobs (
     total            bigint CONSTRAINT jobs_total_nonnegative CHECK (total >= 0),
     processed        bigint NOT NULL DEFAULT 0 CONSTRAINT jobs_processed_nonnegative CHECK (processed >= 0),
     cursor           text,
+    -- What went wrong last, for the operators: the error as it was raised, hosts, paths and
+    -- all. The portal's users are told last_error_public instead: what kind of failure, what
+    -- to do about it, HubSpot's correlation id; never a host, port, statement or file path.
     last_error       text,
+    last_error_public text,
     idempotency_key  text,
     created_at       timestamptz NOT NULL DEFAULT now(),
     finished_at      timestamptz,

@@ -90,6 +90,7 @@ CREATE FUNCTION public.job_to_pending(p_job public.jobs)
             run_after = p_job.run_after,
             attempts = p_job.attempts,
             last_error = p_job.last_error,
+            last_error_public = p_job.last_error_public,
             cursor = p_job.cursor,
             processed = p_job.processed,
             finished_at = NULL,
@@ -151,15 +152,20 @@ CREATE FUNCTION public.claim_jobs(
                     last_error = pg_catalog.format(
                         'gave up after %s attempts: the worker holding the job (%s) stopped '
                         'sending heartbeats, so its lease expired each time',
-                        j.attempts, j.locked_by)
+                        j.attempts, j.locked_by),
+                    -- the users are not told which machine it was
+                    last_error_public = pg_catalog.format(
+                        'gave up after %s attempts: the worker running it stopped responding '
+                        'each time', j.attempts)
                 WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale))
-                RETURNING j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.last_error
+                RETURNING j.id, j.run_id, j.portal_id, j.kind, j.content_type,
+                          j.last_error_public
             )
             SELECT array_agg(DISTINCT f.run_id),
                    array_agg(ROW(f.run_id, 'job_failed',
                                  pg_catalog.format('The %s of %s for portal %s failed: %s',
                                                    f.kind, f.content_type, f.portal_id,
-                                                   f.last_error),
+                                                   f.last_error_public),
                                  v_now)::public.run_notice ORDER BY f.id)
             INTO v_failed_runs, v_notices
             FROM failed AS f;
@@ -331,7 +337,9 @@ CREATE FUNCTION public.complete_job(
 --   delay = least(p_backoff_base * 2^(attempts - 1), p_backoff_max)
 --   run_after = now + delay + random() * p_jitter_ratio * delay
 -- Otherwise (permanent, or out of attempts): failed at once, the owner is notified, and the
--- run is settled if this was its last open job. The error text is kept (truncated).
+-- run is settled if this was its last open job. The error text is kept (truncated) for the
+-- operators; p_error_public is what the portal's users are told (in last_error_public and in
+-- the notification), a plain "failed" when the caller has nothing to say to them.
 CREATE FUNCTION public.fail_job(
     p_job_id bigint,
     p_lease_token uuid,
@@ -340,7 +348,8 @@ CREATE FUNCTION public.fail_job(
     p_backoff_base interval DEFAULT '10 seconds',
     p_backoff_max interval DEFAULT '10 minutes',
     p_jitter_ratio double precision DEFAULT 0.1,
-    p_now timestamptz DEFAULT NULL
+    p_now timestamptz DEFAULT NULL,
+    p_error_public text DEFAULT NULL
 )
     RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
@@ -350,6 +359,8 @@ CREATE FUNCTION public.fail_job(
         v_now timestamptz := public.effective_now(p_now);
         v_job public.jobs;
         v_delay interval;
+        v_public text := left(coalesce(p_error_public, 'failed; the operators have the details'),
+                              2000);
     BEGIN
         SELECT * INTO v_job FROM public.jobs AS j
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
@@ -363,12 +374,14 @@ CREATE FUNCTION public.fail_job(
                              p_backoff_max);
             v_job.run_after := v_now + v_delay + v_delay * (random() * p_jitter_ratio);
             v_job.last_error := left(p_error, 2000);
+            v_job.last_error_public := v_public;
             SELECT * INTO v_job FROM public.job_to_pending(v_job);
         ELSE
             UPDATE public.jobs AS j
             SET status = 'failed',
                 finished_at = v_now,
-                last_error = left(p_error, 2000)
+                last_error = left(p_error, 2000),
+                last_error_public = v_public
             WHERE j.id = p_job_id
             RETURNING j.* INTO v_job;
 
@@ -376,7 +389,7 @@ CREATE FUNCTION public.fail_job(
                 v_job.run_id, 'job_failed',
                 pg_catalog.format('The %s of %s for portal %s failed after %s attempt(s): %s',
                                   v_job.kind, v_job.content_type, v_job.portal_id,
-                                  v_job.attempts, left(p_error, 500)),
+                                  v_job.attempts, left(v_public, 500)),
                 v_now)::public.run_notice]);
 
             PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
@@ -410,6 +423,7 @@ CREATE FUNCTION public.park_job(
         v_job.run_after := greatest(p_until, public.effective_now(p_now));
         v_job.attempts := greatest(v_job.attempts - 1, 0);
         v_job.last_error := left(p_reason, 2000);
+        v_job.last_error_public := left(p_reason, 2000);  -- a wait, told as it is
         RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
     END
     $$;
@@ -547,7 +561,8 @@ GRANT EXECUTE ON FUNCTION
     public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),
     public.complete_jobs(bigint[], uuid[], bigint[], timestamptz),
     public.complete_job(bigint, uuid, bigint, timestamptz),
-    public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
+    public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz,
+                    text),
     public.park_job(bigint, uuid, timestamptz, text, timestamptz),
     public.release_job(bigint, uuid, timestamptz),
     public.portal_token(bigint, uuid)

@@ -111,7 +111,8 @@ CREATE FUNCTION public.stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
         UPDATE public.jobs AS j
         SET status = 'stopped',
             finished_at = v_now,
-            last_error = coalesce(j.last_error, 'stopped on request')
+            last_error = coalesce(j.last_error, 'stopped on request'),
+            last_error_public = coalesce(j.last_error_public, 'stopped on request')
         WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running');
 
         PERFORM public.settle_runs(ARRAY[p_run_id], v_now);

@@ -88,9 +88,12 @@ class Job:
     total: int | None
     processed: int
     cursor: str | None
+    # For the operators: the error as raised (hosts, paths and all).
     last_error: str | None
     created_at: datetime
     finished_at: datetime | None
+    # For the portal's users: what kind of failure, what to do, HubSpot's correlation id.
+    last_error_public: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

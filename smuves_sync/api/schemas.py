@@ -105,6 +105,10 @@ class PortalList(BaseModel):
     items: list[PortalOut]
 
 
+# What a job that failed says when nothing was written for its users (jobs.last_error_public).
+_FAILED = "failed; the operators have the details"
+
+
 class JobOut(_Out):
     id: int
     content_type: ContentType
@@ -113,9 +117,20 @@ class JobOut(_Out):
     total: int | None
     attempts: int
     max_attempts: int
-    last_error: str | None
+    last_error: str | None = Field(
+        description="what went wrong last: the kind of failure and what to do about it, with "
+        "HubSpot's correlationId when HubSpot answered (never the error's own text)"
+    )
     created_at: datetime
     finished_at: datetime | None
+
+    @classmethod
+    def of(cls, job: Job) -> JobOut:
+        """From the jobs record: its users' account of the last error, not the operators'."""
+        public = job.last_error_public
+        if public is None and job.last_error is not None:
+            public = _FAILED
+        return cls.model_validate({**_attributes(job), "last_error": public})
 
 
 class RunOut(_Out):
@@ -132,7 +147,7 @@ class RunOut(_Out):
     @classmethod
     def of(cls, run: Run, jobs: Iterable[Job]) -> RunOut:
         """From the run and its jobs."""
-        return cls.model_validate({**_attributes(run), "jobs": list(jobs)})
+        return cls.model_validate({**_attributes(run), "jobs": [JobOut.of(j) for j in jobs]})
 
 
 class SkippedType(BaseModel):

@@ -224,10 +224,13 @@ async def job_fail(
     backoff_max: timedelta,
     jitter_ratio: float,
     now: datetime | None = None,
+    error_public: str | None = None,
 ) -> Job | None:
     """Retry later with backoff (retryable, attempts left) or fail for good; None when the
-    lease was lost."""
+    lease was lost. `error` is kept for the operators, `error_public` is what the portal's
+    users are told (None: that it failed)."""
     params = {**_lease(job_id, lease_token, now), "error": error, "retryable": retryable}
+    params["error_public"] = error_public
     backoff = {"backoff_base": backoff_base, "backoff_max": backoff_max}
     return await db.one(
         "job_fail", {**params, **backoff, "jitter_ratio": jitter_ratio}, row=model_row(Job)

@@ -13,7 +13,7 @@ Public API:
         .complete(job, *, processed=None, now=None)                     -> Job
         .complete_many(jobs, *, now=None)                               -> list[int]
         .complete_and_claim(done, kinds, *, limit, now=None)  -> (list[int], list[Job])
-        .fail(job, error, *, retryable=None, now=None)                  -> Job
+        .fail(job, error, *, retryable=None, public=None, now=None)     -> Job
         .park(job, until, reason, *, now=None)                          -> Job
         .release(job, *, now=None)                                      -> Job
         .portal_token(job)                                              -> bytes | None

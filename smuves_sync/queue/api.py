@@ -174,12 +174,19 @@ class Queue:
         error: BaseException | str,
         *,
         retryable: bool | None = None,
+        public: str | None = None,
         now: datetime | None = None,
     ) -> Job:
         """Record a failure: retried with backoff when retryable and attempts remain, else
-        failed for good (owner notified). `retryable` defaults to the error's own flag."""
+        failed for good (owner notified). `retryable` defaults to the error's own flag.
+
+        The error's text is kept for the operators; `public` is what the portal's users are
+        told. Without it they are told a message given as text as it is (the caller wrote it
+        for them), and of an exception only its kind: its text may name hosts or files."""
         if retryable is None:
             retryable = bool(getattr(error, "retryable", False))
+        if public is None:
+            public = error if isinstance(error, str) else f"{type(error).__name__}: failed"
         changed = await jobs.job_fail(
             self.db,
             job.id,
@@ -190,6 +197,7 @@ class Queue:
             backoff_max=timedelta(seconds=self.settings.backoff_max_seconds),
             jitter_ratio=self.settings.backoff_jitter_ratio,
             now=now,
+            error_public=public,
         )
         return _fenced(job, changed)
 

@@ -10,18 +10,32 @@ A handler raises; the runner asks `outcome_for` what to do with the error:
 - everything else is retried with backoff while attempts remain. A page HubSpot sent in the
   wrong shape is retried too: a cut-off answer is usually transient, and the job resumes
   from its last checkpoint, not from the first page.
+
+Every failure is told two ways. `Fail.message` is the operators' (``jobs.last_error``, the
+logs, `smuves run`): the error as it was raised, with whatever host, port, statement or file
+path it names. `Fail.public` is the portal's users' (``jobs.last_error_public``, the API, the
+notifications): a category and what to do about it, with HubSpot's correlation id when there
+is one, and never a word of the error's own text unless it is ours and about HubSpot.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from smuves_sync.errors import (
+    ConfigurationError,
     ContentTypeUnavailable,
     HubSpotAuthError,
+    HubSpotBadRequest,
     HubSpotDailyLimitReached,
+    HubSpotError,
+    HubSpotNotFound,
+    HubSpotRateLimited,
+    HubSpotRetryableError,
     MalformedResponse,
+    ResponseTooLarge,
+    RunawayListing,
     SmuvesError,
 )
 from smuves_sync.models import ContentType, Job, JobKind
@@ -39,7 +53,7 @@ _SCOPES = {
 
 @dataclass(frozen=True, slots=True)
 class Park:
-    """Wait until `until` without spending an attempt."""
+    """Wait until `until` without spending an attempt (`reason` is told to everyone)."""
 
     until: datetime
     reason: str
@@ -47,16 +61,81 @@ class Park:
 
 @dataclass(frozen=True, slots=True)
 class Fail:
-    """Record `message`; retry later when `retryable` and attempts remain."""
+    """Record `message` (operators) and `public` (users); retry later when `retryable` and
+    attempts remain."""
 
     message: str
     retryable: bool
+    public: str = field(default="failed; the operators have the details")
+
+
+def _correlation(error: BaseException) -> str:
+    correlation_id = error.correlation_id if isinstance(error, HubSpotError) else None
+    return f" (HubSpot correlationId {correlation_id})" if correlation_id else ""
+
+
+def _status(error: HubSpotError) -> str:
+    return f" (HTTP {error.status})" if error.status is not None else ""
+
+
+def public_message(job: Job, error: BaseException) -> str:
+    """What the portal's users are told of `error`: a category, what to do, and HubSpot's
+    correlation id; nothing of the error's own text that could name our hosts or files."""
+    what = "export" if job.kind is JobKind.EXPORT else "fetch"
+    again = "it is tried again while attempts remain"
+    match error:
+        case HubSpotAuthError():
+            advice = (
+                "HubSpot refused the portal's token (401): it was revoked, has expired or is "
+                "wrong. Reconnect the portal with a new private app token and start the fetch "
+                "again"
+            )
+        case ContentTypeUnavailable():
+            scope = _SCOPES.get(job.content_type, "the matching")
+            advice = (
+                f"{job.content_type} is not available for this portal (403): the private app "
+                f"lacks the '{scope}' scope, or the portal's HubSpot subscription does not "
+                "include it. Grant the scope, or fetch without this type"
+            )
+        case HubSpotRateLimited():
+            advice = f"HubSpot's rate limit held the {what} back for too long; {again}"
+        case MalformedResponse():
+            advice = f"HubSpot sent an answer of the wrong shape; {again}, from the last page"
+        case ResponseTooLarge():
+            advice = (
+                "HubSpot sent an answer larger than this service reads; its operators can "
+                "raise the limit"
+            )
+        case RunawayListing():
+            advice = (
+                f"HubSpot's listing of {job.content_type} did not end (far more objects than "
+                "HubSpot counted); the next fetch counts afresh and starts over"
+            )
+        case HubSpotRetryableError():
+            advice = f"HubSpot could not be reached or failed{_status(error)}; {again}"
+        case HubSpotNotFound():
+            advice = "HubSpot answered that what was asked for does not exist (HTTP 404)"
+        case HubSpotBadRequest():
+            advice = "HubSpot refused the request as invalid (HTTP 400)"
+        case HubSpotError():
+            advice = f"HubSpot answered with an error{_status(error)}"
+        case ConfigurationError():
+            advice = (
+                "the portal's HubSpot token is missing or cannot be read here: reconnect the "
+                "portal; if that does not help, the operators have the details"
+            )
+        case _:
+            retried = f"; {again}" if not isinstance(error, SmuvesError) or error.retryable else ""
+            advice = f"the {what} failed inside this service; the operators have the details"
+            advice += retried
+    return f"{type(error).__name__}: {advice}{_correlation(error)}"
 
 
 def outcome_for(job: Job, error: BaseException) -> Park | Fail:
     """How the queue should record `error`, raised while working `job`."""
     if isinstance(error, HubSpotDailyLimitReached):
         return Park(error.resets_at, f"parked: {error}")
+    public = public_message(job, error)
     if isinstance(error, HubSpotAuthError):
         return Fail(
             f"HubSpot refused the token of portal {job.portal_id} (401): it was revoked, has "
@@ -64,6 +143,7 @@ def outcome_for(job: Job, error: BaseException) -> Park | Fail:
             f"{job.portal_id} --name NAME --token-stdin` and start the fetch again. "
             f"Details: {error}",
             retryable=False,
+            public=public,
         )
     if isinstance(error, ContentTypeUnavailable):
         scope = _SCOPES.get(job.content_type, "the matching")
@@ -73,12 +153,15 @@ def outcome_for(job: Job, error: BaseException) -> Park | Fail:
             f"not include it. Grant the scope, or fetch without this type (--types). "
             f"Details: {error}",
             retryable=False,
+            public=public,
         )
     if isinstance(error, MalformedResponse):
-        return Fail(error_text(error), retryable=True)
+        return Fail(error_text(error), retryable=True, public=public)
     if isinstance(error, SmuvesError):
-        return Fail(error_text(error), retryable=error.retryable)
+        return Fail(error_text(error), retryable=error.retryable, public=public)
     # An error nobody foresaw (a bug, a lost database connection): worth another attempt,
     # and the attempts bound how often it repeats.
     what = "export" if job.kind is JobKind.EXPORT else "fetch"
-    return Fail(f"unexpected error during the {what}: {error_text(error)}", retryable=True)
+    return Fail(
+        f"unexpected error during the {what}: {error_text(error)}", retryable=True, public=public
+    )

@@ -323,7 +323,9 @@ class Runner:
                 log.warning("job %s: %s", job.id, outcome.reason)
                 return
             changed = await self._persist(
-                lambda: self.queue.fail(job, outcome.message, retryable=outcome.retryable)
+                lambda: self.queue.fail(
+                    job, outcome.message, retryable=outcome.retryable, public=outcome.public
+                )
             )
         except LeaseLost:
             self._lease_lost(job)

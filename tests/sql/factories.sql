@@ -21,15 +21,18 @@ VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(status)s, %(content_types)s::te
 RETURNING id
 
 -- name: plant_job
+-- A planted error is told the same to the portal's users unless they are given their own.
 INSERT INTO public.jobs (run_id, portal_id, kind, content_type, status, attempts, max_attempts,
                          run_after, locked_at, locked_by, lease_token, heartbeat_at, total,
-                         processed, cursor, last_error, idempotency_key, created_at, finished_at)
+                         processed, cursor, last_error, last_error_public, idempotency_key,
+                         created_at, finished_at)
 VALUES (%(run_id)s, %(portal_id)s, %(kind)s, %(content_type)s, %(status)s::text, %(attempts)s,
         %(max_attempts)s, coalesce(%(run_after)s, now()),
         CASE WHEN %(status)s::text = 'running' THEN coalesce(%(locked_at)s, now()) ELSE %(locked_at)s END,
         %(locked_by)s, %(lease_token)s,
         CASE WHEN %(status)s::text = 'running' THEN coalesce(%(heartbeat_at)s, %(locked_at)s, now())
              ELSE %(heartbeat_at)s END, %(total)s, %(processed)s, %(cursor)s, %(last_error)s,
+        coalesce(%(last_error_public)s, %(last_error)s),
         %(idempotency_key)s, coalesce(%(created_at)s, now()), %(finished_at)s)
 RETURNING id
 

@@ -66,3 +66,42 @@ def test_other_errors_keep_their_retry_flag(error: Exception, retryable: bool) -
     assert isinstance(outcome, Fail)
     assert outcome.retryable is retryable
     assert type(error).__name__ in outcome.message
+
+
+# Errors as they come out of the machinery: they name hosts, ports, statements and paths.
+_LEAKY = [
+    OSError(13, "Permission denied", "/srv/smuves/exports/portal-123/site_page-run7.csv"),
+    ConnectionRefusedError(
+        'connection to server at "db-primary.internal" (10.0.4.17), port 5432 failed'
+    ),
+    RuntimeError('duplicate key value violates "jobs_pkey": INSERT INTO public.jobs (id) ...'),
+    HubSpotRetryableError(
+        "could not complete GET /cms/v3/pages: ConnectError [Errno 111] 10.0.4.17:3128",
+        status=None,
+        portal_id=123,
+    ),
+    MalformedResponse("GET /cms/v3/pages: 'results' missing; proxy at 10.0.4.17:3128 said hi"),
+]
+_SECRETS_OF_THE_MACHINE = ["/srv", "10.0.4.17", "5432", "3128", "db-primary", "INSERT", "jobs_pkey"]
+
+
+@pytest.mark.parametrize("error", _LEAKY, ids=lambda e: type(e).__name__)
+def test_what_users_are_told_names_no_host_port_statement_or_path(error: Exception) -> None:
+    outcome = outcome_for(job(kind=JobKind.EXPORT), error)
+    assert isinstance(outcome, Fail)
+    assert [s for s in _SECRETS_OF_THE_MACHINE if s in outcome.public] == []
+    assert outcome.public.startswith(f"{type(error).__name__}: ")
+    # The operators keep the whole story.
+    assert any(s in outcome.message for s in _SECRETS_OF_THE_MACHINE)
+
+
+def test_users_get_advice_and_hubspots_correlation_id() -> None:
+    refused = HubSpotAuthError(
+        "GET /cms/v3/pages -> 401", portal_id=123, status=401, correlation_id="c0ffee-42"
+    )
+    outcome = outcome_for(job(), refused)
+    assert isinstance(outcome, Fail)
+    assert "Reconnect the portal" in outcome.public
+    assert outcome.public.endswith("(HubSpot correlationId c0ffee-42)")
+    scope = outcome_for(job(), ContentTypeUnavailable("no", status=403, correlation_id="x1"))
+    assert isinstance(scope, Fail) and "lacks the 'hubdb' scope" in scope.public

@@ -57,7 +57,8 @@ SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uui
 
 -- name: job_fail
 SELECT * FROM public.fail_job(%(job_id)s, %(lease_token)s, %(error)s, %(retryable)s,
-                              %(backoff_base)s, %(backoff_max)s, %(jitter_ratio)s, %(now)s)
+                              %(backoff_base)s, %(backoff_max)s, %(jitter_ratio)s, %(now)s,
+                              %(error_public)s)
 
 -- name: job_park
 SELECT * FROM public.park_job(%(job_id)s, %(lease_token)s, %(until)s, %(reason)s, %(now)s)

@@ -52,3 +52,6 @@ FROM public.portals AS p WHERE p.id = %(portal_id)s
 
 -- name: check_notifications_of_user
 SELECT id, run_id FROM public.notifications WHERE user_id = %(user_id)s ORDER BY id
+
+-- name: check_jobs_of_run_errors
+SELECT id, last_error, last_error_public FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
