@@ -1,4 +1,5 @@
-"""On-call commands: `smuves runs / run / jobs / stats` and `smuves admin …`.
+"""On-call commands: `smuves runs / run / jobs / stats` and `smuves admin …` (reconcile,
+requeue, retry-failed, prune, rotate-key).
 
 They run as the database login role and see every tenant. Listing commands take `--json`
 for scripts (shapes in `ops_output`). A bad id or filter is refused with a message on stderr
@@ -17,7 +18,8 @@ import click
 
 from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
-from smuves_sync.cli.session import load_settings, login_database
+from smuves_sync.cli.secret_key import Rotation, rotate_tokens
+from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import (
     RequeueOutcome,
@@ -206,7 +208,7 @@ def stats(as_json: bool) -> None:
 
 @click.group()
 def admin() -> None:
-    """Repair and housekeeping: reconcile, requeue, retry-failed, prune."""
+    """Repair and housekeeping: reconcile, requeue, retry-failed, prune, rotate-key."""
 
 
 @admin.command("reconcile")
@@ -314,6 +316,44 @@ def prune(older_than: str, dry_run: bool, as_json: bool) -> None:
         f"{verb} {counts.runs} run(s), {counts.jobs} job(s), {counts.exports} export(s), "
         f"{counts.notifications} notification(s) older than {older_than.strip()}"
     )
+
+
+@admin.command("rotate-key")
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, 100_000),
+    default=500,
+    show_default=True,
+    help="Portals re-encrypted per transaction.",
+)
+def rotate_key(batch_size: int) -> None:
+    """Re-encrypt every stored portal token under the newest key of SMUVES_SECRET_KEY.
+
+    Batches by portal id, each its own transaction; tokens already under the newest key are
+    left alone, so a rotation that stopped is finished by running it again. Exit code 1 when
+    a token is under no key of SMUVES_SECRET_KEY (named; keep its key in the list)."""
+    settings = load_settings()
+    cipher = token_cipher(settings)
+
+    def batch_done(done: Rotation) -> None:
+        click.echo(f"up to portal {done.last_id}: {done.rotated} re-encrypted so far")
+
+    async def main() -> Rotation:
+        async with login_database(settings) as db:
+            return await rotate_tokens(db, cipher, batch_size=batch_size, on_batch=batch_done)
+
+    done = run_async(main())
+    click.echo(
+        f"{done.rotated} token(s) re-encrypted under the newest key, {done.current} already were"
+    )
+    if done.unreadable:
+        portals = ", ".join(str(p) for p in done.unreadable)
+        raise command_error(
+            f"{len(done.unreadable)} token(s) decrypt with no key of SMUVES_SECRET_KEY (portals "
+            f"{portals}): add the key they were stored with after the newest, or reconnect "
+            "those portals",
+            ExitCode.FAILED,
+        )
 
 
 COMMANDS = (runs, run, jobs, stats, admin)

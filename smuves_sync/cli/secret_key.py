@@ -1,17 +1,74 @@
-"""`smuves secret-key`: print a new random key for ``SMUVES_SECRET_KEY``.
+"""`smuves secret-key`: print a new random key for ``SMUVES_SECRET_KEY``; and what `smuves admin
+rotate-key` does with a new one: re-encrypt every stored token under it.
 
     export SMUVES_SECRET_KEY="$(smuves secret-key)"
     export SMUVES_SECRET_KEY="$(smuves secret-key),$SMUVES_SECRET_KEY"   # rotate: newest first
+    smuves admin rotate-key                      # every stored token under the newest key
 
 The key is 32 random bytes in urlsafe base64 (Fernet's format), the only kind of key
 SMUVES_SECRET_KEY accepts. Only the key is printed, so the output can be captured as is.
+
+A rotation walks the portals by id in batches, each batch one transaction (its rows locked
+while it is re-encrypted, so a reconnect waits for it); a token already under the newest key
+is left alone. Stopped halfway (a crash, Ctrl-C), it is simply run again: the batches done are
+done, and the rest follow. A token no key of SMUVES_SECRET_KEY decrypts is named and left as it
+is; until there is none, the older keys must stay in the list.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 import click
 
-from smuves_sync.token_crypto import new_secret_key
+from smuves_sync.db import Database
+from smuves_sync.db.portals import portal_tokens_batch, portal_tokens_replace
+from smuves_sync.errors import ConfigurationError
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
+
+
+@dataclass
+class Rotation:
+    """How far a rotation got."""
+
+    rotated: int = 0  # re-encrypted under the newest key
+    current: int = 0  # already were
+    unreadable: list[int] = field(default_factory=list)  # portals no key decrypts
+    last_id: int = 0  # the last portal looked at: batches after it are still to come
+
+
+async def rotate_tokens(
+    db: Database,
+    cipher: TokenCipher,
+    *,
+    batch_size: int = 500,
+    after: int = 0,
+    on_batch: Callable[[Rotation], None] | None = None,
+) -> Rotation:
+    """Re-encrypt every stored portal token after portal `after` under the newest key of
+    `cipher`, `batch_size` portals per transaction; `on_batch` hears of each batch done."""
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    done = Rotation(last_id=after)
+    while True:
+        async with db.transaction() as tx:
+            batch = await portal_tokens_batch(tx, after=done.last_id, limit=batch_size)
+            if not batch:
+                return done
+            new: list[tuple[int, bytes]] = []
+            for stored in batch:
+                if cipher.is_current(stored.token_encrypted):
+                    done.current += 1
+                    continue
+                try:
+                    new.append((stored.id, cipher.rotate(stored.token_encrypted)))
+                except ConfigurationError:
+                    done.unreadable.append(stored.id)
+            done.rotated += await portal_tokens_replace(tx, new)
+            done.last_id = batch[-1].id
+        if on_batch is not None:
+            on_batch(done)
 
 
 @click.command("secret-key")

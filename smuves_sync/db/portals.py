@@ -9,6 +9,11 @@ The operator's side (`smuves portal add`, login role), inside one transaction::
     portal = await portal_store(tx, 123, "Acme", owner, token_encrypted, "US/Eastern")
     removed = await portal_transfer(tx, 123, new_owner)  # emails of those who lost it
 
+Key rotation (`smuves admin rotate-key`), one transaction per batch::
+
+    batch = await portal_tokens_batch(tx, after=0, limit=500)   # locked, by portal id
+    await portal_tokens_replace(tx, [(portal_id, new_ciphertext), ...])
+
 The HTTP API's side runs in a `Database` scoped to the caller with `Database.as_user`:
 row-level security then makes another user's portals invisible, so "not found" and "not
 yours" look the same::
@@ -21,6 +26,7 @@ yours" look the same::
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from psycopg.rows import scalar_row
@@ -84,6 +90,29 @@ async def portal_store(
     portal = await db.one("portal_store", {**params, **more}, row=model_row(Portal))
     assert portal is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
     return portal
+
+
+@dataclass(frozen=True, slots=True)
+class StoredToken:
+    """A portal's token as stored: encrypted under one of the keys."""
+
+    id: int
+    token_encrypted: bytes
+
+
+async def portal_tokens_batch(db: Database, *, after: int, limit: int) -> list[StoredToken]:
+    """Up to `limit` stored tokens of portals after `after`, by id, locked for the rest of the
+    transaction (call it inside one)."""
+    params = {"after": after, "limit": limit}
+    return await db.all("portal_tokens_batch", params, row=model_row(StoredToken))
+
+
+async def portal_tokens_replace(db: Database, tokens: Sequence[tuple[int, bytes]]) -> int:
+    """Store new ciphertexts (portal id, token) for tokens of a locked batch; how many."""
+    if not tokens:
+        return 0
+    params = {"ids": [i for i, _ in tokens], "tokens": [t for _, t in tokens]}
+    return await db.execute("portal_tokens_replace", params)
 
 
 async def portal_transfer(db: Database, portal_id: int, owner_id: uuid.UUID) -> list[str]:

@@ -65,3 +65,6 @@ WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()
 
 -- name: cli_portal_time_zone
 SELECT time_zone FROM public.portals WHERE id = %(portal_id)s
+
+-- name: rotate_stored_tokens
+SELECT id, token_encrypted FROM public.portals WHERE token_encrypted IS NOT NULL ORDER BY id

@@ -76,3 +76,20 @@ RETURNING id, name, owner_id, created_at, 'owner' AS role
 -- name: portal_delete
 -- Only the owner's delete passes the portals_app_delete_owner policy (migrations/0008).
 DELETE FROM public.portals WHERE id = %(portal_id)s RETURNING id
+
+-- name: portal_tokens_batch
+-- The next stored tokens after portal %(after)s, by id (a keyset: a rotation resumes from
+-- wherever it stopped), locked until the batch's transaction ends: a reconnect meanwhile waits,
+-- then stores its own token.
+SELECT id, token_encrypted FROM public.portals
+WHERE id > %(after)s AND token_encrypted IS NOT NULL
+ORDER BY id
+LIMIT %(limit)s
+FOR UPDATE
+
+-- name: portal_tokens_replace
+-- New ciphertexts for tokens of the batch locked above; the ids of the portals changed.
+UPDATE public.portals AS p SET token_encrypted = t.token_encrypted
+FROM unnest(%(ids)s::bigint[], %(tokens)s::bytea[]) AS t (id, token_encrypted)
+WHERE p.id = t.id
+RETURNING p.id
