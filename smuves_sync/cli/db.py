@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
+from smuves_sync.cli.common import ExitCode, command_error
 from smuves_sync.cli.session import load_settings
 from smuves_sync.db.migrations import migrate, set_login_passwords
 from smuves_sync.db.pool import database_url
-from smuves_sync.errors import MigrationError
+from smuves_sync.errors import ConfigurationError, MigrationError
 
 
 @click.group()
@@ -41,6 +42,8 @@ def db_migrate(migrations_dir: Path | None) -> None:
 
     try:
         applied, logins = asyncio.run(run())
+    except ConfigurationError as exc:
+        raise command_error(str(exc), ExitCode.USAGE) from exc
     except MigrationError as exc:
         raise click.ClickException(str(exc)) from exc
     if applied:

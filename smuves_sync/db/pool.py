@@ -130,10 +130,20 @@ async def check_runtime_login(pool: Pool, role: DbRole) -> None:
 
 @asynccontextmanager
 async def database_url(settings: Settings) -> AsyncIterator[str]:
-    """Yield the configured database URL, or the embedded server's while it runs."""
+    """Yield the configured database URL (the operator's login), or the embedded server's
+    while it runs. With a runtime login's URL configured the database is not the embedded
+    one, so a missing SMUVES_DATABASE_URL is a `ConfigurationError`, not an embedded server
+    started in its place."""
     if settings.database_url:
         yield settings.database_url
         return
+    configured = [role.url_variable for role in DbRole if role.configured_url(settings)]
+    if configured:
+        verb = "names" if len(configured) == 1 else "name"
+        raise ConfigurationError(
+            f"SMUVES_DATABASE_URL is not set: this command runs as the operator's login, and "
+            f"{' and '.join(configured)} {verb} a database that is not the embedded one"
+        )
     async with embedded_server(settings.data_dir) as url:
         yield url
 

@@ -181,3 +181,11 @@ async def test_a_runtime_host_needs_only_its_own_url(db_url: str, factory: Facto
 
 def _field(role: DbRole) -> str:
     return "api_database_url" if role is DbRole.APP else "worker_database_url"
+
+
+async def test_an_operators_command_without_the_operators_url_is_refused(db_url: str) -> None:
+    # A worker host's settings: no embedded server is started in the operator's place.
+    host = Settings(_env_file=None, worker_database_url=runtime_url(db_url, DbRole.WORKER))  # type: ignore[call-arg]
+    with pytest.raises(ConfigurationError, match="SMUVES_DATABASE_URL is not set"):
+        async with open_pool(host, max_size=1):
+            pass
