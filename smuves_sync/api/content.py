@@ -3,7 +3,8 @@
 Pages follow the primary key (content type, HubSpot id), so a page costs the same however deep
 it is and rows written meanwhile neither repeat nor vanish between pages. `next` is an opaque
 cursor (the last key, base64url of JSON); `q` matches name, slug or url, case-insensitively,
-as plain text (``%`` and ``_`` are not wildcards).
+as plain text (``%`` and ``_`` are not wildcards). Objects come back as HubSpot sent them:
+text stored escaped (NULs, lone surrogates: smuves_sync.content_text) is decoded.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
@@ -52,9 +54,22 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
+class ContentJSONResponse(JSONResponse):
+    """JSON as FastAPI writes it; a lone surrogate HubSpot sent goes back as the JSON escape
+    it came as (UTF-8 cannot carry it)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            text = json.dumps(content, allow_nan=False, separators=(",", ":"))
+            return text.encode("ascii")
+
+
 @router.get(
     "/v1/portals/{portal_id}/content",
     response_model=ContentPageOut,
+    response_class=ContentJSONResponse,
     summary="A portal's content, a page at a time",
 )
 async def list_content(
@@ -84,6 +99,6 @@ async def list_content(
             limit=limit,
         )
     return ContentPageOut(
-        items=[ContentItemOut.model_validate(item) for item in page.items],
+        items=[ContentItemOut.of(item) for item in page.items],
         next=encode_cursor(page.last_key) if page.last_key else None,
     )

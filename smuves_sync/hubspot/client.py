@@ -87,6 +87,13 @@ class Page:
     archived: bool = False
     rejects: tuple[RejectedObject, ...] = ()
 
+    @property
+    def objects(self) -> int:
+        """How many objects the page lists: an object listed twice counts once, and every
+        object that could not be read counts too."""
+        ids = {item.hubspot_id for item in self.items}
+        return len(ids) + sum(1 for r in self.rejects if r.hubspot_id not in ids)
+
 
 class _BearerAuth(httpx.Auth):
     """Adds the bearer header at send time, so the token lives in one `SecretStr` only."""

@@ -11,7 +11,8 @@
    after the last committed page. What is still to come (total less processed) is passed to
    the listing, which also stops with `RunawayListing` if it runs far past that count. An
    object that cannot be read or stored is recorded in content_rejects with the page, and the
-   page goes on (`processed` counts it: HubSpot counted it too).
+   page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
+   counts once).
 4. At the end (the cursor says done), in one transaction: mark deleted what this run did not
    see, and complete the job.
 
@@ -97,7 +98,7 @@ async def handle_fetch(ctx: JobContext) -> None:
         pages = _pages_ahead(client, content_type, job.cursor, expected)
         try:
             async for page in pages:
-                processed += len(page.items) + len(page.rejects)
+                processed += page.objects
                 async with ctx.db.for_portal(portal_id) as scoped:
                     await content_upsert_page(
                         scoped,

@@ -94,6 +94,8 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
 
     jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["status"], j["attempts"]) for j in jobs] == [("completed", 1)] * 4, jobs
+    # An object listed twice in its page is counted once, as HubSpot counts it.
+    assert [j["processed"] for j in jobs] == [j["total"] for j in jobs]
     [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "completed"
     stored = await read(db.pool, "sync_content_of_portal", portal_id=portal)
