@@ -219,6 +219,7 @@ class ContentPageOut(BaseModel):
 class NotificationOut(_Out):
     id: int
     run_id: int | None
+    schedule_id: int | None = Field(description="the schedule a schedule_disabled note is about")
     kind: str
     message: str
     created_at: datetime
