@@ -15,12 +15,15 @@ from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export, start_fetch
 from smuves_sync.testing.fake_hubspot import (
     FakeHubSpot,
+    FaultKind,
+    FaultRule,
     Poison,
     PoisonKind,
     PortalSpec,
     ServerConfig,
     serve_in_thread,
 )
+from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
 from tests.integration.queue_helpers import read
@@ -146,3 +149,39 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
     lone = (pages[7].data or {})["name"]
     assert names[pages[7].hubspot_id] == lone.replace("\ud800", "\ufffd")
     assert len(names) == len(pages) - 2
+
+
+async def test_a_broken_page_is_still_retried_then_failed_with_its_reason(
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
+    db_url: str,
+) -> None:
+    # Not one object but the whole answer is broken: that page cannot be read at all.
+    fake.set_faults((FaultRule(FaultKind.NOT_JSON, share=1.0, content_type=PAGE),))
+    portal = await plant_portal(factory, SPEC)
+    started = await start_fetch(worker_db, portal, [PAGE, POST])
+    settings = sync_settings(db_url, base_url)
+
+    await Runner(
+        worker_db,
+        settings,
+        kinds=[JobKind.FETCH],
+        concurrency=2,
+        until=settled(worker_db, portal, started.run.id),
+    ).run()
+
+    jobs = {
+        j["content_type"]: j for j in await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    }
+    assert (jobs["site_page"]["status"], jobs["site_page"]["attempts"]) == ("failed", 3)
+    assert "the body is not JSON" in jobs["site_page"]["last_error"]
+    assert (jobs["blog_post"]["status"], jobs["blog_post"]["attempts"]) == ("completed", 1)
+    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    assert run["status"] == "partially_failed"
+    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
+    assert "failed: site_page" in told[1]["message"]
+    assert "could not be stored" not in told[1]["message"]  # every post could be
