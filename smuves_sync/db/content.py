@@ -51,6 +51,8 @@ class ContentRow(Protocol):
     def archived(self) -> bool: ...
     @property
     def raw(self) -> Mapping[str, Any]: ...
+    @property
+    def translated_from_id(self) -> str | None: ...
 
 
 def _json_default(value: object) -> object:
@@ -82,6 +84,7 @@ def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
         "languages": [item.language for item in items],
         "updated_ats": [item.updated_at for item in items],
         "archived": [item.archived for item in items],
+        "translated_from_ids": [item.translated_from_id for item in items],
         "documents": [document.decode() for document in documents],
         # The same object sent again encodes to the same bytes, so an unchanged hash means
         # an unchanged document (a reordering by HubSpot only costs one rewrite).

@@ -13,19 +13,20 @@
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
-     last_seen_run, synced_at)
+     last_seen_run, synced_at, translated_from_id)
 SELECT %(portal_id)s, %(content_type)s::text, r.hubspot_id, r.name, r.slug, r.url, r.state,
        r.language, r.hubspot_updated_at, r.archived, NULL,
        coalesce((SELECT s.data FROM public.content_items AS s
                  WHERE s.portal_id = %(portal_id)s AND s.content_type = %(content_type)s::text
                    AND s.hubspot_id = r.hubspot_id AND s.content_hash = r.content_hash),
                 r.document::jsonb),
-       r.content_hash, %(run_id)s, %(run_id)s, now()
+       r.content_hash, %(run_id)s, %(run_id)s, now(), r.translated_from_id
 FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[], %(urls)b::text[],
             %(states)b::text[], %(languages)b::text[], %(updated_ats)b::timestamptz[],
-            %(archived)b::boolean[], %(documents)b::text[], %(content_hashes)b::text[])
+            %(archived)b::boolean[], %(documents)b::text[], %(content_hashes)b::text[],
+            %(translated_from_ids)b::text[])
      AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-           document, content_hash)
+           document, content_hash, translated_from_id)
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,
     slug = excluded.slug,
@@ -38,7 +39,8 @@ SET name = excluded.name,
     data = CASE WHEN c.content_hash = excluded.content_hash THEN c.data ELSE excluded.data END,
     content_hash = excluded.content_hash,
     last_seen_run = excluded.last_seen_run,
-    synced_at = excluded.synced_at
+    synced_at = excluded.synced_at,
+    translated_from_id = excluded.translated_from_id
 
 -- name: content_mark_unseen_deleted
 -- After a complete fetch by run %(run_id)s: what it did not see is gone from HubSpot.
@@ -50,7 +52,7 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 -- name: content_export_rows
 -- Read through a server-side cursor; `data` only when the format carries it.
 SELECT hubspot_id, content_type::text AS content_type, name, slug, url, state, language,
-       hubspot_updated_at, archived, deleted_at, synced_at,
+       translated_from_id, hubspot_updated_at, archived, deleted_at, synced_at,
        CASE WHEN %(with_data)s THEN data END AS data
 FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
