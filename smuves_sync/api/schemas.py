@@ -8,6 +8,7 @@ surrogates (Postgres text cannot store them): such input is a 422, not a databas
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -194,6 +195,35 @@ class ExportAccepted(BaseModel):
     export: ExportOut
 
 
+class TranslationOut(BaseModel):
+    """A language variant of an object: of the same type and language group."""
+
+    hubspot_id: str
+    name: str | None
+    slug: str | None
+    url: str | None
+    state: str | None
+    language: str | None
+    translated_from_id: str | None = Field(description="the group's primary; null: this is it")
+    hubspot_updated_at: datetime | None
+    archived: bool
+
+    @classmethod
+    def of(cls, item: ContentItem) -> TranslationOut:
+        """From the db record."""
+        return cls(
+            hubspot_id=item.hubspot_id,
+            name=item.name,
+            slug=item.slug,
+            url=item.url,
+            state=item.state,
+            language=item.language,
+            translated_from_id=item.translated_from_id,
+            hubspot_updated_at=item.hubspot_updated_at,
+            archived=item.archived,
+        )
+
+
 class ContentItemOut(BaseModel):
     content_type: ContentType
     hubspot_id: str
@@ -202,14 +232,24 @@ class ContentItemOut(BaseModel):
     url: str | None
     state: str | None
     language: str | None
+    translated_from_id: str | None = Field(
+        description="the primary object of its language group; null for a primary"
+    )
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime
     data: Any = Field(description="the object as HubSpot returned it")
+    translations: list[TranslationOut] | None = Field(
+        default=None,
+        description="with=translations: the other live members of its language group, "
+        "primary first (an empty list: it has none); null when not asked for",
+    )
 
     @classmethod
-    def of(cls, item: ContentItem) -> ContentItemOut:
-        """From the db record."""
+    def of(
+        cls, item: ContentItem, translations: Sequence[ContentItem] | None = None
+    ) -> ContentItemOut:
+        """From the db record (and the records of its language variants, if asked for)."""
         return cls(
             content_type=item.content_type,
             hubspot_id=item.hubspot_id,
@@ -218,10 +258,14 @@ class ContentItemOut(BaseModel):
             url=item.url,
             state=item.state,
             language=item.language,
+            translated_from_id=item.translated_from_id,
             hubspot_updated_at=item.hubspot_updated_at,
             archived=item.archived,
             synced_at=item.synced_at,
             data=item.data,
+            translations=None
+            if translations is None
+            else [TranslationOut.of(t) for t in translations],
         )
 
 

@@ -50,6 +50,8 @@ class ContentItem:
     url: str | None
     state: str | None
     language: str | None
+    # The primary object of its language group; None for a primary.
+    translated_from_id: str | None
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime
@@ -230,6 +232,7 @@ async def content_page(
             url=r["url"],
             state=r["state"],
             language=r["language"],
+            translated_from_id=r["translated_from_id"],
             hubspot_updated_at=r["hubspot_updated_at"],
             archived=r["archived"],
             synced_at=r["synced_at"],
@@ -292,3 +295,47 @@ async def metrics_job_durations(db: Database, bounds: Sequence[float]) -> list[D
         )
         for r in rows
     ]
+
+
+def _group_member(r: dict[str, Any]) -> ContentItem:
+    # The row shape of content_page's, plus the key asked for (left out here).
+    return ContentItem(
+        content_type=ContentType(r["content_type"]),
+        hubspot_id=r["hubspot_id"],
+        name=r["name"],
+        slug=r["slug"],
+        url=r["url"],
+        state=r["state"],
+        language=r["language"],
+        translated_from_id=r["translated_from_id"],
+        hubspot_updated_at=r["hubspot_updated_at"],
+        archived=r["archived"],
+        synced_at=r["synced_at"],
+        data=r["data"],
+    )
+
+
+async def content_language_groups(
+    db: Database,
+    portal_id: int,
+    keys: Sequence[tuple[ContentType, str]],
+    *,
+    with_data: bool,
+) -> dict[tuple[ContentType, str], tuple[ContentItem, ...]]:
+    """The live members of the language group of each live object of `keys`, the object
+    itself included, primary first; `data` only of the asked objects, and only `with_data`.
+    A key of an object that is not live (or not visible) is left out."""
+    rows = await db._all(
+        "api_content_language_groups",
+        {
+            "portal_id": portal_id,
+            "content_types": [str(key[0]) for key in keys],
+            "hubspot_ids": [key[1] for key in keys],
+            "with_data": with_data,
+        },
+    )
+    groups: dict[tuple[ContentType, str], list[ContentItem]] = {}
+    for r in rows:
+        key = (ContentType(r["asked_type"]), r["asked_id"])
+        groups.setdefault(key, []).append(_group_member(r))
+    return {key: tuple(members) for key, members in groups.items()}

@@ -68,7 +68,7 @@ SELECT * FROM public.exports WHERE id = %(export_id)s
 -- underscores from the user are already escaped. One row more than the page is asked for,
 -- to know whether another page follows.
 SELECT c.content_type::text AS content_type, c.hubspot_id, c.name, c.slug, c.url, c.state,
-       c.language, c.hubspot_updated_at, c.archived, c.synced_at, c.data
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.synced_at, c.data
 FROM public.content_items AS c
 WHERE c.portal_id = %(portal_id)s
   AND c.deleted_at IS NULL
@@ -107,3 +107,29 @@ SELECT kind, status, jobs, oldest_pending_seconds FROM public.metrics_jobs(%(now
 -- name: api_metrics_job_durations
 SELECT kind, status, bucket, jobs, seconds
 FROM public.metrics_job_durations(%(bounds)s::float8[])
+
+-- name: api_content_language_groups
+-- The live members of the language groups of the live objects asked for (parallel arrays
+-- of types and ids), each object itself included, with the key it was asked for. A group is
+-- its primary (translated_from_id NULL) and every object translated from it, so an asked
+-- object's group is found from its root: its translated_from_id, or its own id. Members come
+-- primary first, then by language; `data` only of the asked objects, when %(with_data)s.
+WITH asked AS (
+    SELECT c.content_type, c.hubspot_id, coalesce(c.translated_from_id, c.hubspot_id) AS root
+    FROM unnest(%(content_types)s::text[], %(hubspot_ids)s::text[])
+         AS a (content_type, hubspot_id)
+    JOIN public.content_items AS c
+      ON c.portal_id = %(portal_id)s AND c.content_type = a.content_type
+     AND c.hubspot_id = a.hubspot_id AND c.deleted_at IS NULL
+)
+SELECT a.content_type::text AS asked_type, a.hubspot_id AS asked_id,
+       m.content_type::text AS content_type, m.hubspot_id, m.name, m.slug, m.url, m.state,
+       m.language, m.translated_from_id, m.hubspot_updated_at, m.archived, m.synced_at,
+       CASE WHEN %(with_data)s AND m.hubspot_id = a.hubspot_id THEN m.data END AS data
+FROM asked AS a
+JOIN public.content_items AS m
+  ON m.portal_id = %(portal_id)s AND m.content_type = a.content_type
+ AND (m.hubspot_id = a.root OR m.translated_from_id = a.root)
+ AND m.deleted_at IS NULL
+ORDER BY a.content_type, a.hubspot_id, m.translated_from_id NULLS FIRST, m.language,
+         m.hubspot_id
