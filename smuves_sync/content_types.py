@@ -219,17 +219,17 @@ class ContentType(StrEnum):
         scope="hubdb",
         # Rows of archived tables are not listed; the tables listing shows those tables.
     )
-    # The blog's other objects and the site's redirects. Paging: the dated blogs API also has
-    # `…/authors/cursor` and `…/tags/cursor` listings (in the tags document, beside
-    # `…/posts/cursor`). They are not used: the spec gives their answer no shape at all (its
-    # `CursorPagedResult…Long` schemas are empty objects: no `results`, no `paging`, no
-    # `total`) and no description, so nothing in it shows that they page by a true cursor
-    # rather than an offset: the `Long` suggests a numeric key, but a guess is no contract,
-    # and a fake validated against an empty schema proves nothing. Every type is listed by
-    # its documented listing and `paging.next.after` (which HubSpot calls a cursor, though
-    # nothing promises it is more than an offset: an object deleted while a listing runs
-    # may shift another past it; the deletion pass after the fetch then marks that one
-    # deleted, and the next fetch finds it alive again).
+    # The blog's other objects and the site's redirects.
+    #
+    # Paging: the dated blogs API also has `…/authors/cursor` and `…/tags/cursor` listings
+    # (in the tags document, beside `…/posts/cursor`). They are not used. Their spec gives
+    # the answer no shape (its `CursorPagedResult…Long` schemas are empty objects: no
+    # `results`, `paging` or `total`) and no description, so nothing shows that they page by
+    # a true cursor rather than an offset (the `Long` hints at a numeric key; a hint is no
+    # contract), and a fake validated against an empty schema would prove nothing. Every
+    # type follows `paging.next.after` of its documented listing instead. That token may be
+    # an offset: an object deleted while a listing runs can shift another past it, which the
+    # deletion pass after the fetch marks deleted and the next fetch finds alive again.
     BLOG_AUTHOR = ContentTypeSpec(
         name="blog_author",
         paths={"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
