@@ -74,7 +74,7 @@ class TokenCipher:
     def __init__(self, secret_key: SecretStr | None) -> None:
         keys = parse_secret_keys(secret_key)
         self._newest = Fernet(keys[0])
-        self._all = MultiFernet([Fernet(key) for key in keys])
+        self._keys = MultiFernet([Fernet(key) for key in keys])
         self._key_count = len(keys)
 
     def __repr__(self) -> str:
@@ -92,7 +92,7 @@ class TokenCipher:
     def decrypt(self, encrypted: bytes) -> SecretStr:
         """Return the token; no key that decrypts it is a configuration error, not a crash."""
         try:
-            return SecretStr(self._all.decrypt(encrypted).decode())
+            return SecretStr(self._keys.decrypt(encrypted).decode())
         except InvalidToken:
             raise self._unreadable() from None
 
@@ -107,7 +107,7 @@ class TokenCipher:
     def rotate(self, encrypted: bytes) -> bytes:
         """`encrypted` re-encrypted under the newest key, from whichever key it is under."""
         try:
-            return self._all.rotate(encrypted)
+            return self._keys.rotate(encrypted)
         except InvalidToken:
             raise self._unreadable() from None
 

@@ -19,9 +19,16 @@ from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, not_found
-from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
-from smuves_sync.db.api import ContentItem, content_language_groups, content_page, portal_access
+from smuves_sync.api.errors import ApiError, error_responses, found
+from smuves_sync.api.schemas import (
+    MAX_ID,
+    ContentItemOut,
+    ContentPageOut,
+    StorableText,
+    TranslationOut,
+)
+from smuves_sync.db.content import ContentItem, content_language_groups, content_page
+from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
 
 router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
@@ -82,8 +89,7 @@ async def list_content(
     """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
     key = decode_cursor(after) if after is not None else None
     async with user_session(ctx, principal) as db:
-        if await portal_access(db, portal_id) is None:
-            raise not_found(f"portal {portal_id}")
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
         page = await content_page(
             db,
             portal_id,
@@ -119,19 +125,24 @@ async def get_content(
 ) -> ContentItemOut:
     """A live object (404 once it is deleted), with its language variants if asked for."""
     async with user_session(ctx, principal) as db:
-        if await portal_access(db, portal_id) is None:
-            raise not_found(f"portal {portal_id}")
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
         key = (type, hubspot_id)
         groups = await content_language_groups(db, portal_id, [key], with_data=True)
-    item = next((m for m in groups.get(key, ()) if m.hubspot_id == hubspot_id), None)
-    if item is None:
-        raise not_found(f"{type} {hubspot_id} of portal {portal_id}")
+    members = groups.get(key, ())
+    item = found(
+        next((m for m in members if m.hubspot_id == hubspot_id), None),
+        f"{type} {hubspot_id} of portal {portal_id}",
+    )
     return _item_out(item, groups if with_ == "translations" else None)
 
 
 def _item_out(item: ContentItem, groups: Groups | None) -> ContentItemOut:
     """The object, and its language variants when `groups` were looked up."""
+    out = ContentItemOut.model_validate(item)
     if groups is None:
-        return ContentItemOut.of(item)
+        return out
     members = groups.get((item.content_type, item.hubspot_id), ())
-    return ContentItemOut.of(item, [m for m in members if m.hubspot_id != item.hubspot_id])
+    variants = [
+        TranslationOut.model_validate(m) for m in members if m.hubspot_id != item.hubspot_id
+    ]
+    return out.model_copy(update={"translations": variants})

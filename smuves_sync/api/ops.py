@@ -45,7 +45,8 @@ from smuves_sync.api.context import ApiContext, Context
 from smuves_sync.api.edges import METRICS_LISTENER_STATE
 from smuves_sync.api.errors import ApiError, error_response, error_responses
 from smuves_sync.api.schemas import Health
-from smuves_sync.db.api import (
+from smuves_sync.db import Database
+from smuves_sync.db.stats import (
     DurationBucket,
     JobCount,
     metrics_job_durations,
@@ -70,7 +71,7 @@ DURATION_BOUNDS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 24 * 
 async def healthz(ctx: Context) -> Health | JSONResponse:
     """503 DATABASE_UNREACHABLE or MIGRATIONS_NOT_CURRENT when not healthy."""
     try:
-        applied = await migration_versions(ctx.pool, timeout=_HEALTH_TIMEOUT)
+        applied = await migration_versions(Database(ctx.pool, connect_timeout=_HEALTH_TIMEOUT))
     except psycopg.Error as exc:
         return error_response(
             503, "DATABASE_UNREACHABLE", f"the database does not answer: {type(exc).__name__}"

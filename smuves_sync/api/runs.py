@@ -25,10 +25,10 @@ from fastapi.responses import StreamingResponse
 
 from smuves_sync.api.auth import CurrentPrincipal, Principal
 from smuves_sync.api.context import ApiContext, Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, not_found
+from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, RunOut
 from smuves_sync.db import Database
-from smuves_sync.db.api import run_detail, run_stop
+from smuves_sync.db.runs import run_detail, run_get, run_stop
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=error_responses(401, 404, 422))
 
@@ -57,10 +57,7 @@ async def load_run(db: Database, run_id: int) -> RunOut | None:
 async def get_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
     """Processed / total, attempts and the last error of every job."""
     async with user_session(ctx, principal) as db:
-        run = await load_run(db, run_id)
-    if run is None:
-        raise not_found(f"run {run_id}")
-    return run
+        return found(await load_run(db, run_id), f"run {run_id}")
 
 
 def _event(name: str, data: str) -> str:
@@ -115,9 +112,7 @@ async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -
     The stream ends with `expired` when the bearer token does, whatever the run is doing.
     """
     async with user_session(ctx, principal) as db:
-        first = await load_run(db, run_id)
-    if first is None:
-        raise not_found(f"run {run_id}")
+        first = found(await load_run(db, run_id), f"run {run_id}")
     return StreamingResponse(
         _events(ctx, principal, run_id, first),
         media_type="text/event-stream",
@@ -134,15 +129,12 @@ async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -
 async def stop_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
     """A worker running one of its jobs loses its lease at its next heartbeat and stops."""
     async with user_session(ctx, principal) as db:
-        before = await db.run_get(run_id)
-        if before is None:
-            raise not_found(f"run {run_id}")
+        before = found(await run_get(db, run_id), f"run {run_id}")
         if before.status.is_terminal:
             raise ApiError(
                 409, "RUN_FINISHED", f"run {run_id} has already finished ({before.status})"
             )
-        if await run_stop(db, run_id) is None:
-            raise not_found(f"run {run_id}")
+        found(await run_stop(db, run_id), f"run {run_id}")
         after = await load_run(db, run_id)
     assert after is not None  # visible a moment ago, in the same transaction
     return after

@@ -12,7 +12,7 @@ command runs: everything a command stores is UTF-8 text.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from enum import IntEnum
 from typing import Any, TypeVar
 
@@ -28,6 +28,7 @@ from smuves_sync.errors import (
 )
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 # Postgres's bigint: the type of every id column (portals.id is HubSpot's hub id).
 BIGINT_MAX = 2**63 - 1
@@ -55,6 +56,17 @@ def exit_code_for(error: SmuvesError) -> ExitCode:
     if isinstance(error, ConfigurationError | InvalidInput | NotFound | MigrationError):
         return ExitCode.USAGE
     return ExitCode.FAILED
+
+
+def concurrency_option(*, maximum: int, default: int, help: str) -> Callable[[F], F]:
+    """The `--concurrency` option: how many jobs a command works at once (1 to `maximum`)."""
+    return click.option(
+        "--concurrency",
+        type=click.IntRange(1, maximum),
+        default=default,
+        show_default=True,
+        help=help,
+    )
 
 
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -27,7 +27,6 @@ def schedule() -> None:
 @click.option("--cron", "cron_expression", required=True, help='e.g. "0 3 * * *" (UTC).')
 @click.option(
     "--types",
-    "types",
     default=None,
     help="Comma-separated content types (default: all), e.g. site_page,blog_post.",
 )
@@ -61,12 +60,9 @@ def list_(portal_id: int | None, as_json: bool) -> None:
         return await list_schedules(db, portal_id=portal_id)
 
     found = with_database(work)
-    if as_json:
-        out.echo_json([out.schedule_json(s) for s in found])
-    elif found:
-        out.console().print(out.schedules_table(found))
-    else:
-        click.echo("no schedules")
+    out.echo_records(
+        found, as_json, to_json=out.schedule_json, table=out.schedules_table, none="no schedules"
+    )
 
 
 @schedule.command("remove")

@@ -15,7 +15,7 @@ import signal
 
 import click
 
-from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.cli.common import ExitCode, command_error, concurrency_option, run_async
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.db import Database
 from smuves_sync.models import JobKind
@@ -91,13 +91,7 @@ async def run_worker(
 
 @click.command("worker")
 @click.option("--kinds", default="fetch,export", show_default=True, help="Job kinds to work.")
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 256),
-    default=4,
-    show_default=True,
-    help="Jobs worked at once.",
-)
+@concurrency_option(maximum=256, default=4, help="Jobs worked at once.")
 @click.option("--burst", is_flag=True, help="Exit when nothing is left to claim.")
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def worker(kinds: str, concurrency: int, burst: bool, log_level: str) -> None:

@@ -38,7 +38,7 @@ from typing import TypeVar
 import psycopg
 
 from smuves_sync.db import Database
-from smuves_sync.db.progress import run_jobs_claim
+from smuves_sync.db.runs import run_reconcile
 from smuves_sync.errors import LeaseLost, SmuvesError
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobKind, JobStatus
@@ -218,18 +218,10 @@ class Runner:
         free = self.concurrency - len(self._active)
         if free <= 0 or self._stopping.is_set():
             return []
+        # A run holds jobs of its one kind: the run, not the kinds, says what to claim.
+        kinds = self.kinds if self.run_id is None else None
         try:
-            if self.run_id is not None:
-                jobs = await run_jobs_claim(
-                    self.db,
-                    self.worker_id,
-                    self.run_id,
-                    limit=free,
-                    fetch_lease=self.queue.fetch_lease,
-                    export_lease=self.queue.export_lease,
-                )
-            else:
-                jobs = await self.queue.claim(self.kinds, limit=free)
+            jobs = await self.queue.claim(kinds, limit=free, run_id=self.run_id)
         except psycopg.OperationalError as error:
             self._database_lost("claiming", error)
             await self._check_pool()
@@ -421,6 +413,6 @@ async def _contained(handling: Awaitable[None]) -> None:
 
 async def _reconcile(db: Database) -> None:
     """Settle runs whose jobs are all finished."""
-    settled = await db.run_reconcile()
+    settled = await run_reconcile(db)
     for run in settled:
         log.info("run %s settled as %s", run.id, run.status)

@@ -8,6 +8,7 @@ from typing import Literal
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
@@ -57,7 +58,7 @@ async def test_the_new_types_are_stored_as_hubspot_serves_them(
         runner = Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=2, burst=True)
         await runner.run()
 
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     for content_type in NEW_TYPES:
         truth = fake.ground_truth(SPEC.portal_id, content_type, with_data=True)

@@ -9,6 +9,7 @@ import respx
 from pydantic import SecretStr
 
 from smuves_sync.db import Database
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.token_crypto import TokenCipher
@@ -70,5 +71,5 @@ async def test_a_listing_that_never_ends_fails_its_job_at_once_and_says_why(
     assert len(stored) == 1200
     assert all(r["deleted_at"] is None for r in stored)
     assert route.call_count == 2 + 13  # two counts, thirteen pages
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED

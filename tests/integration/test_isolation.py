@@ -21,6 +21,7 @@ from psycopg.rows import TupleRow, dict_row
 
 from smuves_sync.db import Database, DbRole, Pool
 from smuves_sync.db.queries import load_queries, queries
+from smuves_sync.db.runs import run_create
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 
@@ -202,10 +203,10 @@ async def test_writes_into_another_tenant_are_refused(
     a, b = tenants
     async with app_db.as_user(a.user_id) as scoped:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            await scoped.run_create(b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
+            await run_create(scoped, b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
     async with worker_db.for_portal(a.portal_id) as scoped:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            await scoped.run_create(b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
+            await run_create(scoped, b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
     async with app_db.as_user(a.user_id) as scoped:
-        run = await scoped.run_create(a.portal_id, JobKind.FETCH, [ContentType.HUBDB_TABLE])
+        run = await run_create(scoped, a.portal_id, JobKind.FETCH, [ContentType.HUBDB_TABLE])
         assert run.owner_id is None and run.portal_id == a.portal_id

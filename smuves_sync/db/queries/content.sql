@@ -1,5 +1,5 @@
--- content_items: one page of a fetch upserted in one statement, deletions after a complete
--- fetch, and the streaming read of exports (smuves_sync/db/content.py).
+-- content_items (smuves_sync/db/content.py): one page of a fetch upserted in one statement,
+-- deletions after a complete fetch, the streaming read of exports, the API's pages.
 
 -- name: content_upsert_page
 -- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
@@ -61,3 +61,50 @@ ORDER BY hubspot_id
 -- name: content_count
 SELECT count(*) AS n FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
+
+-- name: content_page
+-- The API's keyset page in primary-key order (content_type, hubspot_id) after the given key;
+-- live objects only. %(pattern)s is an ILIKE pattern whose backslashes, percent signs and
+-- underscores from the user are already escaped. One row more than the page is asked for,
+-- to know whether another page follows.
+SELECT c.content_type::text AS content_type, c.hubspot_id, c.name, c.slug, c.url, c.state,
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.synced_at, c.data
+FROM public.content_items AS c
+WHERE c.portal_id = %(portal_id)s
+  AND c.deleted_at IS NULL
+  AND (%(content_type)s::text IS NULL OR c.content_type = %(content_type)s::text)
+  AND (%(pattern)s::text IS NULL
+       OR c.name ILIKE %(pattern)s::text
+       OR c.slug ILIKE %(pattern)s::text
+       OR c.url ILIKE %(pattern)s::text)
+  AND (%(after_type)s::text IS NULL
+       OR (c.content_type::text, c.hubspot_id) > (%(after_type)s::text, %(after_id)s::text))
+ORDER BY c.content_type, c.hubspot_id
+LIMIT %(limit)s + 1
+
+-- name: content_language_groups
+-- The API's language groups: the live members of the groups of the live objects asked for
+-- (parallel arrays of types and ids), each object itself included, with the key it was
+-- asked for. A group is its primary (translated_from_id NULL) and every object translated
+-- from it, so an asked object's group is found from its root: its translated_from_id, or its
+-- own id. Members come primary first, then by language; `data` only of the asked objects,
+-- when %(with_data)s.
+WITH asked AS (
+    SELECT c.content_type, c.hubspot_id, coalesce(c.translated_from_id, c.hubspot_id) AS root
+    FROM unnest(%(content_types)s::text[], %(hubspot_ids)s::text[])
+         AS a (content_type, hubspot_id)
+    JOIN public.content_items AS c
+      ON c.portal_id = %(portal_id)s AND c.content_type = a.content_type
+     AND c.hubspot_id = a.hubspot_id AND c.deleted_at IS NULL
+)
+SELECT a.content_type::text AS asked_type, a.hubspot_id AS asked_id,
+       m.content_type::text AS content_type, m.hubspot_id, m.name, m.slug, m.url, m.state,
+       m.language, m.translated_from_id, m.hubspot_updated_at, m.archived, m.synced_at,
+       CASE WHEN %(with_data)s AND m.hubspot_id = a.hubspot_id THEN m.data END AS data
+FROM asked AS a
+JOIN public.content_items AS m
+  ON m.portal_id = %(portal_id)s AND m.content_type = a.content_type
+ AND (m.hubspot_id = a.root OR m.translated_from_id = a.root)
+ AND m.deleted_at IS NULL
+ORDER BY a.content_type, a.hubspot_id, m.translated_from_id NULLS FIRST, m.language,
+         m.hubspot_id
