@@ -16,8 +16,6 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
-from smuves_sync.content_text import unescape_text, unescape_value
-from smuves_sync.db.content import ContentItem
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.models import (
     ContentType,
@@ -183,6 +181,20 @@ class ExportAccepted(_RunAccepted):
     export: ExportOut
 
 
+class TranslationOut(_Out):
+    """A language variant of an object: of the same type and language group."""
+
+    hubspot_id: str
+    name: str | None
+    slug: str | None
+    url: str | None
+    state: str | None
+    language: str | None
+    translated_from_id: str | None = Field(description="the group's primary; null: this is it")
+    hubspot_updated_at: datetime | None
+    archived: bool
+
+
 class ContentItemOut(_Out):
     content_type: ContentType
     hubspot_id: str
@@ -191,24 +203,18 @@ class ContentItemOut(_Out):
     url: str | None
     state: str | None
     language: str | None
+    translated_from_id: str | None = Field(
+        description="the primary object of its language group; null for a primary"
+    )
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime
     data: Any = Field(description="the object as HubSpot returned it")
-
-    @classmethod
-    def of(cls, item: ContentItem) -> ContentItemOut:
-        """From a stored item, its text decoded: as HubSpot sent it, NULs and lone surrogates
-        included (smuves_sync.content_text)."""
-        texts = {name: _unescape(getattr(item, name)) for name in _TEXT_COLUMNS}
-        return cls.model_validate({**_attributes(item), **texts, "data": unescape_value(item.data)})
-
-
-_TEXT_COLUMNS = ("name", "slug", "url", "state", "language")
-
-
-def _unescape(value: str | None) -> str | None:
-    return None if value is None else unescape_text(value)
+    translations: list[TranslationOut] | None = Field(
+        default=None,
+        description="with=translations: the other live members of its language group, "
+        "primary first (an empty list: it has none); null when not asked for",
+    )
 
 
 class ContentPageOut(BaseModel):
