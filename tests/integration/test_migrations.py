@@ -24,6 +24,8 @@ EXPECTED_TABLES = {
     "notifications",
     "schedules",
     "schema_migrations",
+    "hubspot_minutes",
+    "operator_actions",
 }
 
 
