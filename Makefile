@@ -24,6 +24,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the package with its dev tools
 
+browser: ## install Debian's chromium for the dashboard's browser tests (apt, as root; idempotent)
+	scripts/install_browser.sh
+
 test: $(STAMP) ## run the whole test suite (unit, integration, acceptance)
 	$(BIN)/pytest
 
