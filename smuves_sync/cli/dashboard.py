@@ -10,7 +10,9 @@ unset the embedded Postgres is started and migrated first, like every other comm
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import Iterator
 
 import click
 import uvicorn
@@ -25,6 +27,18 @@ from smuves_sync.settings import Settings
 
 # Live pages hold their event streams open: on shutdown they get this long, then are cut.
 _SHUTDOWN_GRACE_SECONDS = 3
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, less one habit: after shutting down gracefully on SIGTERM it raises the signal
+    again, which ends the process before the pool is closed and the embedded database is
+    stopped. Here a signal only asks the server to stop; the caller then cleans up."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with super().capture_signals():
+            yield
+            self._captured_signals.clear()
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -73,7 +87,7 @@ async def serve_dashboard(settings: Settings, host: str, port: int, log_level: s
                 lifespan="off",
                 timeout_graceful_shutdown=_SHUTDOWN_GRACE_SECONDS,
             )
-            await uvicorn.Server(config).serve(sockets=[sock])
+            await _Server(config).serve(sockets=[sock])
 
 
 @click.command("dashboard")

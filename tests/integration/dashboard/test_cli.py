@@ -29,7 +29,7 @@ def test_a_short_password_is_refused() -> None:
     assert result.exit_code == 2 and "at least 16 characters" in result.output
 
 
-async def test_it_prints_a_link_that_signs_in(db_url: str) -> None:
+async def test_it_prints_a_link_that_signs_in_and_stops_on_sigterm(db_url: str) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -58,6 +58,10 @@ async def test_it_prints_a_link_that_signs_in(db_url: str) -> None:
             )
             assert signed.status_code == 303
             assert (await client.get("/")).status_code == 200
-    finally:
+        # SIGTERM stops it cleanly (its pool closed, an embedded database let go): exit 0.
         proc.terminate()
-        await asyncio.wait_for(proc.wait(), 30)
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
