@@ -46,9 +46,14 @@ MAX_SELECTED = 200
 
 
 def _back(form: Form, default: str) -> str:
-    """Where to send the browser afterwards: a path of this dashboard only."""
+    """Where to send the browser afterwards: a path of this dashboard only (browsers read
+    `//host` and `/\\host` as another site)."""
     back = form.one("back") or ""
-    return back if back.startswith("/") and not back.startswith("//") else default
+    if not back.startswith("/") or back.startswith("//") or "\\" in back:
+        return default
+    if any(ord(c) < 0x20 for c in back):
+        return default
+    return back
 
 
 def _confirmed(form: Form) -> bool:

@@ -190,3 +190,19 @@ async def test_sync_starts_a_fetch_run_and_refuses_a_duplicate(
     assert second.outcome == {"refused": "ALL_DUPLICATE_JOBS", "run_ids": [run.id]}
     missing = await post_form(dashboard, "/portals/9999/sync", signed_in, confirmed="yes")
     assert missing.status_code == 404
+
+
+async def test_an_action_sends_the_browser_back_only_within_the_dashboard(
+    dashboard: httpx.AsyncClient, signed_in: str, factory: Factory
+) -> None:
+    for back, expected in (
+        ("/dead-letter?portal=7", "/dead-letter?portal=7"),
+        ("//evil.example/", "/dead-letter"),
+        ("/\\evil.example/", "/dead-letter"),
+        ("https://evil.example/", "/dead-letter"),
+    ):
+        job = await factory.job(status=JobStatus.FAILED)
+        done = await post_form(
+            dashboard, "/dead-letter/retry", signed_in, job_id=job.id, back=back, confirmed="yes"
+        )
+        assert done.headers["location"] == expected, back
