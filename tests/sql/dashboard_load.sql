@@ -1,8 +1,9 @@
 -- The dashboard's load check (tests/integration/dashboard/test_load.py): a database with a
 -- million finished jobs, seeded with generate_series in a few statements.
 --
--- 1,000 portals; 190,000 fetch runs of 5 jobs and 50,000 export runs of 1 job over the last
--- 30 days: 1,000,000 finished jobs (8,276 failed, 1,206 stopped, the rest completed), a
+-- 1,000 portals; 192,000 fetch runs of 5 jobs and 40,000 export runs of 1 job, interleaved,
+-- over the last 30 days: 1,000,000 finished jobs (about 7,500 failed and 1,200 stopped, the
+-- rest completed), a
 -- notification per run, a schedule per portal, 500 objects per type for 20 portals, an hour
 -- of HubSpot minutes, 1,000 audit rows; then 40 runs in flight (pending and running jobs).
 -- Foreign keys and triggers are not fired while seeding (session_replication_role =
@@ -18,21 +19,20 @@ INSERT INTO public.portal_members (portal_id, user_id, role)
 SELECT p.id, p.owner_id, 'owner' FROM public.portals AS p WHERE p.id > 9000000
 
 -- name: load_seed_runs
--- Run r belongs to portal r mod 1000; runs 1..190,000 fetch every type, the rest export one.
+-- Run r belongs to portal r mod 1000; 5 in 29 runs export one type, the others fetch all five.
 INSERT INTO public.runs (id, portal_id, owner_id, kind, status, content_types, created_at,
                          started_at, finished_at)
 SELECT r, 9000001 + r %% 1000, %(owner_id)s,
-       CASE WHEN r <= 190000 THEN 'fetch' ELSE 'export' END,
-       CASE WHEN r %% 29 = 0 AND r <= 190000 THEN 'partially_failed'
-            WHEN r %% 29 = 0 THEN 'failed'
+       CASE WHEN r %% 29 < 5 THEN 'export' ELSE 'fetch' END,
+       CASE WHEN r %% 31 = 0 AND r %% 29 >= 5 THEN 'partially_failed'
+            WHEN r %% 31 = 0 THEN 'failed'
             WHEN r %% 193 = 0 THEN 'stopped'
             ELSE 'completed' END,
-       CASE WHEN r <= 190000
-            THEN '{site_page,landing_page,blog_post,hubdb_table,hubdb_row}'::text[]
-            ELSE '{site_page}'::text[] END,
+       CASE WHEN r %% 29 < 5 THEN '{site_page}'::text[]
+            ELSE '{site_page,landing_page,blog_post,hubdb_table,hubdb_row}'::text[] END,
        t, t + interval '2 seconds', t + interval '3 minutes'
-FROM generate_series(1, 240000) AS r,
-     LATERAL (SELECT now() - interval '30 days' + (r * interval '30 days') / 240000 AS t) AS c
+FROM generate_series(1, 232000) AS r,
+     LATERAL (SELECT now() - interval '30 days' + (r * interval '30 days') / 232000 AS t) AS c
 
 -- name: load_seed_jobs
 INSERT INTO public.jobs (id, run_id, portal_id, kind, content_type, status, attempts,

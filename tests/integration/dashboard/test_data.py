@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import psycopg
 import pytest
 
-from smuves_sync.db import Database
+from smuves_sync.db import Database, Pool
 from smuves_sync.db.dashboard import (
     JobState,
     RunFilter,
@@ -31,8 +32,11 @@ from smuves_sync.db.dashboard import (
     run_page,
     schedule_of_portals,
 )
+from smuves_sync.db.queries import load_queries
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
+
+CHECKS = load_queries(Path(__file__).parents[2] / "sql")
 
 NOW = datetime(2026, 3, 1, 12, 30, 20, tzinfo=UTC)
 
@@ -318,3 +322,21 @@ async def test_operator_actions_are_recorded_newest_first(db: Database) -> None:
     assert found[0].outcome == {"status": "stopped"} and found[0].actor == "bob"
     with pytest.raises(psycopg.errors.CheckViolation):
         await operator_action_record(db, actor="", action="x", target={}, outcome={})
+
+
+async def plan(admin_pool: Pool, name: str) -> str:
+    """The plan of check `name` with sequential scans off (any usable index is used)."""
+    async with admin_pool.connection() as conn, conn.transaction():
+        await conn.execute(CHECKS["check_plans_off_seqscan"])
+        cur = await conn.execute(CHECKS[name])
+        return "\n".join(row[0] for row in await cur.fetchall())
+
+
+async def test_the_completed_index_serves_time_ranges_only(admin_pool: Pool) -> None:
+    # complete_jobs looks up its batch with `status = 'completed'` under a generic plan: an
+    # index usable for that alone would be walked whole for every batch (0010's comment).
+    assert "jobs_completed_idx" not in await plan(admin_pool, "check_plan_completed_by_status_only")
+    assert "jobs_completed_idx" not in await plan(
+        admin_pool, "check_plan_completed_status_only_scan"
+    )
+    assert "jobs_completed_idx" in await plan(admin_pool, "check_plan_completed_last_hour")

@@ -86,7 +86,7 @@ async def test_every_page_answers_within_budget_with_a_million_finished_jobs(
         "runs, one portal": "/runs?portal=9000500",
         "runs, export only": "/runs?kind=export",
         "runs, one day": f"/runs?from={day}&to={day}",
-        "run": "/runs/150000",
+        "run": "/runs/150001",
         "dead letter": "/dead-letter",
         "dead letter, one portal": "/dead-letter?portal=9000029",
         "dead letter, stopped": "/dead-letter?status=stopped",
