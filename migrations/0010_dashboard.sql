@@ -145,10 +145,5 @@ CREATE FUNCTION public.operator_stop_run(p_run_id bigint, p_now timestamptz DEFA
     END
     $$;
 
-REVOKE EXECUTE ON FUNCTION
-    public.record_hubspot_minute(bigint, bigint, timestamptz),
-    public.operator_stop_run(bigint, timestamptz)
-FROM PUBLIC;
-
 GRANT EXECUTE ON FUNCTION public.record_hubspot_minute(bigint, bigint, timestamptz)
 TO smuves_worker;

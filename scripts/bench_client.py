@@ -32,18 +32,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from smuves_sync.fake_hubspot import (
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
+from smuves_sync.hubspot.retry import RetryPolicy
+from smuves_sync.models import ContentType
+from smuves_sync.settings import Settings
+from smuves_sync.testing.fake_hubspot import (
     FakeHubSpot,
     PortalSpec,
     ServerConfig,
     serve_in_subprocess,
     serve_in_thread,
 )
-from smuves_sync.hubspot.client import HubSpotClient
-from smuves_sync.hubspot.ratelimit import RateLimitRegistry
-from smuves_sync.hubspot.retry import RetryPolicy
-from smuves_sync.models import ContentType
-from smuves_sync.settings import Settings
 
 PORTAL_ID = 7001
 TOKEN = "bench-token-not-a-secret"

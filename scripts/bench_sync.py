@@ -51,27 +51,34 @@ from rich.console import Console
 
 from smuves_sync.cli.export import export_portal
 from smuves_sync.cli.portal import add_portal
-from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
-from smuves_sync.db.ingest_baseline import content_parse_only, content_upsert_one_by_one
-from smuves_sync.db.scratch import scratch_database
-from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_subprocess
+from smuves_sync.db.runs import run_create
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
 from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.testing.fake_hubspot import (
+    FakeHubSpot,
+    PortalSpec,
+    ServerConfig,
+    serve_in_subprocess,
+)
+from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
+from smuves_sync.testing.scratch import scratch_database
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import run_snapshot
 
 PORTAL = 4711
 TOKEN = "bench-private-app-token"
-SECRET = "bench secret key"
+SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
 PHASES = ("sync", "ingest", "export")
 
-PageStore = Callable[[Database, int, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
+# Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
+PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
 
 
 def log(message: str) -> None:
@@ -143,6 +150,7 @@ async def bench_sync(
         with serve_in_subprocess([spec], config) as fake:
             env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
             env.update(
+                SMUVES_ENV_FILE="",  # the playground's .env, if any, is not the bench's
                 SMUVES_DATABASE_URL=url,
                 SMUVES_HUBSPOT_BASE_URL=fake.base_url,
                 SMUVES_SECRET_KEY=SECRET,
@@ -233,14 +241,36 @@ def pages(base: list[ContentRecord], rows: int, first_id: int = 1) -> Iterator[l
         yield page
 
 
+async def upsert_page(
+    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+) -> int:
+    """The fetch handler's page store, in a worker transaction that sees the portal."""
+    async with Database(pool).for_portal(PORTAL) as scoped:
+        return await content_upsert_page(scoped, PORTAL, content_type, run_id, page)
+
+
+async def one_by_one(
+    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+) -> int:
+    """The baseline: one INSERT per object."""
+    return await content_upsert_one_by_one(pool, PORTAL, content_type, run_id, page)
+
+
+async def parse_only(
+    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+) -> int:
+    """The bound: the page sent as `upsert_page` sends it, Postgres only parsing it."""
+    return await content_parse_only(pool, PORTAL, page)
+
+
 async def ingest(
-    db: Database,
+    pool: Pool,
     run_id: int,
     content_type: ContentType,
     rows: int,
     *,
     writers: int = 1,
-    store: PageStore = content_upsert_page,
+    store: PageStore = upsert_page,
 ) -> float:
     """Store `rows` objects a page per transaction, `writers` connections at once; rows/s.
 
@@ -258,8 +288,7 @@ async def ingest(
 
     async def writer() -> None:
         while (page := await ahead.get()) is not None:
-            async with db.for_portal(PORTAL) as scoped:
-                await store(scoped, PORTAL, content_type, run_id, page)
+            await store(pool, content_type, run_id, page)
 
     started = time.perf_counter()
     await asyncio.gather(produce(), *(writer() for _ in range(writers)))
@@ -272,27 +301,25 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
         async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
-                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
-            one = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
-            unchanged = await ingest(db, run.id, ContentType.SITE_PAGE, rows)
-            four = await ingest(db, run.id, ContentType.BLOG_POST, rows, writers=4)
-            one_by_one = await ingest(
-                db, run.id, ContentType.LANDING_PAGE, baseline_rows, store=content_upsert_one_by_one
+                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
+            one = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
+            unchanged = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
+            four = await ingest(pool, run.id, ContentType.BLOG_POST, rows, writers=4)
+            baseline = await ingest(
+                pool, run.id, ContentType.LANDING_PAGE, baseline_rows, store=one_by_one
             )
-            parse_only = await ingest(
-                db, run.id, ContentType.SITE_PAGE, rows, store=content_parse_only
-            )
-            parse_only_four = await ingest(
-                db, run.id, ContentType.SITE_PAGE, rows, writers=4, store=content_parse_only
+            bound = await ingest(pool, run.id, ContentType.SITE_PAGE, rows, store=parse_only)
+            bound_four = await ingest(
+                pool, run.id, ContentType.SITE_PAGE, rows, writers=4, store=parse_only
             )
     return {
         "ingest_rows": rows,
         "ingest_rows_per_s": round(one),
         "ingest_unchanged_rows_per_s": round(unchanged),
         "ingest_4_writers_rows_per_s": round(four),
-        "ingest_baseline_one_by_one_rows_per_s": round(one_by_one),
-        "ingest_bound_jsonb_parse_only_rows_per_s": round(parse_only),
-        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(parse_only_four),
+        "ingest_baseline_one_by_one_rows_per_s": round(baseline),
+        "ingest_bound_jsonb_parse_only_rows_per_s": round(bound),
+        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(bound_four),
     }
 
 
@@ -334,9 +361,9 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
         async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
-                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
-            await ingest(db, run.id, ContentType.SITE_PAGE, big)
-            await ingest(db, run.id, ContentType.LANDING_PAGE, small)
+                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
+            await ingest(pool, run.id, ContentType.SITE_PAGE, big)
+            await ingest(pool, run.id, ContentType.LANDING_PAGE, small)
         results = {}
         for label, content_type in (
             ("small", ContentType.LANDING_PAGE),

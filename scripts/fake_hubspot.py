@@ -7,7 +7,7 @@
 See --help for every flag (portals, limits, latency, faults).
 """
 
-from smuves_sync.fake_hubspot.cli import main
+from smuves_sync.testing.fake_hubspot.cli import main
 
 if __name__ == "__main__":
     main()

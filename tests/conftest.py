@@ -33,6 +33,10 @@ from tests.factories import Factory
 
 HARNESS_SQL = load_queries(Path(__file__).with_name("sql"))
 
+# `smuves` commands read ./.env (the playground `make demo` leaves); the tests must not: every
+# command they run, in this process or in a subprocess that inherits this, reads no env file.
+os.environ["SMUVES_ENV_FILE"] = ""
+
 
 def _docker_answers() -> bool:
     """True when a Docker daemon responds within a second or two (never on most CI boxes)."""

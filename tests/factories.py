@@ -23,8 +23,10 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Database
+from smuves_sync.db.jobs import job_get
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import load_queries
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import (
     ContentType,
     ExportFormat,
@@ -116,7 +118,7 @@ class Factory:
                 "finished_at": finished_at,
             },
         )
-        run = await self.db.run_get(rows[0]["id"])
+        run = await run_get(self.db, rows[0]["id"])
         assert run is not None
         return run
 
@@ -171,7 +173,7 @@ class Factory:
                 "finished_at": finished_at,
             },
         )
-        job = await self.db.job_get(rows[0]["id"])
+        job = await job_get(self.db, rows[0]["id"])
         assert job is not None
         return job
 

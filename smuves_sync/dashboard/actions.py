@@ -36,8 +36,9 @@ from smuves_sync.db.dashboard import (
     operator_action_record,
     run_operator_stop,
 )
-from smuves_sync.db.ops import RequeueOutcome, RequeueResult, job_requeue, jobs_retry_failed
+from smuves_sync.db.jobs import RequeueOutcome, RequeueResult, job_requeue, jobs_retry_failed
 from smuves_sync.db.portals import portal_get
+from smuves_sync.db.runs import run_get
 from smuves_sync.errors import AllDuplicateJobs, InvalidInput
 from smuves_sync.orchestrator import start_fetch
 
@@ -248,7 +249,7 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
     ctx = context_of(request)
     run_id = path_id(request, "run_id")
     back = f"/runs/{run_id}"
-    run = await ctx.db.run_get(run_id)
+    run = await run_get(ctx.db, run_id)
     if run is None:
         return refusal(request, 404, "No such run", f"Run {run_id} does not exist.")
     if run.status.is_terminal:

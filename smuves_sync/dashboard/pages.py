@@ -55,8 +55,8 @@ from smuves_sync.db.dashboard import (
     run_page,
     schedule_of_portals,
 )
-from smuves_sync.db.ops import run_jobs
 from smuves_sync.db.portals import portal_get
+from smuves_sync.db.runs import run_detail as run_with_jobs
 from smuves_sync.errors import InvalidInput
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 
@@ -211,11 +211,11 @@ async def runs(request: Request, session: Session) -> Response:
 async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
     """A run, its portal's name and its jobs, read together; None when there is no such run."""
     async with dashboard_reads(db) as tx:
-        run = await tx.run_get(run_id)
-        if run is None:
+        found = await run_with_jobs(tx, run_id)
+        if found is None:
             return None
+        run, jobs = found
         portal = await portal_get(tx, run.portal_id)
-        jobs = await run_jobs(tx, run_id)
     return {"run": run, "portal_name": portal.name if portal else "", "jobs": jobs}
 
 

@@ -33,15 +33,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from psycopg.rows import RowMaker, scalar_row, tuple_row
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db.database import Database
-from smuves_sync.db.rows import job_from_row, run_from_row
-from smuves_sync.db.schedules import schedule_from_row
+from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, Run, RunStatus, Schedule
-
-# These functions belong to the db package and call the gateway's private row methods
-# (_one, _all, _execute); nothing outside smuves_sync.db does.
 
 # Counts of the overview stop here: past it, "more than 100,000" says enough, and no count
 # reads more than this many index entries.
@@ -52,7 +49,7 @@ COUNT_CAP = 100_000
 async def dashboard_reads(db: Database) -> AsyncIterator[Database]:
     """One transaction for a page's reads, each statement planned with its values."""
     async with db.transaction() as tx:
-        await tx._execute("dashboard_custom_plans")
+        await tx.execute("dashboard_custom_plans")
         yield tx
 
 
@@ -101,33 +98,25 @@ async def job_count_by_state(
     db: Database, *, cap: int = COUNT_CAP, now: datetime | None = None
 ) -> list[StateCount]:
     """Jobs of each kind in each `JobState`, each count stopping at `cap`."""
-    rows = await db._all(
-        "job_count_by_state", {"kinds": [str(k) for k in JobKind], "cap": cap, "now": now}
-    )
-    return [
-        StateCount(JobKind(r["kind"]), JobState(r["state"]), min(r["jobs"], cap), r["jobs"] > cap)
-        for r in rows
-    ]
+    params = {"kinds": [str(k) for k in JobKind], "cap": cap, "now": now}
+    return await db.all("job_count_by_state", params, row=model_row(StateCount))
 
 
 async def job_oldest_due(
     db: Database, *, now: datetime | None = None
 ) -> dict[JobKind, timedelta | None]:
     """Per kind, how long the oldest due pending job has waited (None: none is due)."""
-    rows = await db._all("job_oldest_due", {"kinds": [str(k) for k in JobKind], "now": now})
-    return {JobKind(r["kind"]): r["age"] for r in rows}
+    params = {"kinds": [str(k) for k in JobKind], "now": now}
+    rows = await db.all("job_oldest_due", params, row=tuple_row)
+    return {JobKind(kind): age for kind, age in rows}
 
 
 async def job_completed_per_minute(
     db: Database, *, minutes: int = 60, now: datetime | None = None
 ) -> list[MinuteCount]:
     """Jobs completed in each of the last `minutes` minutes, oldest first, zeros included."""
-    rows = await db._all("job_completed_per_minute", {"minutes": minutes, "now": now})
-    return [MinuteCount(r["minute"], r["jobs"]) for r in rows]
-
-
-def _portal_job(row: Mapping[str, Any]) -> PortalJob:
-    return PortalJob(job_from_row(row), row["portal_name"])
+    params = {"minutes": minutes, "now": now}
+    return await db.all("job_completed_per_minute", params, row=model_row(MinuteCount))
 
 
 def _dead_params(
@@ -158,8 +147,8 @@ async def job_dead_page(
 ) -> list[PortalJob]:
     """Failed (or stopped) jobs, newest first, below job id `before_id` (None: the newest)."""
     params = _dead_params(status, portal_id, run_id, content_type)
-    rows = await db._all("job_dead_page", {**params, "before_id": before_id, "limit": limit})
-    return [_portal_job(r) for r in rows]
+    page = {"before_id": before_id, "limit": limit}
+    return await db.all("job_dead_page", {**params, **page}, row=model_row(PortalJob))
 
 
 async def job_dead_count(
@@ -173,15 +162,15 @@ async def job_dead_count(
 ) -> tuple[int, bool]:
     """How many jobs `job_dead_page` pages through: (count up to `cap`, more than `cap`)."""
     params = _dead_params(status, portal_id, run_id, content_type)
-    row = await db._one("job_dead_count", {**params, "cap": cap})
-    assert row is not None  # count(*) always answers
-    return min(row["jobs"], cap), row["jobs"] > cap
+    jobs: int | None = await db.one("job_dead_count", {**params, "cap": cap}, row=scalar_row)
+    assert jobs is not None  # count(*) always answers
+    return min(jobs, cap), jobs > cap
 
 
 async def job_get_many(db: Database, job_ids: Sequence[int]) -> list[PortalJob]:
     """The jobs among `job_ids` that exist, newest first."""
-    rows = await db._all("job_get_many", {"job_ids": list(job_ids)})
-    return [_portal_job(r) for r in rows]
+    params = {"job_ids": list(job_ids)}
+    return await db.all("job_get_many", params, row=model_row(PortalJob))
 
 
 # -- runs -------------------------------------------------------------------------------------
@@ -229,74 +218,48 @@ async def run_page(
     limit: int = 50,
 ) -> list[RunSummary]:
     """Runs newest first matching `filters`, after the keyset `before` (created_at, id)."""
-    rows = await db._all(
-        "run_page",
-        {
-            "portal_id": filters.portal_id,
-            "kind": str(filters.kind) if filters.kind is not None else None,
-            "status": str(filters.status) if filters.status is not None else None,
-            "created_from": filters.created_from,
-            "created_to": filters.created_to,
-            "before_created": before[0] if before else None,
-            "before_id": before[1] if before else None,
-            "limit": limit,
-        },
-    )
-    return [
-        RunSummary(
-            run=run_from_row(r),
-            portal_name=r["portal_name"],
-            jobs=r["jobs"],
-            jobs_completed=r["jobs_completed"],
-            jobs_failed=r["jobs_failed"],
-            processed=r["processed"],
-            total=r["total"],
-        )
-        for r in rows
-    ]
+    params = {
+        "portal_id": filters.portal_id,
+        "kind": str(filters.kind) if filters.kind is not None else None,
+        "status": str(filters.status) if filters.status is not None else None,
+        "created_from": filters.created_from,
+        "created_to": filters.created_to,
+        "before_created": before[0] if before else None,
+        "before_id": before[1] if before else None,
+        "limit": limit,
+    }
+    return await db.all("run_page", params, row=model_row(RunSummary))
 
 
-def _run_of_prefixed(row: Mapping[str, Any]) -> Run:
-    return run_from_row(
-        {
-            "id": row["run_id_"],
-            "portal_id": row["run_portal_id"],
-            "owner_id": row["run_owner_id"],
-            "kind": row["run_kind"],
-            "status": row["run_status"],
-            "content_types": row["run_content_types"],
-            "created_at": row["run_created_at"],
-            "started_at": row["run_started_at"],
-            "finished_at": row["run_finished_at"],
-        }
-    )
+def _run_job_portal(cursor: Any) -> RowMaker[tuple[Run, Job, str]]:
+    run_of = model_row(Run, "r_")(cursor)
+    job_of = model_row(Job)(cursor)
+    name = [column.name for column in cursor.description or ()].index("portal_name")
+    return lambda values: (run_of(values), job_of(values), values[name])
 
 
 async def run_in_flight(db: Database, *, limit: int = 10) -> list[RunProgress]:
     """The newest `limit` pending or running runs, newest first, with their jobs."""
-    rows = await db._all("run_in_flight", {"limit": limit})
+    rows = await db.all("run_in_flight", {"limit": limit}, row=_run_job_portal)
     found: dict[int, tuple[Run, str, list[Job]]] = {}
-    for row in rows:
-        run_id = row["run_id_"]
-        if run_id not in found:
-            found[run_id] = (_run_of_prefixed(row), row["portal_name"], [])
-        found[run_id][2].append(job_from_row(row))
+    for run, job, portal_name in rows:
+        found.setdefault(run.id, (run, portal_name, []))[2].append(job)
     return [RunProgress(run, name, tuple(jobs)) for run, name, jobs in found.values()]
 
 
 async def run_count_in_flight(db: Database) -> int:
     """How many runs are pending or running."""
-    row = await db._one("run_count_in_flight")
-    assert row is not None  # count(*) always answers
-    return int(row["runs"])
+    runs: int | None = await db.one("run_count_in_flight", row=scalar_row)
+    assert runs is not None  # count(*) always answers
+    return runs
 
 
 async def run_operator_stop(
     db: Database, run_id: int, *, now: datetime | None = None
 ) -> Run | None:
     """Stop run `run_id` as the operator: its open jobs end stopped; None: no such run."""
-    row = await db._one("run_operator_stop", {"run_id": run_id, "now": now})
-    return run_from_row(row) if row else None
+    params = {"run_id": run_id, "now": now}
+    return await db.one("run_operator_stop", params, row=model_row(Run))
 
 
 # -- notifications ----------------------------------------------------------------------------
@@ -318,18 +281,8 @@ async def notification_of_run(
     db: Database, run_id: int, *, limit: int = 50
 ) -> list[RunNotification]:
     """The run's notifications, newest first."""
-    rows = await db._all("notification_of_run", {"run_id": run_id, "limit": limit})
-    return [
-        RunNotification(
-            id=r["id"],
-            email=r["email"],
-            kind=r["kind"],
-            message=r["message"],
-            created_at=r["created_at"],
-            read_at=r["read_at"],
-        )
-        for r in rows
-    ]
+    params = {"run_id": run_id, "limit": limit}
+    return await db.all("notification_of_run", params, row=model_row(RunNotification))
 
 
 # -- portals ----------------------------------------------------------------------------------
@@ -372,54 +325,16 @@ async def portal_page(
     db: Database, *, portal_id: int | None = None, after_id: int | None = None, limit: int = 20
 ) -> list[PortalSummary]:
     """Portals by id after `after_id` (None: from the first); `portal_id`: only that one."""
-    rows = await db._all(
-        "portal_page", {"portal_id": portal_id, "after_id": after_id, "limit": limit}
-    )
-    return [
-        PortalSummary(
-            id=r["id"],
-            name=r["name"],
-            owner_email=r["owner_email"],
-            created_at=r["created_at"],
-            has_token=r["has_token"],
-        )
-        for r in rows
-    ]
-
-
-def _status(value: str | None) -> JobStatus | None:
-    return JobStatus(value) if value is not None else None
+    params = {"portal_id": portal_id, "after_id": after_id, "limit": limit}
+    return await db.all("portal_page", params, row=model_row(PortalSummary))
 
 
 async def portal_fetch_state(
     db: Database, portal_ids: Sequence[int], content_types: Sequence[ContentType]
 ) -> list[TypeFetchState]:
     """Each portal's fetch state for each type, by portal and in the order of `content_types`."""
-    rows = await db._all(
-        "portal_fetch_state",
-        {"portal_ids": list(portal_ids), "content_types": [str(t) for t in content_types]},
-    )
-    return [
-        TypeFetchState(
-            portal_id=r["portal_id"],
-            content_type=ContentType(r["content_type"]),
-            last_job_id=r["last_job_id"],
-            last_run_id=r["last_run_id"],
-            last_status=_status(r["last_status"]),
-            last_finished_at=r["last_finished_at"],
-            last_error=r["last_error"],
-            done_job_id=r["done_job_id"],
-            done_run_id=r["done_run_id"],
-            done_finished_at=r["done_finished_at"],
-            done_processed=r["done_processed"],
-            open_job_id=r["open_job_id"],
-            open_run_id=r["open_run_id"],
-            open_status=_status(r["open_status"]),
-            open_processed=r["open_processed"],
-            open_total=r["open_total"],
-        )
-        for r in rows
-    ]
+    params = {"portal_ids": list(portal_ids), "content_types": [str(t) for t in content_types]}
+    return await db.all("portal_fetch_state", params, row=model_row(TypeFetchState))
 
 
 # -- content ----------------------------------------------------------------------------------
@@ -434,17 +349,20 @@ class ContentCounts:
     deleted: int
 
 
+@dataclass(frozen=True, slots=True)
+class _TypeCounts:
+    portal_id: int
+    content_type: ContentType
+    counts: ContentCounts
+
+
 async def content_count_by_type(
     db: Database, portal_ids: Sequence[int]
 ) -> dict[tuple[int, ContentType], ContentCounts]:
     """Stored objects by (portal, type); a pair with nothing stored is absent."""
-    rows = await db._all("content_count_by_type", {"portal_ids": list(portal_ids)})
-    return {
-        (r["portal_id"], ContentType(r["content_type"])): ContentCounts(
-            r["live"], r["archived"], r["deleted"]
-        )
-        for r in rows
-    }
+    params = {"portal_ids": list(portal_ids)}
+    rows = await db.all("content_count_by_type", params, row=model_row(_TypeCounts))
+    return {(r.portal_id, r.content_type): r.counts for r in rows}
 
 
 # -- schedules --------------------------------------------------------------------------------
@@ -452,8 +370,8 @@ async def content_count_by_type(
 
 async def schedule_of_portals(db: Database, portal_ids: Sequence[int]) -> list[Schedule]:
     """The schedules of the portals, by portal and id."""
-    rows = await db._all("schedule_of_portals", {"portal_ids": list(portal_ids)})
-    return [schedule_from_row(r) for r in rows]
+    params = {"portal_ids": list(portal_ids)}
+    return await db.all("schedule_of_portals", params, row=model_row(Schedule))
 
 
 # -- stats: HubSpot requests per minute -------------------------------------------------------
@@ -472,17 +390,16 @@ async def hubspot_minute_record(
     db: Database, *, requests: int, rate_limited: int, now: datetime | None = None
 ) -> None:
     """Add one process's requests and 429s to the current minute."""
-    await db._execute(
-        "hubspot_minute_record", {"requests": requests, "rate_limited": rate_limited, "now": now}
-    )
+    params = {"requests": requests, "rate_limited": rate_limited, "now": now}
+    await db.execute("hubspot_minute_record", params)
 
 
 async def hubspot_per_minute(
     db: Database, *, minutes: int = 60, now: datetime | None = None
 ) -> list[HubSpotMinute]:
     """Requests and 429s in each of the last `minutes` minutes, oldest first, zeros included."""
-    rows = await db._all("hubspot_per_minute", {"minutes": minutes, "now": now})
-    return [HubSpotMinute(r["minute"], r["requests"], r["rate_limited"]) for r in rows]
+    params = {"minutes": minutes, "now": now}
+    return await db.all("hubspot_per_minute", params, row=model_row(HubSpotMinute))
 
 
 # -- operator actions (the audit trail) -------------------------------------------------------
@@ -502,19 +419,6 @@ class OperatorAction:
     outcome: dict[str, Any]
 
 
-def _action(row: Mapping[str, Any]) -> OperatorAction:
-    return OperatorAction(
-        id=row["id"],
-        at=row["at"],
-        actor=row["actor"],
-        client=row["client"],
-        session=row["session"],
-        action=row["action"],
-        target=row["target"],
-        outcome=row["outcome"],
-    )
-
-
 async def operator_action_record(
     db: Database,
     *,
@@ -526,21 +430,15 @@ async def operator_action_record(
     session: str | None = None,
 ) -> OperatorAction:
     """Write one audit row (in the caller's transaction, beside the action it records)."""
-    row = await db._one(
-        "operator_action_record",
-        {
-            "actor": actor,
-            "client": client,
-            "session": session,
-            "action": action,
-            "target": Jsonb(dict(target)),
-            "outcome": Jsonb(dict(outcome)),
-        },
+    params = {"actor": actor, "client": client, "session": session, "action": action}
+    documents = {"target": Jsonb(dict(target)), "outcome": Jsonb(dict(outcome))}
+    found = await db.one(
+        "operator_action_record", {**params, **documents}, row=model_row(OperatorAction)
     )
-    assert row is not None  # INSERT … RETURNING always returns the row
-    return _action(row)
+    assert found is not None  # INSERT … RETURNING always returns the row
+    return found
 
 
 async def operator_action_recent(db: Database, *, limit: int = 20) -> list[OperatorAction]:
     """The newest audit rows first."""
-    return [_action(r) for r in await db._all("operator_action_recent", {"limit": limit})]
+    return await db.all("operator_action_recent", {"limit": limit}, row=model_row(OperatorAction))

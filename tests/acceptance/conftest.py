@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from smuves_sync.fake_hubspot import (
+from smuves_sync.testing.fake_hubspot import (
     FakeHubSpotProcess,
     PortalSpec,
     ServerConfig,
@@ -53,6 +53,7 @@ def smuves_env(db_url: str, base_url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
     env.update(
         {
+            "SMUVES_ENV_FILE": "",  # a playground .env in the checkout stays out of the tests
             "SMUVES_DATABASE_URL": db_url,
             "SMUVES_HUBSPOT_BASE_URL": base_url,
             "SMUVES_SECRET_KEY": SECRET,

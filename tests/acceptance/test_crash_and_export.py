@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.fake_hubspot import PortalSpec, ServerConfig
+from smuves_sync.db.jobs import job_get
 from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import start_fetch
+from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig
 from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn, stop
 from tests.factories import Factory
 from tests.integration.queue_helpers import read
@@ -43,13 +44,13 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     first = await spawn(env, "worker", "--kinds", "fetch", log=tmp_path / "first.log")
 
     async def some_pages_stored() -> bool:
-        job = await db.job_get(started.jobs[0].id)
+        job = await job_get(db, started.jobs[0].id)
         return job is not None and job.processed >= 1000
 
     await eventually(some_pages_stored)
     first.kill()  # SIGKILL: no goodbye, the lease just stops being renewed
     await first.wait()
-    killed_at = await db.job_get(started.jobs[0].id)
+    killed_at = await job_get(db, started.jobs[0].id)
     assert killed_at is not None and killed_at.status == "running"
     assert killed_at.total is not None and killed_at.processed < killed_at.total
 
@@ -64,7 +65,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     finally:
         assert await stop(second) == 0, (tmp_path / "second.log").read_text()
 
-    job = await db.job_get(started.jobs[0].id)
+    job = await job_get(db, started.jobs[0].id)
     truth = fake.ground_truth(CRASHY.portal_id, ContentType.BLOG_POST)
     assert job is not None
     assert (job.status, job.attempts) == ("completed", 2)

@@ -19,9 +19,10 @@ import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
 from smuves_sync.db import Database
-from smuves_sync.db.ops import job_list
-from smuves_sync.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
+from smuves_sync.db.jobs import job_get, job_list, job_list_in_flight
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
 from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn
 from tests.factories import Factory
 from tests.integration.sync_helpers import TOKEN, plant_portal
@@ -209,7 +210,7 @@ async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
     assert all(t.endswith("100%") for t in texts), texts
     assert "completed" in await page.locator("#run-status").inner_text()
     assert await page.get_by_role("button", name=f"Stop run {run_id}").count() == 0
-    run = await db.run_get(run_id)
+    run = await run_get(db, run_id)
     assert run is not None and str(run.status) == "completed"
 
     await screenshot_everywhere(page, base, screens, run_id)
@@ -233,7 +234,7 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     failed_sync = await smuves(env, "sync", str(portal), "--types", "site_page,blog_post")
     assert failed_sync.code == 1, failed_sync.stdout + failed_sync.stderr
     # Nothing in flight: the site pages completed, the blog posts failed for good.
-    assert await db.job_list_in_flight(portal, JobKind.FETCH) == []
+    assert await job_list_in_flight(db, portal, JobKind.FETCH) == []
     failed = [
         j
         for j in await job_list(db, portal_id=portal)
@@ -255,12 +256,12 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     await page.evaluate("document.querySelector('#selection input[name=csrf]').value = 'forged'")
     await row.get_by_role("button", name=f"Retry job {job_id}").click()
     assert "CSRF" in await page.locator("main").inner_text()
-    assert (await db.job_get(job_id)).status is JobStatus.FAILED  # type: ignore[union-attr]
+    assert (await job_get(db, job_id)).status is JobStatus.FAILED  # type: ignore[union-attr]
 
     await page.goto(f"{base}/dead-letter")
     await page.locator(f"#dead-{job_id}").get_by_role("button", name=f"Retry job {job_id}").click()
     assert await page.get_by_role("heading", name="Confirm: Retry 1 job(s)").is_visible()
-    assert (await db.job_get(job_id)).status is JobStatus.FAILED  # type: ignore[union-attr]
+    assert (await job_get(db, job_id)).status is JobStatus.FAILED  # type: ignore[union-attr]
     await page.screenshot(path=screens / "confirm-retry.png")
     await page.get_by_role("button", name="Retry 1 job(s)").click()
     await page.wait_for_url(re.compile(r"/dead-letter$"))
@@ -271,7 +272,7 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     await page.goto(f"{base}/runs/{failed[0].run_id}")
     assert await page.locator(f"#job-{job_id}").get_attribute("data-status") == "pending"
     assert "pending" in await page.locator(f"#job-{job_id}").inner_text()
-    assert (await db.job_get(job_id)).status is JobStatus.PENDING  # type: ignore[union-attr]
+    assert (await job_get(db, job_id)).status is JobStatus.PENDING  # type: ignore[union-attr]
     await page.goto(f"{base}/dead-letter")
     assert "Ada (browser test)" in await page.locator(".audit").inner_text()
 

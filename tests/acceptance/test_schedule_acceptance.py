@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.fake_hubspot import PortalSpec, ServerConfig
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig
 from tests.acceptance.conftest import StartFake, eventually, smuves_env, spawn, stop
 from tests.factories import Factory
 from tests.integration.ops_helpers import db_now

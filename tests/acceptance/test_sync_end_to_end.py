@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
 from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn
 from tests.factories import Factory
 from tests.integration.queue_helpers import read

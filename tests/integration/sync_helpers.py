@@ -9,14 +9,14 @@ from typing import Any
 from pydantic import SecretStr
 
 from smuves_sync.db import Pool
-from smuves_sync.fake_hubspot import PortalSpec, TruthItem
 from smuves_sync.models import ContentType
 from smuves_sync.settings import Settings
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.testing.fake_hubspot import PortalSpec, TruthItem
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from tests.factories import Factory
 from tests.integration.queue_helpers import CHECKS, read
 
-SECRET = "test secret key"
+SECRET = new_secret_key()
 TOKEN = "pat-na1-sync-token"
 
 

@@ -9,7 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.fake_hubspot import (
+from smuves_sync.db.jobs import job_get
+from smuves_sync.db.runs import run_get
+from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.orchestrator import start_fetch
+from smuves_sync.testing.fake_hubspot import (
     Churn,
     FakeHubSpot,
     FaultKind,
@@ -18,8 +22,6 @@ from smuves_sync.fake_hubspot import (
     ServerConfig,
     serve_in_thread,
 )
-from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
-from smuves_sync.orchestrator import start_fetch
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
@@ -97,7 +99,7 @@ async def test_a_full_fetch_stores_exactly_what_hubspot_serves(
         expected = len(fake.ground_truth(SPEC.portal_id, job["content_type"]))
         assert (job["status"], job["attempts"]) == ("completed", 1)
         assert job["processed"] == job["total"] == expected
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["run_completed"]
@@ -200,7 +202,7 @@ async def test_a_daily_limit_parks_the_job_with_its_cursor_and_no_attempt_spent(
     runner = await work(worker_db, db_url, base_url)
 
     assert runner.stats.parked == 1
-    job = await db.job_get(started.jobs[0].id)
+    job = await job_get(db, started.jobs[0].id)
     assert job is not None
     assert (job.status, job.attempts, job.processed) == (JobStatus.PENDING, 0, 100)
     assert job.cursor is not None
@@ -228,7 +230,7 @@ async def test_a_revoked_token_fails_every_job_at_once_with_advice(
     assert all("smuves portal add 7001" in j["last_error"] for j in jobs)
     assert all(TOKEN not in j["last_error"] for j in jobs)
     assert fake.unauthorized == 5  # one request per job: a 401 is never retried
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
     told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
     assert sorted(n["kind"] for n in told) == ["job_failed"] * 5 + ["run_failed"]
@@ -256,7 +258,7 @@ async def test_a_forbidden_type_fails_alone_and_the_run_is_partially_failed(
     assert (jobs["site_page"]["status"], jobs["blog_post"]["status"]) == ("completed", "failed")
     assert jobs["blog_post"]["attempts"] == 1
     assert "lacks the 'content' scope" in jobs["blog_post"]["last_error"]
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.PARTIALLY_FAILED
     told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]

@@ -10,7 +10,9 @@ import pytest
 from smuves_sync import metrics
 from smuves_sync.db import Database
 from smuves_sync.db.dashboard import hubspot_per_minute
-from smuves_sync.fake_hubspot import (
+from smuves_sync.models import ContentType, JobKind
+from smuves_sync.orchestrator import start_fetch
+from smuves_sync.testing.fake_hubspot import (
     FakeHubSpot,
     FaultKind,
     FaultRule,
@@ -18,8 +20,6 @@ from smuves_sync.fake_hubspot import (
     ServerConfig,
     serve_in_thread,
 )
-from smuves_sync.models import ContentType, JobKind
-from smuves_sync.orchestrator import start_fetch
 from smuves_sync.workers.hubspot_minutes import PROCESS_MINUTES, HubSpotMinutes
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
@@ -51,7 +51,7 @@ async def test_a_flush_writes_what_the_counters_gained_since_the_last(
 class _Unreachable:
     """A database that is down."""
 
-    async def _execute(self, *_: Any) -> int:
+    async def execute(self, *_: Any) -> int:
         raise psycopg.OperationalError("server closed the connection")
 
 

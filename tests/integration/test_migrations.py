@@ -24,6 +24,7 @@ EXPECTED_TABLES = {
     "notifications",
     "schedules",
     "schema_migrations",
+    "content_types",
     "hubspot_minutes",
     "operator_actions",
 }

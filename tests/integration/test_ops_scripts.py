@@ -23,7 +23,7 @@ SMUVES = str(Path(sys.executable).with_name("smuves"))
 
 async def _script(db_url: str, name: str, *args: str) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-    env.update({"SMUVES_DATABASE_URL": db_url, "SMUVES": SMUVES})
+    env.update({"SMUVES_DATABASE_URL": db_url, "SMUVES_ENV_FILE": "", "SMUVES": SMUVES})
     proc = await asyncio.create_subprocess_exec(
         str(SCRIPTS / name),
         *args,

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.db.runs import run_get
 from smuves_sync.errors import HubSpotAuthError, HubSpotRetryableError
 from smuves_sync.models import ContentType, JobStatus, RunStatus
 from smuves_sync.queue import Queue, Wakeups
@@ -59,7 +60,7 @@ async def test_retryable_failures_back_off_exponentially_then_give_up(
     )
     [note] = await read(db.pool, "job_failed_notifications_of_run", run_id=run.id)
     assert note["user_id"] == owner and "after 3 attempt(s): timeout again" in note["message"]
-    settled = await db.run_get(run.id)
+    settled = await run_get(db, run.id)
     assert settled is not None and settled.status is RunStatus.FAILED
 
 

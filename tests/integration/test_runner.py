@@ -8,9 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 from smuves_sync.db import Database, Pool
-from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
+from smuves_sync.db.jobs import job_get
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import start_fetch
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
@@ -43,7 +45,7 @@ async def processed_at_least(db: Database, job_id: int, n: int, timeout: float =
     """Poll until the job has checkpointed `n` objects (fail at the deadline)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
-        job = await db.job_get(job_id)
+        job = await job_get(db, job_id)
         assert job is not None
         if job.processed >= n:
             return
@@ -73,7 +75,7 @@ async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(
     await asyncio.wait_for(running, 30)
 
     assert (runner.stats.lost, runner.stats.completed, runner.stats.failed) == (1, 0, 0)
-    job = await db.job_get(job_id)
+    job = await job_get(db, job_id)
     assert job is not None and job.status is JobStatus.RUNNING  # the new holder's now
     assert job.total is not None and job.processed < job.total
     # Nothing after the takeover was kept: the rows are exactly the checkpointed pages.
@@ -95,7 +97,7 @@ async def test_a_stop_hands_running_jobs_back_with_their_cursor(
     stats = await asyncio.wait_for(running, 30)
 
     assert (stats.released, stats.completed, stats.failed) == (1, 0, 0)
-    job = await db.job_get(job_id)
+    job = await job_get(db, job_id)
     assert job is not None
     assert (job.status, job.attempts, job.lease_token) == (JobStatus.PENDING, 0, None)
     assert job.cursor is not None and job.processed >= 200
@@ -185,7 +187,7 @@ async def test_the_runner_rides_out_a_database_restart(
     await asyncio.wait_for(running, 60)
 
     await db.pool.check()  # this test's own idle connections died too
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
     assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)

@@ -20,59 +20,62 @@ SET LOCAL plan_cache_mode = force_custom_plan
 -- Jobs of each kind in each state, each count stopping at %(cap)s + 1 (the caller shows
 -- "more than cap"): pending due now, pending waiting for a later run_after (backoff, a parked
 -- limit), running, failed, stopped, and completed in the last hour and day. Every count walks
--- one partial index (0002, 0010) and no count reads more than cap + 1 entries.
+-- one partial index (0002, 0010) and no count reads more than cap + 1 entries; `capped` says
+-- that there are more than %(cap)s.
 WITH clock AS (
     SELECT coalesce(%(now)s::timestamptz, now()) AS now
 ), kinds AS (
     SELECT k.kind FROM unnest(%(kinds)s::text[]) AS k (kind)
+), counted AS (
+    SELECT k.kind, 'pending_due' AS state,
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'pending' AND j.kind = k.kind
+                                    AND j.run_after <= c.now
+                                  LIMIT %(cap)s + 1) AS x) AS jobs
+    FROM kinds AS k, clock AS c
+    UNION ALL
+    SELECT k.kind, 'pending_waiting',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'pending' AND j.kind = k.kind
+                                    AND j.run_after > c.now
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k, clock AS c
+    UNION ALL
+    -- heartbeat_at IS NOT NULL holds for every running job; it lets jobs_lease_idx answer.
+    SELECT k.kind, 'running',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'running' AND j.heartbeat_at IS NOT NULL
+                                    AND j.kind = k.kind
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k
+    UNION ALL
+    SELECT k.kind, 'failed',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'failed' AND j.kind = k.kind
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k
+    UNION ALL
+    SELECT k.kind, 'stopped',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'stopped' AND j.kind = k.kind
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k
+    UNION ALL
+    SELECT k.kind, 'completed_hour',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'completed' AND j.kind = k.kind
+                                    AND j.finished_at > c.now - interval '1 hour'
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k, clock AS c
+    UNION ALL
+    SELECT k.kind, 'completed_day',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'completed' AND j.kind = k.kind
+                                    AND j.finished_at > c.now - interval '1 day'
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k, clock AS c
 )
-SELECT k.kind, 'pending_due' AS state,
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'pending' AND j.kind = k.kind
-                                AND j.run_after <= c.now
-                              LIMIT %(cap)s + 1) AS x) AS jobs
-FROM kinds AS k, clock AS c
-UNION ALL
-SELECT k.kind, 'pending_waiting',
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'pending' AND j.kind = k.kind
-                                AND j.run_after > c.now
-                              LIMIT %(cap)s + 1) AS x)
-FROM kinds AS k, clock AS c
-UNION ALL
--- heartbeat_at IS NOT NULL holds for every running job; it lets jobs_lease_idx answer.
-SELECT k.kind, 'running',
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'running' AND j.heartbeat_at IS NOT NULL
-                                AND j.kind = k.kind
-                              LIMIT %(cap)s + 1) AS x)
-FROM kinds AS k
-UNION ALL
-SELECT k.kind, 'failed',
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'failed' AND j.kind = k.kind
-                              LIMIT %(cap)s + 1) AS x)
-FROM kinds AS k
-UNION ALL
-SELECT k.kind, 'stopped',
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'stopped' AND j.kind = k.kind
-                              LIMIT %(cap)s + 1) AS x)
-FROM kinds AS k
-UNION ALL
-SELECT k.kind, 'completed_hour',
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'completed' AND j.kind = k.kind
-                                AND j.finished_at > c.now - interval '1 hour'
-                              LIMIT %(cap)s + 1) AS x)
-FROM kinds AS k, clock AS c
-UNION ALL
-SELECT k.kind, 'completed_day',
-       (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                              WHERE j.status = 'completed' AND j.kind = k.kind
-                                AND j.finished_at > c.now - interval '1 day'
-                              LIMIT %(cap)s + 1) AS x)
-FROM kinds AS k, clock AS c
+SELECT kind, state, least(jobs, %(cap)s) AS jobs, jobs > %(cap)s AS capped FROM counted
 
 -- name: job_oldest_due
 -- Per kind, how long the oldest due pending job has waited (NULL: none is due): one probe
@@ -98,7 +101,7 @@ WITH clock AS (
       AND j.finished_at < c.minute + interval '1 minute'
     GROUP BY 1
 )
-SELECT m.minute, coalesce(d.jobs, 0) AS jobs
+SELECT m.minute, coalesce(d.jobs, 0) AS value
 FROM clock AS c
 CROSS JOIN generate_series(c.minute - (%(minutes)s - 1) * interval '1 minute', c.minute,
                            interval '1 minute') AS m (minute)
@@ -174,11 +177,11 @@ ORDER BY r.created_at DESC, r.id DESC
 
 -- name: run_in_flight
 -- The newest %(limit)s pending or running runs (runs_open_idx), one row per job.
-SELECT r.id AS run_id_, r.portal_id AS run_portal_id, r.owner_id AS run_owner_id,
-       r.kind AS run_kind, r.status AS run_status,
-       r.content_types::text[] AS run_content_types, r.created_at AS run_created_at,
-       r.started_at AS run_started_at, r.finished_at AS run_finished_at,
-       p.name AS portal_name, j.*
+-- The run's columns are prefixed r_, as in run_detail.
+SELECT r.id AS r_id, r.portal_id AS r_portal_id, r.owner_id AS r_owner_id, r.kind AS r_kind,
+       r.status AS r_status, r.content_types::text[] AS r_content_types,
+       r.created_at AS r_created_at, r.started_at AS r_started_at,
+       r.finished_at AS r_finished_at, p.name AS portal_name, j.*
 FROM (
     SELECT * FROM public.runs AS r
     WHERE r.status IN ('pending', 'running')

@@ -30,7 +30,14 @@ from smuves_sync.api import openapi_document
 from smuves_sync.db import Pool
 from smuves_sync.models import JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.api.conftest import JWT_SECRET, SECRET_KEY, User, new_user, rows
+from tests.integration.api.conftest import (
+    AUDIENCE,
+    JWT_SECRET,
+    SECRET_KEY,
+    User,
+    new_user,
+    rows,
+)
 
 # About a thousand requests: slow, and given more than the default per-test time on a busy box.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -94,6 +101,7 @@ async def served(
         **os.environ,
         "SMUVES_DATABASE_URL": db_url,
         "SMUVES_JWT_SECRET": JWT_SECRET,
+        "SMUVES_JWT_AUDIENCE": AUDIENCE,
         "SMUVES_SECRET_KEY": SECRET_KEY,
         "SMUVES_EXPORT_DIR": str(tmp_path / "exports"),
     }

@@ -6,7 +6,9 @@ import httpx
 
 from smuves_sync.db import Database
 from smuves_sync.db.dashboard import OperatorAction, operator_action_recent
-from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.db.jobs import job_get, job_list_in_flight
+from smuves_sync.db.runs import run_get
+from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.integration.dashboard.conftest import post_form
 
@@ -33,7 +35,7 @@ async def test_retry_asks_first_then_requeues_and_records_who_did_it(
 
     assert asked.status_code == 200 and "Confirm: Retry 1 job(s)" in asked.text
     assert f"job {job.id}: fetch site_page" in asked.text
-    still = await db.job_get(job.id)
+    still = await job_get(db, job.id)
     assert still is not None and still.status is JobStatus.FAILED
     assert await audit(db) == []
 
@@ -42,10 +44,10 @@ async def test_retry_asks_first_then_requeues_and_records_who_did_it(
     )
 
     assert done.status_code == 303 and done.headers["location"] == "/dead-letter"
-    after = await db.job_get(job.id)
+    after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.PENDING
     assert (after.attempts, after.cursor, after.processed) == (0, "page-7", 700)
-    reopened = await db.run_get(run.id)
+    reopened = await run_get(db, run.id)
     assert reopened is not None and reopened.status is RunStatus.PENDING
     (row,) = await audit(db)
     assert (row.actor, row.client, row.action) == ("ada", "127.0.0.1", "job_retry")
@@ -74,7 +76,7 @@ async def test_retry_selected_requeues_each_and_names_what_it_could_not(
         confirmed="yes",
     )
 
-    statuses = [(await db.job_get(j.id)).status for j in (older, newer, blog)]  # type: ignore[union-attr]
+    statuses = [(await job_get(db, j.id)).status for j in (older, newer, blog)]  # type: ignore[union-attr]
     # Newest first, as retry-failed: the older job of the same type is blocked by the newer.
     assert statuses == [JobStatus.FAILED, JobStatus.PENDING, JobStatus.PENDING]
     page = (await dashboard.get("/dead-letter")).text
@@ -103,7 +105,7 @@ async def test_requeue_from_start_forgets_the_progress(
     assert "saved progress is forgotten" in asked.text
     await post_form(dashboard, "/dead-letter/requeue", signed_in, job_id=job.id, confirmed="yes")
 
-    after = await db.job_get(job.id)
+    after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.PENDING
     assert (after.cursor, after.processed) == (None, 0)
     (row,) = await audit(db)
@@ -127,9 +129,9 @@ async def test_retry_all_goes_through_retry_failed_for_the_portal(
     )
 
     for job in mine:
-        found = await db.job_get(job.id)
+        found = await job_get(db, job.id)
         assert found is not None and found.status is JobStatus.PENDING
-    untouched = await db.job_get(elsewhere.id)
+    untouched = await job_get(db, elsewhere.id)
     assert untouched is not None and untouched.status is JobStatus.FAILED
     (row,) = await audit(db)
     assert (row.action, row.target) == (
@@ -149,9 +151,9 @@ async def test_stop_asks_then_stops_the_run(
     done = await post_form(dashboard, f"/runs/{run.id}/stop", signed_in, confirmed="yes")
 
     assert done.headers["location"] == f"/runs/{run.id}"
-    stopped = await db.run_get(run.id)
+    stopped = await run_get(db, run.id)
     assert stopped is not None and stopped.status is RunStatus.STOPPED
-    after = await db.job_get(job.id)
+    after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.STOPPED
     page = (await dashboard.get(f"/runs/{run.id}")).text
     assert f"run {run.id} stopped (now stopped)" in page
@@ -174,12 +176,12 @@ async def test_sync_starts_a_fetch_run_and_refuses_a_duplicate(
 
     asked = await post_form(dashboard, f"/portals/{portal}/sync", signed_in)
     assert "Confirm: Sync portal" in asked.text
-    assert await db.job_list_in_flight(portal, "fetch") == []  # type: ignore[arg-type]
+    assert await job_list_in_flight(db, portal, JobKind.FETCH) == []
     done = await post_form(dashboard, f"/portals/{portal}/sync", signed_in, confirmed="yes")
 
     location = done.headers["location"]
     assert location.startswith("/runs/")
-    run = await db.run_get(int(location.rsplit("/", 1)[1]))
+    run = await run_get(db, int(location.rsplit("/", 1)[1]))
     assert run is not None and run.portal_id == portal and run.owner_id is None
     assert len(run.content_types) == len(ContentType)
     twice = await post_form(dashboard, f"/portals/{portal}/sync", signed_in, confirmed="yes")

@@ -11,6 +11,7 @@ from pydantic import SecretStr
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
 from smuves_sync.dashboard.auth import COOKIE_NAME, MAX_FAILURES, require_secret_off_localhost
 from smuves_sync.db import Database, Pool
+from smuves_sync.db.jobs import job_get
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobStatus
 from smuves_sync.settings import Settings
@@ -78,7 +79,7 @@ async def test_without_the_cookie_nothing_is_shown_or_changed(
 
     assert refused.status_code == 401
     assert "secret-looking" not in refused.text
-    after = await db.job_get(job.id)
+    after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.FAILED
 
 
@@ -92,7 +93,7 @@ async def test_a_wrong_or_missing_csrf_token_changes_nothing(
         )
         assert response.status_code == 403, csrf
         assert "CSRF" in response.text
-    after = await db.job_get(job.id)
+    after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.FAILED
 
 
@@ -108,7 +109,7 @@ async def test_a_form_from_another_origin_is_refused(
     )
 
     assert response.status_code == 403
-    after = await db.job_get(job.id)
+    after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.FAILED
 
 

@@ -32,6 +32,7 @@ from smuves_sync.db.dashboard import (
     run_page,
     schedule_of_portals,
 )
+from smuves_sync.db.jobs import job_get
 from smuves_sync.db.queries import load_queries
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
@@ -191,11 +192,11 @@ async def test_the_operator_stops_any_run(db: Database, factory: Factory) -> Non
     stopped = await run_operator_stop(db, run.id)
 
     assert stopped is not None and stopped.status is RunStatus.STOPPED
-    job = await db.job_get(running.id)
+    job = await job_get(db, running.id)
     assert job is not None and job.status is JobStatus.STOPPED
     assert job.last_error == "stopped by an operator"
     assert job.locked_by == "factory"  # who ran it stays on record
-    unchanged = await db.job_get(done.id)
+    unchanged = await job_get(db, done.id)
     assert unchanged is not None and unchanged.status is JobStatus.COMPLETED
     assert await run_operator_stop(db, 999_999) is None
 

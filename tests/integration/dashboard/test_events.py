@@ -13,6 +13,7 @@ import uvicorn
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
 from smuves_sync.dashboard.events import sse_event
 from smuves_sync.db import Database, Pool
+from smuves_sync.db.jobs import job_checkpoint, job_complete
 from smuves_sync.models import ContentType, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
@@ -83,10 +84,10 @@ async def test_a_run_page_follows_its_jobs_until_the_run_ends(
             first = await next_matching(stream, "run-jobs", "10 of 20")
             assert 'value="10" max="20"' in first and "50%" in first
 
-            await worker_db.job_checkpoint(job.id, job.lease_token, "cursor-2", 15)
+            await job_checkpoint(worker_db, job.id, job.lease_token, "cursor-2", 15)
             await next_matching(stream, "run-jobs", "15 of 20")
 
-            await worker_db.job_complete(job.id, job.lease_token, processed=20)
+            await job_complete(worker_db, job.id, job.lease_token, processed=20)
             status = await next_matching(stream, "run-status", "completed")
             assert "Stop run" not in status
             last = await next_matching(stream, "run-jobs", "20 of 20")

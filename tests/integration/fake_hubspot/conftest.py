@@ -8,7 +8,7 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from smuves_sync.fake_hubspot import FakeHubSpot, PortalSpec, serve_in_thread
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, serve_in_thread
 
 TOKEN = "pat-na1-test-token"
 SMALL = PortalSpec(

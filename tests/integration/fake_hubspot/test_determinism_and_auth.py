@@ -8,9 +8,9 @@ from dataclasses import replace
 import httpx
 import pytest
 
-from smuves_sync.fake_hubspot import FakeHubSpot, ServerConfig
-from smuves_sync.fake_hubspot.content import encode_json
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, ServerConfig
+from smuves_sync.testing.fake_hubspot.content import encode_json
 from tests.integration.fake_hubspot.conftest import SMALL, TOKEN, Serve, client, fetch_all
 
 CONFIG = ServerConfig(ten_second_limit=None, daily_limit=None)

@@ -7,9 +7,9 @@ import json
 import httpx
 import pytest
 
-from smuves_sync.fake_hubspot import FakeHubSpot, FaultKind, FaultRule, ServerConfig
-from smuves_sync.fake_hubspot.faults import FaultPlan
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, FaultKind, FaultRule, ServerConfig
+from smuves_sync.testing.fake_hubspot.faults import FaultPlan
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client
 
 POSTS = "/cms/v3/blogs/posts"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from smuves_sync.fake_hubspot import FakeClock, FakeHubSpot, PortalSpec, ServerConfig
-from smuves_sync.fake_hubspot.limits import PortalLimiter
+from smuves_sync.testing.fake_hubspot import FakeClock, FakeHubSpot, PortalSpec, ServerConfig
+from smuves_sync.testing.fake_hubspot.limits import PortalLimiter
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client
 
 

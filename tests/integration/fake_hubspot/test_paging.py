@@ -7,8 +7,8 @@ from dataclasses import replace
 import httpx
 import pytest
 
-from smuves_sync.fake_hubspot import Churn, FakeHubSpot, ServerConfig
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import Churn, FakeHubSpot, ServerConfig
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client, fetch_all
 
 PATHS = {

@@ -9,7 +9,8 @@ import tracemalloc
 import httpx
 import pytest
 
-from smuves_sync.fake_hubspot import (
+from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import (
     Churn,
     FakeHubSpot,
     FaultKind,
@@ -19,10 +20,9 @@ from smuves_sync.fake_hubspot import (
     serve_in_subprocess,
     serve_in_thread,
 )
-from smuves_sync.fake_hubspot.cli import _parser, parse_portal, setup_from_args
-from smuves_sync.fake_hubspot.runner import LAUNCHER
-from smuves_sync.fake_hubspot.spec import decode_setup, encode_setup, fault_from_text
-from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.cli import _parser, parse_portal, setup_from_args
+from smuves_sync.testing.fake_hubspot.runner import LAUNCHER
+from smuves_sync.testing.fake_hubspot.spec import decode_setup, encode_setup, fault_from_text
 from tests.integration.fake_hubspot.conftest import SMALL, TOKEN, client, fetch_all
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from jsonschema import ValidationError
 
-from smuves_sync.fake_hubspot import (
+from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import (
     FakeClock,
     FakeHubSpot,
     FaultKind,
     FaultRule,
     ServerConfig,
 )
-from smuves_sync.models import ContentType
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client
 from tests.integration.fake_hubspot.openapi import validate
 

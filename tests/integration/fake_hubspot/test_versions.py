@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import httpx
 
-from smuves_sync.fake_hubspot import Churn, FakeHubSpot, ServerConfig, TruthItem
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot import Churn, FakeHubSpot, ServerConfig, TruthItem
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client, fetch_all
 
 PORTAL = replace(SMALL, site_pages=400, archived_share=0.05)

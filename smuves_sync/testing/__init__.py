@@ -1,0 +1,10 @@
+"""Aids for testing and benchmarking smuves-sync; the product never imports this package.
+
+    smuves_sync.testing.fake_hubspot     a fake HubSpot CMS API (a real HTTP server): generated
+                                         portals, HubSpot's limits, injected faults, ground truth
+    smuves_sync.testing.scratch          throw-away migrated databases and a seeded job backlog
+    smuves_sync.testing.ingest_baseline  the naive page stores the ingest benchmark compares with
+    smuves_sync.testing.queries          the named SQL of these aids (smuves_sync/testing/sql/)
+
+Importing this package imports none of them: each is loaded when it is named.
+"""

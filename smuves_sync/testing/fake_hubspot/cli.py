@@ -1,0 +1,160 @@
+"""Command line of the fake HubSpot server (scripts/fake_hubspot.py, python -m ...)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Sequence
+
+from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote
+from smuves_sync.testing.fake_hubspot.runner import bind_socket, make_server
+from smuves_sync.testing.fake_hubspot.spec import (
+    Churn,
+    PortalSpec,
+    ServerConfig,
+    decode_setup,
+    fault_from_text,
+)
+
+DEMO_PORTAL = "1001:demo-token:200,50,100,3,100"
+
+_EPILOG = """\
+portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABLE[:SEED]
+               e.g. --portal 1001:demo-token:20000,0,10000,5,2000
+               (default: one portal %(demo)s)
+fault format   comma-separated key=value pairs of a fault rule:
+                 kind=status|rate_limit|not_json|truncated|missing_results|wrong_types|
+                      repeat_cursor|slow
+                 share=0..1   on=N+N+...  (1-based numbers of the requests the rule matches)
+                 type=site_page|landing_page|blog_post|hubdb_table|hubdb_row   portal_id=N
+                 status=503   policy=TEN_SECONDLY_ROLLING|SECONDLY|DAILY   retry_after_s=N
+                 delay_ms=N
+               e.g. --fault kind=status,status=500,type=blog_post,share=1
+                    --fault kind=rate_limit,on=3+4,type=site_page
+versions       --start-version N serves content N steps on; between two syncs, step a running fake:
+                 fake_hubspot.py --advance PORTAL_ID --url http://127.0.0.1:PORT [--churn ...]
+admin          GET /_fake/stats, POST /_fake/portals/ID/advance, GET /_fake/portals/ID/truth?type=T,
+               POST /_fake/tokens/revoke {"token": ...}
+               (every route: smuves_sync/testing/fake_hubspot/admin.py)
+The first line printed on stdout is the base URL. The server runs until SIGTERM or Ctrl-C.
+"""
+
+
+def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalSpec:
+    """Parse one --portal value."""
+    parts = text.split(":")
+    if len(parts) not in (3, 4):
+        raise ValueError(f"--portal {text!r}: expected ID:TOKEN:COUNTS[:SEED]")
+    counts = [int(n) for n in parts[2].split(",")]
+    if len(counts) != 5:
+        raise ValueError("--portal counts: SITE,LANDING,POSTS,TABLES,ROWS")
+    return PortalSpec(
+        portal_id=int(parts[0]),
+        token=parts[1],
+        seed=int(parts[3]) if len(parts) == 4 else default_seed,
+        site_pages=counts[0],
+        landing_pages=counts[1],
+        blog_posts=counts[2],
+        hubdb_tables=counts[3],
+        rows_per_table=counts[4],
+        archived_share=archived_share,
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fake_hubspot.py",
+        description="A fake HubSpot CMS API (pages, landing pages, blog posts, HubDB) serving "
+        "deterministic generated portals, with HubSpot's limits, errors and injectable faults.",
+        epilog=_EPILOG % {"demo": DEMO_PORTAL},
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    add("--port", type=int, default=0, help="port to listen on; 0 picks a free one (default)")
+    add("--portal", action="append", default=[], help="a portal to host (repeatable)")
+    add("--seed", type=int, default=0, help="seed of portals without their own (default 0)")
+    add("--archived-share", type=float, default=0.05, help="share archived (default 0.05)")
+    add("--latency-ms", type=float, default=0.0, help="added to every API answer (default 0)")
+    add("--ten-second-limit", type=int, default=190, help="requests per rolling 10 s, 0 = off")
+    add("--secondly-limit", type=int, default=0, help="requests per second, 0 = off (default)")
+    add("--daily-limit", type=int, default=1_000_000, help="requests per UTC day, 0 = off")
+    add("--retry-after", action="store_true", help="send Retry-After on limit 429s")
+    add("--fault", action="append", default=[], help="a fault rule (repeatable), see below")
+    add("--fault-seed", type=int, default=0, help="seed of fault shares (default 0)")
+    add(
+        "--timestamps",
+        choices=("spec", "both"),
+        default="spec",
+        help="pages/posts carry created/updated (spec) or also createdAt/updatedAt (both)",
+    )
+    add("--config-json", help="portals and config as JSON (replaces the flags above)")
+    add("--start-version", type=int, default=0, help="serve every portal N versions on")
+    add(
+        "--churn",
+        default="0.1,0.02,0.02,0.01",
+        help="one version step as shares CHANGED,DELETED,ADDED,ARCHIVED (default %(default)s)",
+    )
+    add(
+        "--advance",
+        type=int,
+        metavar="PORTAL_ID",
+        help="do not serve: step this portal of the running fake at --url one version on",
+    )
+    add("--url", help="base URL of a running fake (with --advance)")
+    add("--log-level", default="warning", help="uvicorn log level (default warning)")
+    return parser
+
+
+def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], ServerConfig]:
+    """Portals and server config from parsed arguments."""
+    if args.config_json:
+        return decode_setup(args.config_json)
+    portals = tuple(
+        parse_portal(text, args.seed, args.archived_share) for text in args.portal or [DEMO_PORTAL]
+    )
+    config = ServerConfig(
+        latency_ms=args.latency_ms,
+        ten_second_limit=args.ten_second_limit or None,
+        secondly_limit=args.secondly_limit or None,
+        daily_limit=args.daily_limit or None,
+        send_retry_after=args.retry_after,
+        faults=tuple(fault_from_text(text) for text in args.fault),
+        fault_seed=args.fault_seed,
+        timestamps=args.timestamps,
+    )
+    return portals, config
+
+
+def parse_churn(text: str) -> Churn:
+    """Parse --churn: CHANGED,DELETED,ADDED,ARCHIVED shares."""
+    shares = [float(share) for share in text.split(",")]
+    if len(shares) != 4:
+        raise ValueError("--churn takes four shares: CHANGED,DELETED,ADDED,ARCHIVED")
+    return Churn(*shares)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse flags, then serve until SIGTERM (or, with --advance, step a running fake)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        churn = parse_churn(args.churn)
+        if args.advance is not None:
+            if not args.url:
+                parser.error("--advance needs --url")
+            print(FakeHubSpotRemote(args.url).advance(args.advance, churn), flush=True)
+            return
+        portals, config = setup_from_args(args)
+    except (ValueError, KeyError, TypeError) as exc:
+        parser.error(str(exc))
+    fake = FakeHubSpot(portals, config)
+    for portal in portals:
+        for _ in range(args.start_version):
+            fake.advance(portal.portal_id, churn)
+    sock = bind_socket(args.host, args.port)
+    server = make_server(fake, args.log_level, configure_logging=True)
+    # The URL is the launcher's handshake: the socket already listens when it is printed.
+    print(f"http://{args.host}:{sock.getsockname()[1]}", flush=True)
+    asyncio.run(server.serve(sockets=[sock]))

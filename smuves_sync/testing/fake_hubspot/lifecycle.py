@@ -1,0 +1,170 @@
+"""The life of one collection's objects across portal versions, kept as compact arrays.
+
+A collection (one content type of a portal, or the rows of one HubDB table) is a row of
+slots 0, 1, 2 …; a slot is one object forever. Version 0 has `initial` slots, a seeded share of
+them archived. Each version step changes, deletes and archives a seeded sample of the live
+slots and appends new ones. Only per-slot small integers are stored (a few bytes each); the
+objects themselves are generated from (collection key, slot, revision) when served.
+
+Timeline (milliseconds since the epoch, UTC): initial objects are created between 2021-01-01
+and 2025-01-01 in slot order; version k "happens" on day k after 2025-01-01, and everything a
+step does is dated within the day before it. So `created` grows with the slot number and every
+change moves `updated` strictly forward.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from array import array
+from collections.abc import Sequence
+
+from smuves_sync.testing.fake_hubspot.spec import Churn
+
+T0_MS = 1_609_459_200_000  # 2021-01-01T00:00:00Z
+T1_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
+DAY_MS = 86_400_000
+NEVER = 0xFFFF  # "not archived" in the archived-at-step array
+_MASK64 = (1 << 64) - 1
+
+
+def version_time_ms(step: int) -> int:
+    """The moment version `step` comes into being."""
+    return T1_MS + step * DAY_MS
+
+
+def mix64(value: int) -> int:
+    """A fast, well-spread 64-bit hash of an integer (splitmix64's finaliser)."""
+    value = (value + 0x9E3779B97F4A7C15) & _MASK64
+    value = ((value ^ (value >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    value = ((value ^ (value >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return value ^ (value >> 31)
+
+
+def key_salt(key: str) -> int:
+    """A stable 64-bit number for a text key (stable across processes, unlike hash())."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+class Lifecycle:
+    """Which slots exist, which are archived and at which revision, at the current version."""
+
+    def __init__(self, key: str, initial: int, archived_share: float) -> None:
+        self.key = key
+        self.salt = key_salt(key)
+        self.initial = initial
+        self.version = 0
+        self.born = array("H", bytes(2 * initial))
+        self.revision = array("H", bytes(2 * initial))
+        self.deleted = array("H", bytes(2 * initial))
+        self.archived = array("H", [NEVER]) * initial
+        # (first slot, number of slots) appended by each step; index 0 is the initial batch.
+        self.batches: list[tuple[int, int]] = [(0, initial)]
+        self.last_change_step = 0
+        self._live: dict[bool, array[int]] = {}
+        rng = random.Random(f"{key}|archived")
+        for slot in rng.sample(range(initial), round(initial * archived_share)):
+            self.archived[slot] = 0
+
+    @property
+    def size(self) -> int:
+        """Slots ever created (live, archived and deleted)."""
+        return len(self.born)
+
+    def catch_up(self, history: Sequence[Churn]) -> None:
+        """Apply the steps of `history` this collection has not seen yet."""
+        while self.version < len(history):
+            self._step(history[self.version])
+
+    def _step(self, churn: Churn) -> None:
+        step = self.version + 1
+        present = self.live(archived=False)
+        # Cumulative cut points, so rounding can never pick more slots than there are.
+        n = len(present)
+        cuts = [
+            round(n * churn.changed),
+            round(n * (churn.changed + churn.deleted)),
+            min(n, round(n * (churn.changed + churn.deleted + churn.archived))),
+        ]
+        rng = random.Random(f"{self.key}|step{step}")
+        chosen = rng.sample(list(present), cuts[2])
+        changed, deleted, archived = chosen[: cuts[0]], chosen[cuts[0] : cuts[1]], chosen[cuts[1] :]
+        for slot in changed:
+            self.revision[slot] = step
+        for slot in deleted:
+            self.deleted[slot] = step
+        for slot in archived:
+            self.archived[slot] = step
+        added = round(self.initial * churn.added)
+        self.batches.append((self.size, added))
+        self.born.extend([step] * added)
+        self.revision.extend(array("H", [0]) * added)
+        self.deleted.extend(array("H", [0]) * added)
+        self.archived.extend(array("H", [NEVER]) * added)
+        if chosen or added:
+            self.last_change_step = step
+        self.version = step
+        self._live.clear()
+
+    def live(self, *, archived: bool) -> array[int]:
+        """Slots served by a listing with this `archived` flag, in slot order."""
+        cached = self._live.get(archived)
+        if cached is None:
+            deleted, flags = self.deleted, self.archived
+            cached = array(
+                "l",
+                (
+                    slot
+                    for slot in range(self.size)
+                    if not deleted[slot] and (flags[slot] != NEVER) is archived
+                ),
+            )
+            self._live[archived] = cached
+        return cached
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the per-slot arrays and the cached listings."""
+        arrays = [self.born, self.revision, self.deleted, self.archived, *self._live.values()]
+        return sum(a.itemsize * len(a) for a in arrays)
+
+    def exists(self, slot: int) -> bool:
+        """True when the slot is served by one of the two listings."""
+        return 0 <= slot < self.size and not self.deleted[slot]
+
+    def is_archived(self, slot: int) -> bool:
+        """True when the slot is served only with archived=true."""
+        return self.archived[slot] != NEVER
+
+    def fraction(self, slot: int, tag: int) -> float:
+        """A deterministic number in [0, 1) for this slot and purpose."""
+        return mix64(self.salt ^ (slot * 0x9E3779B1) ^ (tag << 48)) / 2.0**64
+
+    def created_ms(self, slot: int) -> int:
+        """Creation time; strictly increasing with the slot number."""
+        step = self.born[slot]
+        if step == 0:
+            spacing = (T1_MS - T0_MS) // max(self.initial, 1)
+            return T0_MS + slot * spacing + int(self.fraction(slot, 1) * spacing)
+        first, count = self.batches[step]
+        spacing = DAY_MS // (count + 1)
+        return version_time_ms(step - 1) + (slot - first + 1) * spacing
+
+    def updated_ms(self, slot: int) -> int:
+        """Last update time; moves forward (never back) each time a step changes the slot."""
+        revision = self.revision[slot]
+        if revision:
+            within_day = int(self.fraction(slot, 2 + revision) * (DAY_MS - 2))
+            return version_time_ms(revision - 1) + 1 + within_day
+        created = self.created_ms(slot)
+        end = version_time_ms(self.born[slot])
+        return created + int(self.fraction(slot, 2) * (end - created) * 0.5)
+
+    def archived_ms(self, slot: int) -> int | None:
+        """When the slot was archived, or None while it is live."""
+        step = self.archived[slot]
+        if step == NEVER:
+            return None
+        if step == 0:
+            updated = self.updated_ms(slot)
+            return updated + 1 + int(self.fraction(slot, 3) * (T1_MS - updated - 2))
+        return version_time_ms(step - 1) + 1 + int(self.fraction(slot, 3) * (DAY_MS - 2))

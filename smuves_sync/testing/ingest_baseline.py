@@ -1,0 +1,73 @@
+"""What scripts/bench_sync.py sets beside `content_upsert_page` (db/content.py), which is
+what the fetch handler uses:
+
+- `content_upsert_one_by_one`: the naive page store, one INSERT per object (the baseline);
+- `content_parse_only`: the page sent as `content_upsert_page` sends it, with Postgres doing
+  nothing but parse the documents into jsonb, the largest part of storing them (the bound).
+
+Each runs in one transaction of a worker-role pool that sees one portal, as a fetch job's page
+does. Their SQL is in smuves_sync/testing/sql/ingest_baseline.sql.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from psycopg import AsyncConnection
+from psycopg.rows import TupleRow
+from psycopg.types.json import Jsonb
+
+from smuves_sync.db import Pool, queries
+from smuves_sync.db.content import ContentRow, _page_columns
+from smuves_sync.models import ContentType
+from smuves_sync.testing.queries import testing_queries
+
+
+@asynccontextmanager
+async def portal_transaction(
+    pool: Pool, portal_id: int
+) -> AsyncIterator[AsyncConnection[TupleRow]]:
+    """A connection of `pool` in a transaction that sees the rows of `portal_id`."""
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute(queries()["session_set_portal"], {"portal_id": portal_id})
+        yield conn
+
+
+async def content_upsert_one_by_one(
+    pool: Pool, portal_id: int, content_type: ContentType, run_id: int, items: Sequence[ContentRow]
+) -> int:
+    """Store a page with one statement per object, in one transaction; how many."""
+    query = testing_queries()["content_upsert_one"]
+    async with portal_transaction(pool, portal_id) as conn, conn.cursor() as cur:
+        for item in items:
+            await cur.execute(
+                query,
+                {
+                    "portal_id": portal_id,
+                    "content_type": str(content_type),
+                    "run_id": run_id,
+                    "hubspot_id": item.hubspot_id,
+                    "name": item.name,
+                    "slug": item.slug,
+                    "url": item.url,
+                    "state": item.state,
+                    "language": item.language,
+                    "hubspot_updated_at": item.updated_at,
+                    "archived": item.archived,
+                    "data": Jsonb(item.raw, dumps=lambda v: json.dumps(v, default=dict)),
+                },
+            )
+    return len(items)
+
+
+async def content_parse_only(pool: Pool, portal_id: int, items: Sequence[ContentRow]) -> int:
+    """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
+    documents = _page_columns(items)["documents"]
+    async with portal_transaction(pool, portal_id) as conn:
+        cur = await conn.execute(
+            testing_queries()["content_parse_documents"], {"documents": documents}
+        )
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0

@@ -1,0 +1,74 @@
+"""Throw-away databases for benchmarks and experiments.
+
+    async with scratch_database(server_url) as url:    # created and migrated; dropped on exit
+        n = await seed_backlog(url, portals=4000)      # 20,000 pending fetch jobs
+
+`server_url` must be allowed to CREATE DATABASE (a superuser, or a role with CREATEDB that
+can also create the smuves roles).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from psycopg import AsyncConnection, sql
+from psycopg.conninfo import make_conninfo
+
+from smuves_sync.db.migrations import migrate
+from smuves_sync.models import ContentType, JobKind
+from smuves_sync.testing.queries import testing_queries
+
+
+async def _admin(server_url: str, name: str, database: str) -> None:
+    statement = sql.SQL(testing_queries()[name]).format(db=sql.Identifier(database))
+    async with await AsyncConnection.connect(server_url, autocommit=True) as conn:
+        await conn.execute(statement)
+
+
+@asynccontextmanager
+async def scratch_database(
+    server_url: str, *, prefix: str = "smuves_scratch"
+) -> AsyncIterator[str]:
+    """A new, migrated database on the server of `server_url`; dropped on exit."""
+    name = f"{prefix}_{secrets.token_hex(4)}"
+    await _admin(server_url, "database_create", name)
+    try:
+        url = make_conninfo(server_url, dbname=name)
+        await migrate(url)
+        yield url
+    finally:
+        await _admin(server_url, "database_drop", name)
+
+
+async def seed_backlog(
+    url: str,
+    *,
+    portals: int,
+    first_portal: int = 1,
+    kind: JobKind = JobKind.FETCH,
+    content_types: Sequence[ContentType] = tuple(ContentType),
+) -> int:
+    """Plant `portals` portals with one run and one pending job per content type each."""
+    q = testing_queries()
+    async with await AsyncConnection.connect(url, autocommit=True) as conn:
+        cur = await conn.execute(q["seed_user"], {"email": f"seed-{uuid.uuid4().hex}@example.com"})
+        row = await cur.fetchone()
+        assert row is not None
+        cur = await conn.execute(
+            q["seed_backlog"],
+            {
+                "owner_id": row[0],
+                "portals": portals,
+                "first_portal": first_portal,
+                "kind": str(kind),
+                "content_types": [str(t) for t in content_types],
+            },
+        )
+        counted = await cur.fetchone()
+        assert counted is not None
+        # a live queue has statistics; a freshly seeded table would mislead the planner
+        await conn.execute(q["seed_analyze"])
+        return int(counted[0])

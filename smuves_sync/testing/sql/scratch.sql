@@ -1,0 +1,35 @@
+-- Scratch databases and a seeded job backlog for benchmarks (smuves_sync/testing/scratch.py).
+-- {db} is an identifier filled in with psycopg.sql.Identifier.
+
+-- name: database_create
+CREATE DATABASE {db}
+
+-- name: database_drop
+DROP DATABASE IF EXISTS {db} WITH (FORCE)
+
+-- name: seed_user
+INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
+
+-- name: seed_backlog
+-- `portals` portals numbered from `first_portal`, each with one run of `kind` and one pending
+-- job per content type (the in-flight dedup allows no more per portal). Returns the job count.
+WITH p AS (
+    INSERT INTO public.portals (id, name, owner_id)
+    SELECT g, 'portal ' || g, %(owner_id)s
+    FROM generate_series(%(first_portal)s::bigint, %(first_portal)s::bigint + %(portals)s - 1) AS g
+    RETURNING id
+), r AS (
+    INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
+    SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
+    RETURNING id, portal_id
+), j AS (
+    INSERT INTO public.jobs (run_id, portal_id, kind, content_type)
+    SELECT r.id, r.portal_id, %(kind)s, t
+    FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
+    ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
+    RETURNING id
+)
+SELECT count(*) AS jobs FROM j
+
+-- name: seed_analyze
+ANALYZE public.portals, public.runs, public.jobs

@@ -1,0 +1,36 @@
+"""scripts/bench_sync.py's ingest phase runs end to end on a few pages, baseline and bound
+included (its figures are not checked: a benchmark prints numbers, tests do not time things)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
+
+
+async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SCRIPT),
+        *("--only", "ingest", "--ingest-rows", "300", "--baseline-rows", "100"),
+        *("--json", "--database-url", pg_server),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await proc.communicate()
+
+    assert proc.returncode == 0, stderr.decode()
+    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert figures["ingest_rows"] == 300
+    for name in (
+        "ingest_rows_per_s",
+        "ingest_unchanged_rows_per_s",
+        "ingest_4_writers_rows_per_s",
+        "ingest_baseline_one_by_one_rows_per_s",
+        "ingest_bound_jsonb_parse_only_rows_per_s",
+        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s",
+    ):
+        assert figures[name] > 0
