@@ -1,7 +1,8 @@
 -- The operators' dashboard (`smuves dashboard`, smuves_sync/dashboard): the indexes that keep
 -- its pages fast with a million finished jobs, what it records, and the one state change it
--- needs beyond 0007. Its queries are in smuves_sync/db/queries/dashboard.sql; they run as the
--- login role, across every tenant, like the on-call commands.
+-- needs beyond 0007. Its queries are in the noun files of smuves_sync/db/queries/ (jobs, runs,
+-- portals, content, schedules, notifications, stats, hubspot_minutes, operator_actions); they
+-- run as the login role, across every tenant, like the on-call commands.
 --
 -- Indexes. A change of a job's status is never a HOT update (0002), so every index whose
 -- predicate the new row version matches gets an entry. The three new job indexes are partial

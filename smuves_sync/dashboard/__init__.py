@@ -6,8 +6,10 @@
 Modules: app (routes, headers), auth (login link, password, sessions, CSRF), web (what
 handlers share), pages (GET), actions (the buttons, with confirmation and audit), events
 (server-sent events for the live parts), charts (inline SVG), views (templates and words).
-Its reads and writes are `smuves_sync.db.dashboard`'s; templates and static files (with the
-vendored htmx) sit beside the code.
+Its reads and writes are the data layer's noun modules (`smuves_sync.db.jobs`, `runs`,
+`portals`, `content`, `schedules`, `notifications`, `stats`, `hubspot_minutes`,
+`operator_actions`), its reads inside `Database.custom_plans`; templates and static files
+(with the vendored htmx) sit beside the code.
 """
 
 from smuves_sync.dashboard.app import create_dashboard_app

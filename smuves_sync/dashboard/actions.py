@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from smuves_sync.dashboard.auth import Session
 from smuves_sync.dashboard.web import (
+    COUNT_CAP,
     Form,
     client_of,
     context_of,
@@ -30,15 +31,17 @@ from smuves_sync.dashboard.web import (
     see_other,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard import (
+from smuves_sync.db.jobs import (
+    RequeueOutcome,
+    RequeueResult,
     job_dead_count,
     job_get_many,
-    operator_action_record,
-    run_operator_stop,
+    job_requeue,
+    jobs_retry_failed,
 )
-from smuves_sync.db.jobs import RequeueOutcome, RequeueResult, job_requeue, jobs_retry_failed
+from smuves_sync.db.operator_actions import operator_action_record
 from smuves_sync.db.portals import portal_get
-from smuves_sync.db.runs import run_get
+from smuves_sync.db.runs import run_get, run_operator_stop
 from smuves_sync.errors import AllDuplicateJobs, InvalidInput
 from smuves_sync.orchestrator import start_fetch
 
@@ -207,7 +210,9 @@ async def retry_all(request: Request, session: Session, form: Form) -> Response:
     )
     back = "/dead-letter"
     if not _confirmed(form):
-        count, capped = await job_dead_count(ctx.db, portal_id=portal_id, run_id=run_id)
+        count, capped = await job_dead_count(
+            ctx.db, cap=COUNT_CAP, portal_id=portal_id, run_id=run_id
+        )
         return page(
             request,
             session,

@@ -1,7 +1,7 @@
 """The dashboard's pages (GET): overview, runs, one run, dead letter, portals, sign-in.
 
-Each page reads through `smuves_sync.db.dashboard` (and the existing db functions) inside one
-`dashboard_reads` transaction and renders a template; no SQL here. Query parameters are
+Each page reads through the data layer's noun functions inside one `Database.custom_plans`
+transaction and renders a template; no SQL here. Query parameters are
 validated: a bad one answers 400 and shows what was wrong.
 """
 
@@ -19,6 +19,7 @@ from starlette.responses import Response
 from smuves_sync.dashboard.auth import COOKIE_NAME, SESSION_SECONDS, Session
 from smuves_sync.dashboard.charts import minute_chart
 from smuves_sync.dashboard.web import (
+    COUNT_CAP,
     Form,
     client_of,
     context_of,
@@ -34,29 +35,21 @@ from smuves_sync.dashboard.web import (
     session_of,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard import (
-    COUNT_CAP,
-    RunFilter,
+from smuves_sync.db.content import content_count_by_type
+from smuves_sync.db.hubspot_minutes import hubspot_per_minute
+from smuves_sync.db.jobs import job_dead_count, job_dead_page
+from smuves_sync.db.notifications import notification_of_run
+from smuves_sync.db.operator_actions import operator_action_recent
+from smuves_sync.db.portals import portal_fetch_state, portal_get, portal_page
+from smuves_sync.db.runs import run_count_in_flight, run_in_flight, run_list
+from smuves_sync.db.runs import run_detail as run_with_jobs
+from smuves_sync.db.schedules import schedule_of_portals
+from smuves_sync.db.stats import (
     StateCount,
-    content_count_by_type,
-    dashboard_reads,
-    hubspot_per_minute,
     job_completed_per_minute,
     job_count_by_state,
-    job_dead_count,
-    job_dead_page,
     job_oldest_due,
-    notification_of_run,
-    operator_action_recent,
-    portal_fetch_state,
-    portal_page,
-    run_count_in_flight,
-    run_in_flight,
-    run_page,
-    schedule_of_portals,
 )
-from smuves_sync.db.portals import portal_get
-from smuves_sync.db.runs import run_detail as run_with_jobs
 from smuves_sync.errors import InvalidInput
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 
@@ -95,8 +88,8 @@ def _midnight(day: date) -> datetime:
 
 async def overview_values(db: Database) -> dict[str, Any]:
     """What the overview's live parts show: counts, ages, runs in flight."""
-    async with dashboard_reads(db) as tx:
-        counts = await job_count_by_state(tx)
+    async with db.custom_plans() as tx:
+        counts = await job_count_by_state(tx, cap=COUNT_CAP)
         ages = await job_oldest_due(tx)
         in_flight = await run_in_flight(tx, limit=IN_FLIGHT_SHOWN)
         open_runs = await run_count_in_flight(tx)
@@ -117,7 +110,7 @@ async def overview(request: Request, session: Session) -> Response:
     """Queue counts, the last hour per minute, runs in flight, recent failures."""
     db = context_of(request).db
     values = await overview_values(db)
-    async with dashboard_reads(db) as tx:
+    async with db.custom_plans() as tx:
         completed = await job_completed_per_minute(tx)
         hubspot = await hubspot_per_minute(tx)
         failures = await job_dead_page(tx, limit=RECENT_FAILURES)
@@ -175,16 +168,20 @@ async def runs(request: Request, session: Session) -> Response:
     q = request.query_params
     created_from = _date(q.get("from"), "from")
     created_to = _date(q.get("to"), "to")
-    filters = RunFilter(
-        portal_id=int_or_none(q.get("portal"), "portal"),
-        kind=JobKind(k) if (k := _choice(q.get("kind"), JobKind, "kind")) else None,
-        status=RunStatus(s) if (s := _choice(q.get("status"), RunStatus, "status")) else None,
-        created_from=_midnight(created_from) if created_from else None,
-        created_to=_midnight(created_to) + timedelta(days=1) if created_to else None,
-    )
+    kind = _choice(q.get("kind"), JobKind, "kind")
+    status = _choice(q.get("status"), RunStatus, "status")
     before = _cursor(q.get("before"))
-    async with dashboard_reads(context_of(request).db) as tx:
-        found = await run_page(tx, filters, before=before, limit=RUNS_PER_PAGE + 1)
+    async with context_of(request).db.custom_plans() as tx:
+        found = await run_list(
+            tx,
+            portal_id=int_or_none(q.get("portal"), "portal"),
+            statuses=[RunStatus(status)] if status else None,
+            kind=JobKind(kind) if kind else None,
+            created_from=_midnight(created_from) if created_from else None,
+            created_to=_midnight(created_to) + timedelta(days=1) if created_to else None,
+            before=before,
+            limit=RUNS_PER_PAGE + 1,
+        )
     shown = found[:RUNS_PER_PAGE]
     kept = {k: q.get(k) for k in ("portal", "kind", "status", "from", "to") if q.get(k)}
     next_url = None
@@ -210,7 +207,7 @@ async def runs(request: Request, session: Session) -> Response:
 
 async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
     """A run, its portal's name and its jobs, read together; None when there is no such run."""
-    async with dashboard_reads(db) as tx:
+    async with db.custom_plans() as tx:
         found = await run_with_jobs(tx, run_id)
         if found is None:
             return None
@@ -227,7 +224,7 @@ async def run_detail(request: Request, session: Session) -> Response:
     values = await run_values(db, run_id)
     if values is None:
         return refusal(request, 404, "No such run", f"Run {run_id} does not exist (or was pruned).")
-    async with dashboard_reads(db) as tx:
+    async with db.custom_plans() as tx:
         notes = await notification_of_run(tx, run_id)
     return page(request, session, "run.html", active="runs", notifications=notes, **values)
 
@@ -248,7 +245,7 @@ async def dead_letter(request: Request, session: Session) -> Response:
     type_text = _choice(q.get("type"), ContentType, "type")
     content_type = ContentType(type_text) if type_text else None
     before_id = int_or_none(q.get("before"), "before")
-    async with dashboard_reads(context_of(request).db) as tx:
+    async with context_of(request).db.custom_plans() as tx:
         found = await job_dead_page(
             tx,
             status=status,
@@ -259,7 +256,12 @@ async def dead_letter(request: Request, session: Session) -> Response:
             limit=DEAD_PER_PAGE + 1,
         )
         total, capped = await job_dead_count(
-            tx, status=status, portal_id=portal_id, run_id=run_id, content_type=content_type
+            tx,
+            cap=COUNT_CAP,
+            status=status,
+            portal_id=portal_id,
+            run_id=run_id,
+            content_type=content_type,
         )
         actions = await operator_action_recent(tx, limit=10)
     shown = found[:DEAD_PER_PAGE]
@@ -300,7 +302,7 @@ async def portals(request: Request, session: Session) -> Response:
     q = request.query_params
     portal_id = int_or_none(q.get("portal"), "portal")
     after_id = int_or_none(q.get("after"), "after")
-    async with dashboard_reads(context_of(request).db) as tx:
+    async with context_of(request).db.custom_plans() as tx:
         found = await portal_page(
             tx, portal_id=portal_id, after_id=after_id, limit=PORTALS_PER_PAGE + 1
         )

@@ -33,6 +33,10 @@ from smuves_sync.settings import Settings
 # A form bigger than this is not one of ours.
 MAX_FORM_BYTES = 64 * 1024
 
+# Counts stop here: past it, "more than 100,000" says enough, and no count reads more than
+# this many index entries.
+COUNT_CAP = 100_000
+
 
 @dataclass(frozen=True)
 class DashboardContext:

@@ -4,9 +4,11 @@
     async with db.as_user(user_id) as scoped:
         page = await notification_page(scoped, before=None, limit=50)   # newest first
         seen = await notification_mark_read(scoped, page.items[0].id)
+    about = await notification_of_run(db, run_id)    # the operator: a run's, with emails
 
 The queue's SQL functions write them (migrations/0004, 0005); row-level security and the
-queries show each user only their own.
+queries show each user only their own. `notification_of_run` runs as the login role (the
+dashboard's run page), across every tenant.
 """
 
 from __future__ import annotations
@@ -24,6 +26,18 @@ class Notification:
 
     id: int
     run_id: int | None
+    kind: str
+    message: str
+    created_at: datetime
+    read_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunNotification:
+    """A notification about a run, with its recipient's email (None: the user is gone)."""
+
+    id: int
+    email: str | None
     kind: str
     message: str
     created_at: datetime
@@ -50,3 +64,11 @@ async def notification_mark_read(db: Database, notification_id: int) -> Notifica
     """Mark the notification read (the first read time is kept); None when not visible."""
     params = {"notification_id": notification_id}
     return await db.one("notification_read", params, row=model_row(Notification))
+
+
+async def notification_of_run(
+    db: Database, run_id: int, *, limit: int = 50
+) -> list[RunNotification]:
+    """The run's notifications, newest first, whoever they were for."""
+    params = {"run_id": run_id, "limit": limit}
+    return await db.all("notification_of_run", params, row=model_row(RunNotification))

@@ -21,7 +21,7 @@ import psycopg
 
 from smuves_sync import metrics
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard import hubspot_minute_record
+from smuves_sync.db.hubspot_minutes import hubspot_minute_record
 
 log = logging.getLogger(__name__)
 

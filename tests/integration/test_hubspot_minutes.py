@@ -9,7 +9,7 @@ import pytest
 
 from smuves_sync import metrics
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard import hubspot_per_minute
+from smuves_sync.db.hubspot_minutes import hubspot_per_minute
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import (

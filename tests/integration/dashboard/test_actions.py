@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard import OperatorAction, operator_action_recent
 from smuves_sync.db.jobs import job_get, job_list_in_flight
+from smuves_sync.db.operator_actions import OperatorAction, operator_action_recent
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory

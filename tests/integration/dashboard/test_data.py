@@ -1,4 +1,4 @@
-"""The dashboard's data layer (smuves_sync/db/dashboard.py) against planted rows."""
+"""The dashboard's reads and writes in the data layer's noun modules, against planted rows."""
 
 from __future__ import annotations
 
@@ -9,31 +9,21 @@ import psycopg
 import pytest
 
 from smuves_sync.db import Database, Pool
-from smuves_sync.db.dashboard import (
+from smuves_sync.db.content import content_count_by_type
+from smuves_sync.db.hubspot_minutes import hubspot_minute_record, hubspot_per_minute
+from smuves_sync.db.jobs import job_dead_count, job_dead_page, job_get
+from smuves_sync.db.notifications import notification_of_run
+from smuves_sync.db.operator_actions import operator_action_recent, operator_action_record
+from smuves_sync.db.portals import portal_fetch_state, portal_page
+from smuves_sync.db.queries import load_queries
+from smuves_sync.db.runs import run_count_in_flight, run_in_flight, run_list, run_operator_stop
+from smuves_sync.db.schedules import schedule_list, schedule_of_portals
+from smuves_sync.db.stats import (
     JobState,
-    RunFilter,
-    content_count_by_type,
-    dashboard_reads,
-    hubspot_minute_record,
-    hubspot_per_minute,
     job_completed_per_minute,
     job_count_by_state,
-    job_dead_count,
-    job_dead_page,
     job_oldest_due,
-    notification_of_run,
-    operator_action_recent,
-    operator_action_record,
-    portal_fetch_state,
-    portal_page,
-    run_count_in_flight,
-    run_in_flight,
-    run_operator_stop,
-    run_page,
-    schedule_of_portals,
 )
-from smuves_sync.db.jobs import job_get
-from smuves_sync.db.queries import load_queries
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 
@@ -57,7 +47,7 @@ async def test_counts_by_kind_and_state_stop_at_the_cap(db: Database, factory: F
         )
     await factory.job(export, status=JobStatus.STOPPED, finished_at=NOW)
 
-    async with dashboard_reads(db) as tx:
+    async with db.custom_plans() as tx:
         counts = await job_count_by_state(tx, cap=2, now=NOW)
         ages = await job_oldest_due(tx, now=NOW)
 
@@ -116,13 +106,13 @@ async def test_dead_letter_pages_newest_first_and_filters(db: Database, factory:
     mine = await job_dead_page(db, portal_id=first.portal_id, content_type=ContentType.SITE_PAGE)
     assert [d.job.id for d in mine] == [failed[0].id]
     assert [d.job.id for d in await job_dead_page(db, status=JobStatus.STOPPED)] == [stopped.id]
-    assert await job_dead_count(db) == (4, False)
+    assert await job_dead_count(db, cap=10) == (4, False)
     assert await job_dead_count(db, run_id=first.id, cap=2) == (2, True)
     with pytest.raises(ValueError, match="dead letter"):
         await job_dead_page(db, status=JobStatus.PENDING)
 
 
-async def test_run_page_filters_and_keyset(db: Database, factory: Factory) -> None:
+async def test_run_list_filters_and_keyset(db: Database, factory: Factory) -> None:
     portal = await factory.portal(name="Acme")
     base = datetime(2026, 2, 1, tzinfo=UTC)
     runs = []
@@ -140,26 +130,26 @@ async def test_run_page_filters_and_keyset(db: Database, factory: Factory) -> No
     export = await factory.run(portal, kind=JobKind.EXPORT, created_at=base + timedelta(days=9))
     other = await factory.run(created_at=base + timedelta(days=7))
 
-    everything = await run_page(db, RunFilter(), limit=10)
+    everything = await run_list(db, limit=10)
     assert [s.run.id for s in everything] == [export.id, other.id] + [r.id for r in runs[::-1]]
     newest = everything[2]
     assert (newest.jobs, newest.jobs_completed, newest.jobs_failed) == (2, 1, 1)
     assert (newest.processed, newest.total) == (13, 10)
     assert newest.portal_name == "Acme"
 
-    first = await run_page(db, RunFilter(portal_id=portal), limit=3)
+    first = await run_list(db, portal_id=portal, limit=3)
     after = first[-1].run
-    second = await run_page(
-        db, RunFilter(portal_id=portal), before=(after.created_at, after.id), limit=3
-    )
+    second = await run_list(db, portal_id=portal, before=(after.created_at, after.id), limit=3)
     assert [s.run.id for s in first + second] == [export.id] + [r.id for r in runs[::-1]]
 
-    failed = await run_page(db, RunFilter(status=RunStatus.FAILED))
+    failed = await run_list(db, statuses=[RunStatus.FAILED])
     assert [s.run.id for s in failed] == [runs[3].id, runs[1].id]
-    exports = await run_page(db, RunFilter(kind=JobKind.EXPORT))
+    exports = await run_list(db, kind=JobKind.EXPORT)
     assert [s.run.id for s in exports] == [export.id]
-    window = RunFilter(created_from=base + timedelta(days=1), created_to=base + timedelta(days=3))
-    assert [s.run.id for s in await run_page(db, window)] == [runs[2].id, runs[1].id]
+    window = await run_list(
+        db, created_from=base + timedelta(days=1), created_to=base + timedelta(days=3)
+    )
+    assert [s.run.id for s in window] == [runs[2].id, runs[1].id]
 
 
 async def test_runs_in_flight_with_their_jobs(db: Database, factory: Factory) -> None:
@@ -236,7 +226,7 @@ async def test_portals_their_fetch_state_counts_and_schedules(
     await factory.content_item(old)
     schedule = await factory.schedule(b, next_run_at=late)
 
-    async with dashboard_reads(db) as tx:
+    async with db.custom_plans() as tx:
         portals = await portal_page(tx)
         state = await portal_fetch_state(tx, [a, b], [ContentType.SITE_PAGE, ContentType.BLOG_POST])
         counts = await content_count_by_type(tx, [a, b])
@@ -268,6 +258,8 @@ async def test_portals_their_fetch_state_counts_and_schedules(
     assert counts[a, ContentType.SITE_PAGE].live == 2
     assert (b, ContentType.SITE_PAGE) not in counts
     assert [(s.id, s.next_run_at) for s in schedules] == [(schedule, late)]
+    assert await schedule_list(db, portal_id=b) == schedules
+    assert await schedule_list(db, portal_id=a) == []
 
 
 async def test_hubspot_minutes_add_up_per_minute(db: Database, worker_db: Database) -> None:

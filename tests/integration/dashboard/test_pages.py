@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard import hubspot_minute_record
+from smuves_sync.db.hubspot_minutes import hubspot_minute_record
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 
