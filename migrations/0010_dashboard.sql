@@ -1,8 +1,9 @@
 -- The operators' dashboard (`smuves dashboard`, smuves_sync/dashboard): the indexes that keep
--- its pages fast with a million finished jobs, what it records, and the one state change it
--- needs beyond 0007. Its queries are in the noun files of smuves_sync/db/queries/ (jobs, runs,
--- portals, content, schedules, notifications, stats, hubspot_minutes, operator_actions); they
--- run as the login role, across every tenant, like the on-call commands.
+-- its pages fast with a million finished jobs, and what it records. Its queries are in the
+-- noun files of smuves_sync/db/queries/ (jobs, runs, portals, content, schedules,
+-- notifications, stats, hubspot_minutes, operator_actions); they run as the login role,
+-- across every tenant, like the on-call commands. Its Stop calls run_to_stopped (0008), as
+-- stop_run does after its membership check.
 --
 -- Indexes. A change of a job's status is never a HOT update (0002), so every index whose
 -- predicate the new row version matches gets an entry. The three new job indexes are partial
@@ -33,9 +34,8 @@
 --                      gained since it last wrote, every few seconds); the last 7 days
 --   operator_actions   the audit trail of the dashboard's buttons: who, what, when, outcome
 --
--- Functions:
+-- Function:
 --   record_hubspot_minute  SECURITY DEFINER for smuves_worker: add one process's counts
---   operator_stop_run      stop_run (0008) for the operator, who is nobody's member
 
 SET LOCAL ROLE smuves_owner;
 
@@ -114,35 +114,6 @@ CREATE FUNCTION public.record_hubspot_minute(
         SET requests = m.requests + excluded.requests,
             rate_limited = m.rate_limited + excluded.rate_limited;
         DELETE FROM public.hubspot_minutes AS m WHERE m.minute < v_minute - interval '7 days';
-    END
-    $$;
-
--- stop_run of 0008 without its membership check: the operator runs as the login role and
--- may stop any run. Same steps in the same order: the run's open jobs are locked in id order,
--- then become stopped (lease columns kept as the record of who ran them), then the run is
--- settled (a stopped job makes it stopped). Returns the run as it is afterwards; no row: no
--- such run. A worker running one of its jobs loses its lease at its next heartbeat.
-CREATE FUNCTION public.operator_stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
-    RETURNS SETOF public.runs
-    LANGUAGE plpgsql
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-        v_now timestamptz := coalesce(p_now, now());
-    BEGIN
-        PERFORM FROM public.jobs AS j
-        WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running')
-        ORDER BY j.id
-        FOR UPDATE;
-
-        UPDATE public.jobs AS j
-        SET status = 'stopped',
-            finished_at = v_now,
-            last_error = coalesce(j.last_error, 'stopped by an operator')
-        WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running');
-
-        PERFORM public.settle_runs(ARRAY[p_run_id], v_now);
-        RETURN QUERY SELECT * FROM public.runs AS r WHERE r.id = p_run_id;
     END
     $$;
 

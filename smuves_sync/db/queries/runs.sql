@@ -87,12 +87,12 @@ SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_t
 FROM public.stop_run(%(run_id)s, %(now)s)
 
 -- name: run_operator_stop
--- The dashboard's Stop, as the login role (any run): operator_stop_run (migrations/0010),
--- run_stop's stop_run without its membership check. The run's open jobs end stopped, then
--- the run settles. No row: no such run.
+-- The dashboard's Stop, as the login role (any run): run_to_stopped (migrations/0008), the
+-- steps of run_stop's stop_run without its membership check. The run's open jobs end
+-- stopped, then the run settles. No row: no such run.
 SELECT r.id, r.portal_id, r.owner_id, r.kind, r.status,
        r.content_types::text[] AS content_types, r.created_at, r.started_at, r.finished_at
-FROM public.operator_stop_run(%(run_id)s, %(now)s) AS r
+FROM public.run_to_stopped(%(run_id)s, 'stopped by an operator', %(now)s) AS r
 
 -- name: run_reconcile
 SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_types,
