@@ -64,6 +64,34 @@ def _confirmed(form: Form) -> bool:
     return form.one("confirmed") == "yes"
 
 
+def _confirmation(
+    request: Request,
+    session: Session,
+    *,
+    heading: str,
+    description: str,
+    button: str,
+    back: str,
+    items: Sequence[str] = (),
+    warning: str | None = None,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Response:
+    """The page that says what a button will do; its Confirm posts `fields` back here."""
+    return page(
+        request,
+        session,
+        "confirm.html",
+        heading=heading,
+        description=description,
+        items=list(items),
+        warning=warning,
+        action=request.url.path,
+        fields=list(fields),
+        button=button,
+        back=back,
+    )
+
+
 async def _audit(
     db: Database,
     request: Request,
@@ -136,10 +164,9 @@ async def _requeue(request: Request, session: Session, form: Form, *, from_start
     verb = "Requeue from start" if from_start else "Retry"
     if not _confirmed(form):
         jobs = await job_get_many(ctx.db, job_ids)
-        return page(
+        return _confirmation(
             request,
             session,
-            "confirm.html",
             heading=f"{verb} {len(job_ids)} job(s)",
             description=(
                 "These jobs go back to pending with their attempts reset, and their runs "
@@ -159,7 +186,6 @@ async def _requeue(request: Request, session: Session, form: Form, *, from_start
             warning=None
             if len(jobs) == len(job_ids)
             else "some of the selected jobs no longer exist",
-            action=request.url.path,
             fields=[("job_id", str(i)) for i in job_ids] + [("back", back)],
             button=f"{verb} {len(job_ids)} job(s)",
             back=back,
@@ -213,19 +239,15 @@ async def retry_all(request: Request, session: Session, form: Form) -> Response:
         count, capped = await job_dead_count(
             ctx.db, cap=COUNT_CAP, portal_id=portal_id, run_id=run_id
         )
-        return page(
+        return _confirmation(
             request,
             session,
-            "confirm.html",
             heading=f"Retry all failed jobs {scope}",
             description=(
                 f"{'More than ' if capped else ''}{count:,} failed job(s) {scope} go back to "
                 "pending, newest first, resuming where they stopped. An older job of a type "
                 "that is already back in flight is skipped and named."
             ),
-            items=[],
-            warning=None,
-            action=request.url.path,
             fields=[("portal", str(portal_id or "")), ("run", str(run_id or ""))],
             button="Retry them all",
             back=back,
@@ -261,20 +283,15 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
         session.flash("error", f"run {run_id} has already finished ({run.status})")
         return see_other(back)
     if not _confirmed(form):
-        return page(
+        return _confirmation(
             request,
             session,
-            "confirm.html",
             heading=f"Stop run {run_id}",
             description=(
                 f"The {run.kind} run {run_id} of portal {run.portal_id} stops: its pending and "
                 "running jobs end as stopped, and a worker running one of them stops at its "
                 "next heartbeat. Stopped jobs can be retried from the dead letter."
             ),
-            items=[],
-            warning=None,
-            action=request.url.path,
-            fields=[],
             button=f"Stop run {run_id}",
             back=back,
         )
@@ -296,20 +313,15 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
     if portal is None:
         return refusal(request, 404, "No such portal", f"Portal {portal_id} is not known.")
     if not _confirmed(form):
-        return page(
+        return _confirmation(
             request,
             session,
-            "confirm.html",
             heading=f"Sync portal {portal_id}",
             description=(
                 f"A fetch run of {portal.name or 'portal'} ({portal_id}) is enqueued for every "
                 "content type that is not already being fetched. A running `smuves worker` "
                 "works it; you will see its progress on the run's page."
             ),
-            items=[],
-            warning=None,
-            action=request.url.path,
-            fields=[],
             button=f"Sync portal {portal_id}",
             back=back,
         )
