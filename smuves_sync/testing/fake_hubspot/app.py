@@ -2,6 +2,9 @@
 of the portal a token belongs to (/account-info/v3/details and its dated twin), plus /_fake
 admin calls.
 
+Pages, posts, blog authors, tags, blogs and redirects are listed and read alike (`_list_pages`,
+`_get_page`); HubDB tables and rows have their own handlers.
+
 Every API request goes through the same steps: bearer token -> portal (401), the portal's
 limits (429 + X-HubSpot-RateLimit-* headers on every answer), an injected fault if one fires
 (listings only), the configured latency, then the answer itself.
@@ -31,6 +34,7 @@ from smuves_sync.testing.fake_hubspot.bodies import (
 )
 from smuves_sync.testing.fake_hubspot.content import encode_json
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.poison import served_dicts, served_json
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
 from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
 from smuves_sync.testing.fake_hubspot.spec import FaultKind, FaultRule
@@ -41,6 +45,15 @@ PAGE_PATHS = {
     ContentType.BLOG_POST: ("/cms/v3/blogs/posts", "/cms/blogs/2026-03/posts"),
 }
 HUBDB_PATHS = ("/cms/v3/hubdb/tables", "/cms/hubdb/2026-03/tables")
+# The blog's other objects and the redirects. HubSpot has no dated blog-settings API (in its
+# specs); the v3 redirects listing is also served where the v3 spec puts it.
+BLOG_PATHS = {
+    ContentType.BLOG_AUTHOR: ("/cms/v3/blogs/authors", "/cms/blogs/2026-03/authors"),
+    ContentType.BLOG_TAG: ("/cms/v3/blogs/tags", "/cms/blogs/2026-03/tags"),
+    ContentType.URL_REDIRECT: ("/cms/v3/url-redirects", "/cms/url-redirects/2026-03"),
+    ContentType.BLOG: ("/cms/v3/blog-settings/settings",),
+}
+LISTING_ALIASES = {"/cms/url-redirects/v3": ContentType.URL_REDIRECT}
 ACCOUNT_PATHS = ("/account-info/v3/details", "/account-info/2026-03/details")
 # How the account-details requests are counted in `PortalStats.by_content_type`.
 ACCOUNT_INFO = "account_info"
@@ -58,7 +71,9 @@ class NotFound(Exception):
 def build_app(fake: FakeHubSpot) -> Starlette:
     """The ASGI application for one FakeHubSpot."""
     routes: list[Route] = []
-    for content_type, paths in PAGE_PATHS.items():
+    for path, content_type in LISTING_ALIASES.items():
+        routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
+    for content_type, paths in {**PAGE_PATHS, **BLOG_PATHS}.items():
         for path in paths:
             routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
             get_one = _api(fake, content_type, _get_page(content_type), False)
@@ -204,11 +219,18 @@ def _listing(
 ) -> Response:
     selection = collection.select(query)
     life, builder = collection.life, collection.builder
+    poisons = collection.poisons
     if query.properties:
         keep = set(query.properties)
-        items = [encode_json(_only(builder.as_dict(life, slot), keep)) for slot in selection.slots]
+        items = [
+            encode_json(_only(obj, keep))
+            for slot in selection.slots
+            for obj in served_dicts(poisons, builder, life, slot)
+        ]
     else:
-        items = [builder.as_json(life, slot) for slot in selection.slots]
+        items = [
+            text for slot in selection.slots for text in served_json(poisons, builder, life, slot)
+        ]
     kind = fault.kind if fault is not None else None
     next_page: dict[str, Any] | None = None
     after, offset = selection.next_after, selection.next_offset
@@ -271,7 +293,5 @@ def _one(found: tuple[Collection, int] | None, request: Request, what: str) -> R
     if found is None or found[0].life.is_archived(found[1]) != _archived_param(request):
         raise NotFound(what)
     collection, slot = found
-    return Response(
-        collection.builder.as_json(collection.life, slot),
-        media_type="application/json;charset=utf-8",
-    )
+    served = served_json(collection.poisons, collection.builder, collection.life, slot)
+    return Response(served[-1], media_type="application/json;charset=utf-8")
