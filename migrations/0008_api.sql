@@ -181,6 +181,11 @@ TO smuves_app;
 CREATE POLICY portals_app_delete_owner ON public.portals AS RESTRICTIVE
     FOR DELETE TO smuves_app
     USING (owner_id = public.current_app_user());
+-- Nor may they change it: a new name, token or time zone is the owner's reconnect only.
+CREATE POLICY portals_app_update_owner ON public.portals AS RESTRICTIVE
+    FOR UPDATE TO smuves_app
+    USING (owner_id = public.current_app_user())
+    WITH CHECK (owner_id = public.current_app_user());
 GRANT DELETE ON public.portals TO smuves_app;
 
 -- /healthz: which migrations are applied (the ledger holds no tenant data).

@@ -10,7 +10,7 @@ from smuves_sync.api import create_app
 from smuves_sync.db import Pool
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import SQL, User, rows
 
 TOKEN = "pat-na1-11111111-2222-3333-4444-555555555555"  # portal 4242's, in US/Eastern
 
@@ -84,3 +84,16 @@ async def test_only_the_owner_reconnects_a_member_gets_409(
     assert (await _connect(client, alice, 4242, TOKEN, name="Alice's")).status_code == 200
     [after] = await rows(admin_pool, "check_portal_hands", portal_id=4242)
     assert after["members"] == before[0]["members"] and after["time_zone"] == "US/Eastern"
+
+
+async def test_a_member_cannot_replace_the_token_behind_the_apis_back(
+    factory: Factory, api_login_pool: Pool, admin_pool: Pool, alice: User, bob: User
+) -> None:
+    await factory.portal(alice.id, portal_id=4242, name="Alice's", members=[bob.id])
+    async with api_login_pool.connection() as conn, conn.transaction():
+        changed = await conn.execute(
+            SQL["as_user_replace_token"], {"user_id": bob.id, "portal_id": 4242}
+        )
+        assert changed.rowcount == 0
+    [stored] = await rows(admin_pool, "check_portal_hands", portal_id=4242)
+    assert stored["name"] == "Alice's"
