@@ -89,6 +89,8 @@ async def tenant_a(
             # A content object's key: its type (a word, the same for every tenant) and id.
             "type": "site_page",
             "hubspot_id": hubspot_id,
+            # Its first version (the content_items trigger recorded it).
+            "version": 1,
         }
     )
 

@@ -89,6 +89,8 @@ async def _seed(
         "notification_id": notification,
         "type": "site_page",
         "hubspot_id": hubspot_id,
+        # its first version, recorded by the content_items trigger
+        "version": 1,
     }
     return user, ids
 
