@@ -96,7 +96,9 @@ class PortalModel:
             builder = BLOG_BUILDERS[content_type](spec, self.timestamps)
         else:
             builder = PageBuilder(content_type, spec, self.timestamps)
-        life = Lifecycle(life_key, spec.initial_count(content_type), spec.archived_share)
+        life = Lifecycle(
+            life_key, spec.initial_count(content_type), spec.archived_share, content_type
+        )
         return Collection(life, builder)
 
     def _rows_life(self, table_slot: int) -> Lifecycle:
