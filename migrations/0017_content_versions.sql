@@ -71,23 +71,21 @@ EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
 END
 $$;
 
--- The run whose fetch of this portal's type is in flight (see above), or NULL. plpgsql so that
--- the plan of its look-up (an index probe of jobs_in_flight_uniq) is made once per session:
--- the body of a SQL function called once per changed row would be planned at every call.
+-- The run whose fetch of this portal's type is in flight (see above): no row, or one. A SQL
+-- table function, so that the planner inlines it into the statements that use it (no call
+-- per changed row, and the look-up is an index probe of jobs_in_flight_uniq).
 CREATE FUNCTION public.content_history_run(p_portal_id bigint, p_content_type text)
-    RETURNS bigint
-    LANGUAGE plpgsql STABLE
+    RETURNS TABLE (run_id bigint)
+    LANGUAGE sql STABLE
     AS $$
-    BEGIN
-        RETURN (SELECT j.run_id FROM public.jobs AS j
-                WHERE j.portal_id = p_portal_id AND j.kind = 'fetch'
-                  AND j.content_type = p_content_type AND j.status IN ('pending', 'running'));
-    END
+        SELECT j.run_id FROM public.jobs AS j
+        WHERE j.portal_id = p_portal_id AND j.kind = 'fetch'
+          AND j.content_type = p_content_type AND j.status IN ('pending', 'running')
     $$;
 
 -- Close the object's current version (seen until p_run, superseded now), keeping p_document
 -- in it when the document leaves content_items (p_leaves) and no version of the object holds
--- one with its hash yet. The object's newest version number back (0: it has no history).
+-- one with its hash yet. The closed version's number back (0: the object had no history).
 CREATE FUNCTION public.content_history_close(
     p_portal_id bigint,
     p_content_type text,
@@ -102,29 +100,22 @@ CREATE FUNCTION public.content_history_close(
     AS $$
     DECLARE
         v_version integer;
-        v_hash text;
-        v_superseded timestamptz;
     BEGIN
-        SELECT v.version, v.hash, v.superseded_at INTO v_version, v_hash, v_superseded
-        FROM public.content_versions AS v
+        UPDATE public.content_versions AS v
+        SET superseded_at = now(),
+            seen_until_run = p_run,
+            document = coalesce(v.document, CASE
+                WHEN p_leaves AND NOT EXISTS (
+                    SELECT FROM public.content_versions AS d
+                    WHERE d.portal_id = p_portal_id AND d.content_type = p_content_type
+                      AND d.hubspot_id = p_hubspot_id AND d.hash = p_hash
+                      AND d.document IS NOT NULL)
+                THEN p_document END)
         WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id
-        ORDER BY v.version DESC
-        LIMIT 1;
-
-        IF FOUND AND v_superseded IS NULL AND v_hash IS NOT DISTINCT FROM p_hash THEN
-            UPDATE public.content_versions AS v
-            SET superseded_at = now(),
-                seen_until_run = p_run,
-                document = coalesce(v.document, CASE
-                    WHEN p_leaves AND NOT EXISTS (
-                        SELECT FROM public.content_versions AS d
-                        WHERE d.portal_id = p_portal_id AND d.content_type = p_content_type
-                          AND d.hubspot_id = p_hubspot_id AND d.hash = p_hash
-                          AND d.document IS NOT NULL)
-                    THEN p_document END)
-            WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-              AND v.hubspot_id = p_hubspot_id AND v.version = v_version;
+          AND v.hubspot_id = p_hubspot_id AND v.superseded_at IS NULL
+          AND v.hash IS NOT DISTINCT FROM p_hash
+        RETURNING v.version INTO v_version;
+        IF FOUND THEN
             RETURN v_version;
         END IF;
 
@@ -136,7 +127,10 @@ CREATE FUNCTION public.content_history_close(
         SET superseded_at = now(), seen_until_run = p_run
         WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
           AND v.hubspot_id = p_hubspot_id AND v.superseded_at IS NULL;
-        v_version := coalesce(v_version, 0) + 1;
+        SELECT coalesce(max(v.version), 0) + 1 INTO v_version
+        FROM public.content_versions AS v
+        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
+          AND v.hubspot_id = p_hubspot_id;
         INSERT INTO public.content_versions AS v
             (portal_id, content_type, hubspot_id, version, event, hash, document,
              seen_until_run, superseded_at)
@@ -174,14 +168,25 @@ CREATE FUNCTION public.content_history_inserted() RETURNS trigger
     SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
+        -- An upsert fires this on every page, also when every object of it was known.
+        IF NOT EXISTS (SELECT FROM new_rows) THEN
+            RETURN NULL;
+        END IF;
         WITH added AS (
             SELECT n.portal_id, n.content_type, n.hubspot_id, n.content_hash,
-                   n.deleted_at IS NOT NULL AS deleted,
-                   public.content_history_run(n.portal_id, n.content_type) AS run_id,
+                   n.deleted_at IS NOT NULL AS deleted, r.run_id,
                    (SELECT max(v.version) FROM public.content_versions AS v
                     WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
                       AND v.hubspot_id = n.hubspot_id) AS last_version
             FROM new_rows AS n
+            -- one look-up per portal and type of the statement (a page has one of each)
+            JOIN (SELECT k.portal_id, k.content_type,
+                         (SELECT f.run_id
+                          FROM public.content_history_run(k.portal_id, k.content_type) AS f)
+                             AS run_id
+                  FROM (SELECT DISTINCT i.portal_id, i.content_type FROM new_rows AS i) AS k
+                 ) AS r
+              ON r.portal_id = n.portal_id AND r.content_type = n.content_type
         ),
         closed AS (
             UPDATE public.content_versions AS v
@@ -211,9 +216,11 @@ CREATE FUNCTION public.content_history_updated() RETURNS trigger
     SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
-        v_run bigint := public.content_history_run(NEW.portal_id, NEW.content_type);
+        v_run bigint;
         v_version integer;
     BEGIN
+        SELECT r.run_id INTO v_run
+        FROM public.content_history_run(NEW.portal_id, NEW.content_type) AS r;
         v_version := public.content_history_close(
             OLD.portal_id, OLD.content_type, OLD.hubspot_id, OLD.content_hash, OLD.data,
             OLD.content_hash IS DISTINCT FROM NEW.content_hash, v_run);
@@ -243,7 +250,8 @@ CREATE FUNCTION public.content_history_removed() RETURNS trigger
             SELECT r.* FROM old_rows AS r
             WHERE EXISTS (SELECT FROM public.portals AS p WHERE p.id = r.portal_id)
         LOOP
-            v_run := public.content_history_run(o.portal_id, o.content_type);
+            SELECT r.run_id INTO v_run
+            FROM public.content_history_run(o.portal_id, o.content_type) AS r;
             IF o.deleted_at IS NULL THEN
                 v_version := public.content_history_close(
                     o.portal_id, o.content_type, o.hubspot_id, o.content_hash, o.data, true,
