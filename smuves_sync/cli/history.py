@@ -86,18 +86,19 @@ def version_json(version: ContentVersion) -> dict[str, out.JSONValue]:
 
 
 def versions_table(versions: list[ContentVersion], title: str) -> Table:
-    """An object's versions: what began each, its hash, the runs and times it held for."""
+    """An object's versions: what began each, when, the runs it held for, its hash. (A
+    version ends when the next one is recorded.)"""
     table = Table(title=title, title_justify="left")
-    for header in ("version", "event", "recorded", "run", "until run", "superseded", "hash"):
+    for header in ("version", "event", "recorded", "run", "until run", "hash"):
         table.add_column(header, no_wrap=True)
     for v in versions:
+        until = "current" if v.current else "-"
         table.add_row(
-            f"{v.version}{' (current)' if v.current else ''}",
+            str(v.version),
             str(v.event),
             out.when(v.recorded_at),
             str(v.seen_from_run) if v.seen_from_run is not None else "-",
-            str(v.seen_until_run) if v.seen_until_run is not None else "-",
-            out.when(v.superseded_at),
+            str(v.seen_until_run) if v.seen_until_run is not None else until,
             (v.hash or "-")[:12],
         )
     return table

@@ -39,7 +39,11 @@ async def test_history_lists_an_objects_versions(
 
     assert table.exit_code == 0, table.output
     assert f"versions of blog_post 1 of portal {portal_id}" in table.stdout
-    assert "1 " in table.stdout and "2 (current)" in table.stdout
+    rows = [line.split("│")[1:-1] for line in table.stdout.splitlines() if "│" in line]
+    assert [[cell.strip() for cell in row][:2] + [row[4].strip()] for row in rows] == [
+        ["1", "created", str(runs[1])],
+        ["2", "updated", "current"],
+    ]
     assert [(v["version"], v["event"], v["seen_from_run"], v["current"]) for v in as_json] == [
         (1, "created", runs[0], False),
         (2, "updated", runs[1], True),
