@@ -39,8 +39,12 @@ async def test_history_lists_an_objects_versions(
 
     assert table.exit_code == 0, table.output
     assert f"versions of blog_post 1 of portal {portal_id}" in table.stdout
-    rows = [line.split("│")[1:-1] for line in table.stdout.splitlines() if "│" in line]
-    assert [[cell.strip() for cell in row][:2] + [row[4].strip()] for row in rows] == [
+    rows = [
+        [cell.strip() for cell in line.split("│")[1:-1]]
+        for line in table.stdout.splitlines()
+        if "│" in line
+    ]
+    assert [[row[0], row[1], row[4]] for row in rows] == [
         ["1", "created", str(runs[1])],
         ["2", "updated", "current"],
     ]
