@@ -56,3 +56,12 @@ RETURNING id, name, owner_id, created_at, 'owner' AS role
 -- name: portal_delete
 -- Only the owner's delete passes the portals_app_delete_owner policy (migrations/0008).
 DELETE FROM public.portals WHERE id = %(portal_id)s RETURNING id
+
+-- name: portal_token_for_member
+-- The encrypted token of a portal the user in app.user_id may see (migrations/0016): for
+-- counting its types when that user starts a fetch. No row for anyone else's portal.
+SELECT token_encrypted FROM public.portal_token_for_member(%(portal_id)s)
+
+-- name: portal_token_for_operator
+-- The same for the operator (the login role; migrations/0016).
+SELECT token_encrypted FROM public.portal_token_for_operator(%(portal_id)s)
