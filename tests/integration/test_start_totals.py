@@ -132,6 +132,24 @@ async def test_a_failing_count_leaves_the_total_to_the_job(
     assert {j["content_type"]: j["total"] for j in jobs} == {"blog_tag": None, "blog": None}
 
 
+async def test_a_revoked_token_is_asked_once_per_count_and_never_again(
+    fake: FakeHubSpot, base_url: str, factory: Factory, db: Database, db_url: str
+) -> None:
+    portal = await plant_portal(factory, SPEC)
+    fake.revoke_token(TOKEN)
+
+    code, _ = await sync_portal(
+        sync_settings(db_url, base_url), portal, None, wait=False, concurrency=1, console=_console()
+    )
+
+    assert code is ExitCode.OK  # enqueued: the jobs will fail, each saying what to do
+    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    assert {j["total"] for j in jobs} == {None}
+    # Live and archived, once each per type (HubDB rows: their two tables listings): a 401
+    # is not retried, not even while counting.
+    assert fake.unauthorized == 2 * len(ContentType)
+
+
 async def test_no_counting_at_the_start_when_its_timeout_is_zero(
     fake: FakeHubSpot, base_url: str, factory: Factory, db: Database, db_url: str
 ) -> None:
