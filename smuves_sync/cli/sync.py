@@ -3,7 +3,8 @@
 Count the types in HubSpot (as the operator: the login role may read the portal's token,
 migrations/0016), enqueue a fetch run whose jobs carry those totals (the orchestrator: one job
 per type not already in flight), then work it in this process to the end, the bars drawn with
-their totals from the first frame, and print a summary. Counting is bounded by
+their totals from the first frame, and print a summary (with the objects HubSpot sent that
+could not be stored, per type, and why: they do not fail the run). Counting is bounded by
 ``SMUVES_COUNT_TIMEOUT_SECONDS``; a type not counted in time is counted by its job. One
 `RateLimitRegistry` paces the counts and the fetches of the process. Exit codes: 0 the run
 completed; 1 it partially failed, failed or did not finish here; 2 usage or configuration
@@ -24,6 +25,7 @@ from smuves_sync.cli.common import ID, ExitCode, concurrency_option, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, token_cipher, worker_database
 from smuves_sync.db import Database, pool_for
+from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
 from smuves_sync.orchestrator import TotalsCounter, parse_content_types, start_fetch
@@ -85,7 +87,9 @@ async def sync_portal(
         snapshot = await work_run(
             db, conninfo, settings, run, concurrency=concurrency, console=console, limits=limits
         )
-    console.print(summary_table(snapshot))
+        async with db.for_portal(portal_id) as scoped:
+            rejects = await run_rejects(scoped, run.id)
+    console.print(summary_table(snapshot, rejects))
     if not snapshot.run.status.is_terminal:
         console.print(
             f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "

@@ -58,6 +58,13 @@ INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, dat
 VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
         %(run_id)s, %(run_id)s, %(language)s, %(translated_from_id)s)
 
+-- name: plant_content_reject
+INSERT INTO public.content_rejects (portal_id, run_id, content_type, hubspot_id, reason, raw,
+                                    raw_size)
+VALUES (%(portal_id)s, %(run_id)s, %(content_type)s, %(hubspot_id)s, %(reason)s, %(raw)s,
+        length(%(raw)s))
+RETURNING id
+
 -- name: plant_export
 INSERT INTO public.exports (run_id, portal_id, content_type, format, status)
 VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(status)s)
