@@ -38,6 +38,10 @@ CLEAN = PortalSpec(
     blog_posts=600,
     hubdb_tables=2,
     rows_per_table=200,
+    blog_authors=20,
+    blog_tags=30,
+    url_redirects=40,
+    blogs=2,
 )
 BROKEN = PortalSpec(
     portal_id=8102, token=TOKEN + "-broken", seed=12, site_pages=200, blog_posts=150
@@ -192,12 +196,13 @@ async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
 
     worker = await spawn(env, "worker", "--burst", "--concurrency", "3", log=tmp_path / "w.log")
     await page.wait_for_function(
-        """() => {
+        """(types) => {
             const bars = [...document.querySelectorAll('#run-jobs progress')];
             const rows = [...document.querySelectorAll('#run-jobs tr[data-status]')];
-            return bars.length === 5 && bars.every(b => b.value === b.max && b.max > 0)
+            return bars.length === types && bars.every(b => b.value === b.max && b.max > 0)
                 && rows.every(r => r.dataset.status === 'completed');
         }""",
+        arg=len(ContentType),
         timeout=90_000,
     )
     assert await worker.wait() == 0
