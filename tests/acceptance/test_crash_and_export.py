@@ -12,15 +12,17 @@ from smuves_sync.db import Database
 from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn, stop
+from tests.acceptance.conftest import StartFake, spawn, stop
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import (
+from tests.support import (
     TOKEN,
+    eventually,
     plant_portal,
+    query,
+    smuves,
+    smuves_env,
     stored_facts,
     truth_facts,
-    write,
 )
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
@@ -46,7 +48,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
         job = await db.job_get(started.jobs[0].id)
         return job is not None and job.processed >= 1000
 
-    await eventually(some_pages_stored)
+    await eventually(some_pages_stored, timeout=60)
     first.kill()  # SIGKILL: no goodbye, the lease just stops being renewed
     await first.wait()
     killed_at = await db.job_get(started.jobs[0].id)
@@ -57,10 +59,10 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     try:
 
         async def run_settled() -> bool:
-            runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+            runs = await query(db, "sync_runs_of_portal", portal_id=portal)
             return runs[0]["status"] not in ("pending", "running")
 
-        await eventually(run_settled)
+        await eventually(run_settled, timeout=60)
     finally:
         assert await stop(second) == 0, (tmp_path / "second.log").read_text()
 
@@ -69,7 +71,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     assert job is not None
     assert (job.status, job.attempts) == ("completed", 2)
     assert job.processed == job.total == len(truth)
-    stored = await stored_facts(db.pool, portal, ContentType.BLOG_POST)
+    stored = await stored_facts(db, portal, ContentType.BLOG_POST)
     assert stored == truth_facts(truth)  # exact, and no duplicates (same length)
     live = len(fake.ground_truth(CRASHY.portal_id, ContentType.BLOG_POST, archived=False))
     pages = math.ceil(live / 100) + max(1, math.ceil((len(truth) - live) / 100))
@@ -78,7 +80,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     # hand but not stored (storing, queued, in flight). Starting over would have cost the ten
     # or more pages before the checkpoint again.
     assert 2 + pages <= requests <= 2 + pages + 3
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "completed"
 
 
@@ -86,21 +88,13 @@ async def test_an_export_of_10000_rows_is_exactly_the_database(
     factory: Factory, db: Database, db_url: str, tmp_path: Path
 ) -> None:
     portal = await factory.portal()
-    run = await factory.run(portal)
-    await write(
-        db.pool,
-        "sync_plant_content_rows",
-        portal_id=portal,
-        content_type="site_page",
-        run_id=run.id,
-        n=10_000,
-    )
+    await factory.content_rows(await factory.run(portal), 10_000)
     formula = '=HYPERLINK("http://evil.example.com","click me")'
-    await write(
-        db.pool, "sync_rename_content", portal_id=portal, hubspot_id="00004242", new_name=formula
+    await query(
+        db, "sync_rename_content", portal_id=portal, hubspot_id="00004242", new_name=formula
     )
     out = tmp_path / "site pages.csv"
-    env = smuves_env(db_url, "http://127.0.0.1:9")  # no HubSpot needed
+    env = smuves_env(db_url)  # no HubSpot needed
 
     result = await smuves(
         env, "export", str(portal), "--type", "site_page", "--format", "csv", "--out", str(out)
@@ -109,18 +103,18 @@ async def test_an_export_of_10000_rows_is_exactly_the_database(
     assert result.code == 0, result.stdout + result.stderr
     with out.open(newline="", encoding="utf-8") as stream:
         exported = list(csv.DictReader(stream))
-    stored = await read(db.pool, "sync_content_names", portal_id=portal, content_type="site_page")
+    stored = await query(db, "sync_content_names", portal_id=portal, content_type="site_page")
     assert len(exported) == len(stored) == 10_000
     assert [r["hubspot_id"] for r in exported] == [r["hubspot_id"] for r in stored]
     expected_names = ["'" + r["name"] if r["name"] == formula else r["name"] for r in stored]
     assert [r["name"] for r in exported] == expected_names
     assert exported[4241]["name"] == "'" + formula
     assert [r["archived"] == "true" for r in exported] == [r["archived"] for r in stored]
-    [export] = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert (export["status"], export["row_count"]) == ("completed", 10_000)
     assert (export["path"], export["bytes"]) == (str(out), out.stat().st_size)
     assert not out.with_name(out.name + ".part").exists()
-    [job] = [j for j in await read(db.pool, "sync_jobs_of_portal", portal_id=portal)]
+    [job] = [j for j in await query(db, "sync_jobs_of_portal", portal_id=portal)]
     assert (job["kind"], job["status"], job["processed"], job["total"]) == (
         "export",
         "completed",

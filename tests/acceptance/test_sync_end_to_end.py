@@ -11,10 +11,18 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn
+from tests.acceptance.conftest import StartFake, spawn
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal, stored_facts, truth_facts
+from tests.support import (
+    TOKEN,
+    eventually,
+    plant_portal,
+    query,
+    smuves,
+    smuves_env,
+    stored_facts,
+    truth_facts,
+)
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -61,15 +69,15 @@ async def test_a_full_sync_matches_hubspot_exactly(
     for content_type in ContentType:
         truth = fake.ground_truth(PORTAL.portal_id, content_type)
         objects += len(truth)
-        assert await stored_facts(db.pool, portal, content_type) == truth_facts(truth)
+        assert await stored_facts(db, portal, content_type) == truth_facts(truth)
     assert objects == 5000
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert len(jobs) == 5
     assert all(j["status"] == "completed" and j["processed"] == j["total"] for j in jobs)
     assert sum(j["total"] for j in jobs) == 5000
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "completed"
-    told = await read(db.pool, "sync_notifications_of_run", run_id=run["id"])
+    told = await query(db, "sync_notifications_of_run", run_id=run["id"])
     assert [n["kind"] for n in told] == ["run_completed"]
 
 
@@ -87,15 +95,13 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
     )
 
     assert result.code == 1, result.stderr
-    jobs = {
-        j["content_type"]: j for j in await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    }
+    jobs = {j["content_type"]: j for j in await query(db, "sync_jobs_of_portal", portal_id=portal)}
     assert (jobs["site_page"]["status"], jobs["site_page"]["attempts"]) == ("completed", 1)
     assert (jobs["blog_post"]["status"], jobs["blog_post"]["attempts"]) == ("failed", 3)
     assert "500" in jobs["blog_post"]["last_error"]
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "partially_failed"
-    told = await read(db.pool, "sync_notifications_of_run", run_id=run["id"])
+    told = await query(db, "sync_notifications_of_run", run_id=run["id"])
     assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
     assert "blog_post" in told[0]["message"]
 
@@ -116,8 +122,8 @@ async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(
     assert result.code == 0, result.stderr
     for content_type in ContentType:
         truth = fake.ground_truth(MIXED.portal_id, content_type)
-        assert await stored_facts(db.pool, portal, content_type) == truth_facts(truth)
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+        assert await stored_facts(db, portal, content_type) == truth_facts(truth)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert all(j["status"] == "completed" and j["processed"] == j["total"] for j in jobs)
     stats = fake.stats(MIXED.portal_id)
     assert stats.status_429 > 0 and stats.by_status.get(503, 0) > 0
@@ -134,7 +140,7 @@ async def test_a_revoked_token_fails_every_job_at_once(
     result = await smuves(smuves_env(db_url, fake.base_url), "sync", str(portal))
 
     assert result.code == 1, result.stderr
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * 5
     for job in jobs:
         assert "revoked" in job["last_error"]
@@ -160,16 +166,16 @@ async def test_a_second_sync_of_a_running_portal_exits_3(
     first = await spawn(env, "sync", str(portal), *types, log=tmp_path / "first.log")
 
     async def first_is_running() -> bool:
-        jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+        jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
         return [j["status"] for j in jobs] == ["running", "running"]
 
-    await eventually(first_is_running)
+    await eventually(first_is_running, timeout=60)
     second = await smuves(env, "sync", str(portal), *types)
 
     assert second.code == 3, second.stdout + second.stderr
     assert "ALL_DUPLICATE_JOBS" in second.stderr
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["status"] for r in runs] == ["running"]
     assert await asyncio.wait_for(first.wait(), 60) == 0, (tmp_path / "first.log").read_text()
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["status"] for r in runs] == ["completed"]

@@ -19,8 +19,7 @@ from smuves_sync.db.content import (
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType, Run
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import write
+from tests.support import query
 
 TYPE = ContentType.BLOG_POST
 
@@ -54,7 +53,7 @@ async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
 
 
 async def rows(db: Database, portal_id: int) -> dict[str, dict[str, Any]]:
-    found = await read(db.pool, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
+    found = await query(db, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
     return {row["hubspot_id"]: row for row in found}
 
 
@@ -94,8 +93,8 @@ async def test_a_second_run_stamps_every_object_and_rewrites_only_changed_docume
     before = await rows(db, first.portal_id)
     # A stored document that differs from what its hash says: kept as long as the incoming
     # object hashes the same, which shows that an unchanged object is not written again.
-    await write(
-        db.pool,
+    await query(
+        db,
         "content_replace_data",
         portal_id=first.portal_id,
         hubspot_id="1",
@@ -125,8 +124,8 @@ async def test_an_unchanged_object_is_not_parsed_again(
     refused = record("1", note="nul \x00 inside")
     with pytest.raises(psycopg.errors.UntranslatableCharacter):
         await store(worker_db, first, [refused])
-    await write(
-        db.pool,
+    await query(
+        db,
         "content_set_hash",
         portal_id=first.portal_id,
         hubspot_id="1",

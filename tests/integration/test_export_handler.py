@@ -10,28 +10,19 @@ from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import sync_settings, write
+from tests.support import query, sync_settings
 
 
-async def plant_pages(factory: Factory, db: Database, n: int) -> int:
+async def plant_pages(factory: Factory, n: int) -> int:
     portal = await factory.portal()
-    run = await factory.run(portal)
-    await write(
-        db.pool,
-        "sync_plant_content_rows",
-        portal_id=portal,
-        content_type="blog_post",
-        run_id=run.id,
-        n=n,
-    )
+    await factory.content_rows(await factory.run(portal), n, content_type=ContentType.BLOG_POST)
     return portal
 
 
 async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
     factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
 ) -> None:
-    portal = await plant_pages(factory, db, 50)
+    portal = await plant_pages(factory, 50)
     started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.JSONL)
     settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
 
@@ -45,7 +36,7 @@ async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
     assert [r["hubspot_id"] for r in lines] == [f"{n:08d}" for n in range(1, 51)]
     assert lines[6]["data"] == {"id": "7", "name": "Page 7", "htmlTitle": "x" * 200}
     assert [r["archived"] for r in lines[:10]] == [False] * 9 + [True]
-    [export] = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert (export["status"], export["path"], export["row_count"]) == ("completed", str(path), 50)
     assert export["bytes"] == path.stat().st_size
 
@@ -53,7 +44,7 @@ async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
 async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
     factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
 ) -> None:
-    portal = await plant_pages(factory, db, 5)
+    portal = await plant_pages(factory, 5)
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the export wants a directory")
     started = await start_export(
@@ -71,9 +62,9 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
     ).run()
 
     assert stats.failed == 1
-    [job] = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    [job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert job["status"] == "failed" and "not-a-directory" in job["last_error"]
-    [export] = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert (export["status"], export["row_count"]) == ("failed", None)
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_failed"]

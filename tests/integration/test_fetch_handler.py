@@ -23,14 +23,7 @@ from smuves_sync.testing.fake_hubspot import (
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import (
-    TOKEN,
-    plant_portal,
-    stored_facts,
-    sync_settings,
-    truth_facts,
-)
+from tests.support import TOKEN, plant_portal, query, stored_facts, sync_settings, truth_facts
 
 SPEC = PortalSpec(
     portal_id=7001,
@@ -91,15 +84,15 @@ async def test_a_full_fetch_stores_exactly_what_hubspot_serves(
     assert (runner.stats.completed, runner.stats.failed) == (5, 0)
     for content_type in ContentType:
         truth = truth_facts(fake.ground_truth(SPEC.portal_id, content_type))
-        assert await stored_facts(db.pool, portal, content_type) == truth, content_type
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+        assert await stored_facts(db, portal, content_type) == truth, content_type
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     for job in jobs:
         expected = len(fake.ground_truth(SPEC.portal_id, job["content_type"]))
         assert (job["status"], job["attempts"]) == ("completed", 1)
         assert job["processed"] == job["total"] == expected
     run = await db.run_get(started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["run_completed"]
     assert "5 of 5 job(s) completed" in told[0]["message"]
 
@@ -116,7 +109,7 @@ async def test_a_second_fetch_marks_vanished_objects_deleted_and_keeps_unchanged
     first = await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
     await work(worker_db, db_url, base_url)
     before = {
-        r["hubspot_id"]: r for r in await read(db.pool, "sync_content_of_portal", portal_id=portal)
+        r["hubspot_id"]: r for r in await query(db, "sync_content_of_portal", portal_id=portal)
     }
     fake.advance(SPEC.portal_id, Churn(changed=0.1, deleted=0.1, added=0.05, archived=0.0))
 
@@ -124,13 +117,13 @@ async def test_a_second_fetch_marks_vanished_objects_deleted_and_keeps_unchanged
     await work(worker_db, db_url, base_url)
 
     truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
-    assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)
+    assert await stored_facts(db, portal, ContentType.SITE_PAGE) == truth_facts(truth)
     live_ids = {t.hubspot_id for t in truth}
-    deleted = await stored_facts(db.pool, portal, ContentType.SITE_PAGE, deleted=True)
+    deleted = await stored_facts(db, portal, ContentType.SITE_PAGE, deleted=True)
     assert {d[0] for d in deleted} == set(before) - live_ids
     assert deleted, "the churn deleted some pages"
     after = {
-        r["hubspot_id"]: r for r in await read(db.pool, "sync_content_of_portal", portal_id=portal)
+        r["hubspot_id"]: r for r in await query(db, "sync_content_of_portal", portal_id=portal)
     }
     for hubspot_id in live_ids:
         row = after[hubspot_id]
@@ -165,11 +158,11 @@ async def test_a_failed_attempt_resumes_from_its_last_page(
 
     await work(worker_db, db_url, base_url, started.run.id)
 
-    [job] = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    [job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
     truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
     assert (job["status"], job["attempts"]) == ("completed", 2)
     assert job["processed"] == job["total"] == len(truth)
-    assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)
+    assert await stored_facts(db, portal, ContentType.SITE_PAGE) == truth_facts(truth)
     live = len(fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE, archived=False))
     pages = math.ceil(live / 100) + math.ceil((len(truth) - live) / 100)
     # counts + every page once + the two failed tries: the second attempt did not start over
@@ -223,14 +216,14 @@ async def test_a_revoked_token_fails_every_job_at_once_with_advice(
 
     await work(worker_db, db_url, base_url)
 
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * 5
     assert all("smuves portal add 7001" in j["last_error"] for j in jobs)
     assert all(TOKEN not in j["last_error"] for j in jobs)
     assert fake.unauthorized == 5  # one request per job: a 401 is never retried
     run = await db.run_get(started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert sorted(n["kind"] for n in told) == ["job_failed"] * 5 + ["run_failed"]
 
 
@@ -250,14 +243,12 @@ async def test_a_forbidden_type_fails_alone_and_the_run_is_partially_failed(
 
     await work(worker_db, db_url, base_url)
 
-    jobs = {
-        j["content_type"]: j for j in await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    }
+    jobs = {j["content_type"]: j for j in await query(db, "sync_jobs_of_portal", portal_id=portal)}
     assert (jobs["site_page"]["status"], jobs["blog_post"]["status"]) == ("completed", "failed")
     assert jobs["blog_post"]["attempts"] == 1
     assert "lacks the 'content' scope" in jobs["blog_post"]["last_error"]
     run = await db.run_get(started.run.id)
     assert run is not None and run.status is RunStatus.PARTIALLY_FAILED
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
     assert "failed: blog_post" in told[1]["message"]

@@ -11,20 +11,19 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from psycopg import AsyncConnection, sql
-from psycopg.rows import TupleRow, dict_row
+from psycopg.rows import TupleRow
 
 from smuves_sync.db import Database, DbRole, Pool
-from smuves_sync.db.queries import load_queries, queries
+from smuves_sync.db.queries import queries
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
+from tests.support import query
 
-SQL = load_queries(Path(__file__).parents[1] / "sql")
 # Not tenant data: the migration ledger. Everything else must be under row-level security.
 SHARED_TABLES = {"schema_migrations"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
@@ -55,14 +54,8 @@ async def tenants(factory: Factory) -> tuple[Tenant, Tenant]:
     return await _plant_tenant(factory, 7_000_001), await _plant_tenant(factory, 7_000_002)
 
 
-async def _rows(conn: AsyncConnection[TupleRow], name: str, **params: Any) -> list[dict[str, Any]]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(SQL[name], params)
-        return await cur.fetchall()
-
-
 async def _tables(conn: AsyncConnection[TupleRow]) -> list[dict[str, Any]]:
-    return await _rows(conn, "catalog_tables")
+    return await query(conn, "catalog_tables")
 
 
 async def _visible(
@@ -72,17 +65,12 @@ async def _visible(
     None when the role may read no column of it."""
     columns = [
         r["name"]
-        for r in await _rows(conn, "catalog_readable_columns", table=table, role=role.value)
+        for r in await query(conn, "catalog_readable_columns", table=table, role=role.value)
     ]
     if not columns:
         return None
-    statement = sql.SQL(SQL["isolation_select_columns"]).format(
-        columns=sql.SQL(", ").join(sql.Identifier(c) for c in columns),
-        table=sql.Identifier(table),
-    )
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(statement)
-        return await cur.fetchall()
+    listed = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
+    return await query(conn, "isolation_select_columns", parts={"columns": listed, "table": table})
 
 
 @asynccontextmanager
@@ -119,7 +107,7 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
     admin_pool: Pool,
 ) -> None:
     async with admin_pool.connection() as conn:
-        functions = await _rows(conn, "catalog_security_definer_functions")
+        functions = await query(conn, "catalog_security_definer_functions")
     assert any(f["signature"].startswith("reconcile_stuck_runs(") for f in functions)
     for function in functions:
         paths = [c for c in function["config"] if c.startswith("search_path=")]
@@ -130,7 +118,7 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
 
 async def test_every_object_belongs_to_the_owner_role(admin_pool: Pool) -> None:
     async with admin_pool.connection() as conn:
-        assert await _rows(conn, "catalog_objects_not_owned_by_smuves_owner") == []
+        assert await query(conn, "catalog_objects_not_owned_by_smuves_owner") == []
 
 
 async def test_a_user_sees_none_of_another_users_rows(
@@ -183,7 +171,7 @@ async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
 async def test_the_token_column_is_readable_by_neither_role(admin_pool: Pool) -> None:
     async with admin_pool.connection() as conn:
         for role in DbRole:
-            columns = await _rows(
+            columns = await query(
                 conn, "catalog_readable_columns", table="portals", role=role.value
             )
             assert "token_encrypted" not in {c["name"] for c in columns}

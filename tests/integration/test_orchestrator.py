@@ -17,7 +17,7 @@ from smuves_sync.orchestrator import (
     start_fetch,
 )
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
+from tests.support import query
 
 ALL = tuple(ContentType)
 
@@ -48,9 +48,9 @@ async def test_twenty_concurrent_requests_make_one_run_and_nineteen_duplicates(
     assert {r.run_ids for r in refused} == {(winner.run.id,)}
     assert all("ALL_DUPLICATE_JOBS" in str(r) for r in refused)
     # Refused requests leave no empty run behind.
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [(r["id"], r["status"]) for r in runs] == [(winner.run.id, "pending")]
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert sorted(j["content_type"] for j in jobs) == sorted(str(t) for t in ALL)
 
 
@@ -74,7 +74,7 @@ async def test_a_partial_overlap_creates_only_the_new_types(
     }
     assert second.run.content_types == ALL
     assert all(j.run_id == second.run.id and j.status is JobStatus.PENDING for j in second.jobs)
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert len(jobs) == 5
 
 
@@ -117,7 +117,7 @@ async def test_a_refusal_inside_a_callers_transaction_leaves_it_usable(
         # The caller's transaction (a scheduler holding a schedule row lock) goes on.
         export = await start_export(tx, portal, ContentType.SITE_PAGE, ExportFormat.CSV)
 
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["id"] for r in runs] == [first.run.id, export.run.id]
 
 
@@ -128,7 +128,7 @@ async def test_an_unknown_portal_is_not_found_and_changes_nothing(
         await start_fetch(worker_db, 424242)
     with pytest.raises(InvalidInput, match="positive"):
         await start_fetch(worker_db, -1)
-    assert await read(db.pool, "run_statuses") == []
+    assert await query(db, "run_statuses") == []
 
 
 async def test_the_app_role_starts_runs_only_for_its_members(
@@ -163,7 +163,7 @@ async def test_start_export_creates_a_run_a_job_and_an_exports_row(
     assert (started.export.format, started.export.status) == (ExportFormat.CSV, JobStatus.PENDING)
     with pytest.raises(AllDuplicateJobs):
         await start_export(worker_db, portal, ContentType.SITE_PAGE, ExportFormat.JSONL)
-    exports = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    exports = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert len(exports) == 1
 
 

@@ -13,7 +13,7 @@ from smuves_sync.models import ContentType, JobStatus, RunStatus
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0, read
+from tests.support import T0, query
 
 SECOND = timedelta(seconds=1)
 
@@ -57,7 +57,7 @@ async def test_retryable_failures_back_off_exponentially_then_give_up(
         t2,
         "timeout again",
     )
-    [note] = await read(db.pool, "job_failed_notifications_of_run", run_id=run.id)
+    [note] = await query(db, "job_failed_notifications_of_run", run_id=run.id)
     assert note["user_id"] == owner and "after 3 attempt(s): timeout again" in note["message"]
     settled = await db.run_get(run.id)
     assert settled is not None and settled.status is RunStatus.FAILED
@@ -109,7 +109,7 @@ async def test_a_permanent_failure_fails_at_once(
 
     assert (failed.status, failed.attempts, failed.finished_at) == (JobStatus.FAILED, 1, T0)
     assert failed.last_error == "HubSpotAuthError: the token was revoked; reconnect the portal"
-    assert len(await read(db.pool, "job_failed_notifications_of_run", run_id=run.id)) == 1
+    assert len(await query(db, "job_failed_notifications_of_run", run_id=run.id)) == 1
 
 
 async def test_a_long_error_is_truncated(

@@ -8,7 +8,7 @@ from smuves_sync.db import Database
 from smuves_sync.db.progress import run_jobs, run_jobs_claim
 from smuves_sync.models import ContentType, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0, read
+from tests.support import T0, query
 
 LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes=2)}
 
@@ -58,7 +58,7 @@ async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
     jobs = {j.id: j for j in await run_jobs(db, run.id)}
     assert jobs[exhausted.id].status is JobStatus.FAILED
     assert "gave up after 3 attempts" in (jobs[exhausted.id].last_error or "")
-    told = await read(db.pool, "sync_notifications_of_run", run_id=run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=run.id)
     assert [n["kind"] for n in told] == ["job_failed"]
 
 
@@ -87,4 +87,4 @@ async def test_other_runs_expired_leases_are_left_alone(
         (JobStatus.RUNNING, "dead"),
         (JobStatus.RUNNING, "dead"),
     ]
-    assert await read(db.pool, "sync_notifications_of_run", run_id=other.id) == []
+    assert await query(db, "sync_notifications_of_run", run_id=other.id) == []

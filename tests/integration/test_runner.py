@@ -14,15 +14,7 @@ from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConf
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import (
-    TOKEN,
-    plant_portal,
-    stored_facts,
-    sync_settings,
-    truth_facts,
-    write,
-)
+from tests.support import TOKEN, plant_portal, query, stored_facts, sync_settings, truth_facts
 
 SPEC = PortalSpec(portal_id=7101, token=TOKEN, seed=8, site_pages=1200, archived_share=0.05)
 
@@ -53,8 +45,8 @@ async def processed_at_least(db: Database, job_id: int, n: int, timeout: float =
         await asyncio.sleep(0.05)
 
 
-async def stored_count(pool: Pool, portal: int) -> int:
-    return len(await read(pool, "sync_content_of_portal", portal_id=portal))
+async def stored_count(db: Database, portal: int) -> int:
+    return len(await query(db, "sync_content_of_portal", portal_id=portal))
 
 
 async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(
@@ -69,7 +61,7 @@ async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(
     running = asyncio.create_task(runner.run())
 
     await processed_at_least(db, job_id, 200)
-    await write(db.pool, "sync_steal_lease", job_id=job_id)
+    await query(db, "sync_steal_lease", job_id=job_id)
     await asyncio.wait_for(running, 30)
 
     assert (runner.stats.lost, runner.stats.completed, runner.stats.failed) == (1, 0, 0)
@@ -77,7 +69,7 @@ async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(
     assert job is not None and job.status is JobStatus.RUNNING  # the new holder's now
     assert job.total is not None and job.processed < job.total
     # Nothing after the takeover was kept: the rows are exactly the checkpointed pages.
-    assert await stored_count(db.pool, portal) == job.processed
+    assert await stored_count(db, portal) == job.processed
 
 
 async def test_a_stop_hands_running_jobs_back_with_their_cursor(
@@ -99,7 +91,7 @@ async def test_a_stop_hands_running_jobs_back_with_their_cursor(
     assert job is not None
     assert (job.status, job.attempts, job.lease_token) == (JobStatus.PENDING, 0, None)
     assert job.cursor is not None and job.processed >= 200
-    assert await stored_count(db.pool, portal) == job.processed
+    assert await stored_count(db, portal) == job.processed
 
 
 async def test_a_stop_lets_jobs_finish_within_the_grace_period(
@@ -122,7 +114,7 @@ async def test_a_stop_lets_jobs_finish_within_the_grace_period(
 
     assert (stats.completed, stats.released) == (1, 0)
     truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
-    assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)
+    assert await stored_facts(db, portal, ContentType.SITE_PAGE) == truth_facts(truth)
 
 
 async def test_an_idle_runner_is_woken_by_a_new_job_long_before_its_next_poll(
@@ -180,7 +172,7 @@ async def test_the_runner_rides_out_a_database_restart(
     running = asyncio.create_task(runner.run())
 
     await processed_at_least(db, started.jobs[0].id, 200)
-    [killed] = await read(db.pool, "sync_terminate_backends")
+    [killed] = await query(db, "sync_terminate_backends")
     assert killed["n"] >= 2  # at least the worker's page transaction and its listener
     await asyncio.wait_for(running, 60)
 
@@ -188,4 +180,4 @@ async def test_the_runner_rides_out_a_database_restart(
     run = await db.run_get(started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
-    assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)
+    assert await stored_facts(db, portal, ContentType.SITE_PAGE) == truth_facts(truth)

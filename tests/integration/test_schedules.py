@@ -20,7 +20,7 @@ from smuves_sync.workers.scheduler import (
     remove_schedule,
 )
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
+from tests.support import query
 
 ALL = tuple(ContentType)
 # Injected clock, far from the real one: what is due is decided by it alone.
@@ -28,11 +28,11 @@ T = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
 
 
 async def _schedules(db: Database) -> list[dict[str, object]]:
-    return await read(db.pool, "opscheck_schedules")
+    return await query(db, "opscheck_schedules")
 
 
 async def _runs(db: Database, portal: int) -> list[dict[str, object]]:
-    return await read(db.pool, "opscheck_runs_of_portal", portal_id=portal)
+    return await query(db, "opscheck_runs_of_portal", portal_id=portal)
 
 
 # -- adding, listing, removing -------------------------------------------------------------
@@ -279,5 +279,5 @@ async def test_many_firers_and_many_schedules_fire_each_exactly_once(
 
     fired_portals = [f.run.portal_id for o in outcomes for f in o]
     assert sorted(fired_portals) == sorted(portals)
-    assert [r["n"] for r in await read(db.pool, "opscheck_run_count")] == [30]
+    assert [r["n"] for r in await query(db, "opscheck_run_count")] == [30]
     assert [r for r in caplog.records if "skipped this firing" in r.getMessage()] == []

@@ -1,5 +1,5 @@
--- Test harness statements (tests/conftest.py). {db} and {template} are identifiers filled in
--- with psycopg.sql.Identifier.
+-- Test harness statements (tests/support/plugin.py). {db} and {template} are identifiers filled
+-- in with psycopg.sql.Identifier.
 
 -- name: harness_create_database
 CREATE DATABASE {db}

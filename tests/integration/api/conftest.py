@@ -23,18 +23,15 @@ import jwt
 import pytest
 import uvicorn
 from fastapi import FastAPI
-from psycopg.rows import dict_row
 from pydantic import SecretStr
 
 from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, Pool, pool_for
-from smuves_sync.db.queries import load_queries
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = "portal-token-key-for-tests-only"
-SQL = load_queries(Path(__file__).parent)
 
 
 def make_token(
@@ -56,13 +53,6 @@ def make_token(
         **claims,
     }
     return jwt.encode({k: v for k, v in payload.items() if v is not None}, secret, algorithm)
-
-
-async def rows(pool: Pool, name: str, **params: Any) -> list[dict[str, Any]]:
-    """Run statement `name` of api_checks.sql as the pool's role; its rows."""
-    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(SQL[name], params)
-        return await cur.fetchall() if cur.description else []
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import pytest
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ async def test_the_text_filter_takes_wildcards_literally(
 async def test_deleted_objects_are_left_out(
     client: httpx.AsyncClient, portal: int, admin_pool: Pool, alice: User
 ) -> None:
-    await rows(admin_pool, "plant_content_deleted", portal_id=81, hubspot_id="p2")
+    await query(admin_pool, "plant_content_deleted", portal_id=81, hubspot_id="p2")
     pages = await _walk(client, alice, "type=site_page")
     assert pages == [["p1", "p3", "p4", "p5", "p6", "p7"]]
 

@@ -12,7 +12,8 @@ import pytest
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 ALL = [t.value for t in ContentType]
 
@@ -101,7 +102,7 @@ async def test_a_bad_fetch_body_is_422_naming_the_field(
     assert response.status_code == 422
     assert response.json()["code"] == "INVALID_INPUT"
     assert response.json()["message"].startswith(f"{field}: ")
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=54) == [{"runs": 0}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=54) == [{"runs": 0}]
 
 
 async def test_a_fetch_of_an_unknown_portal_is_404(client: httpx.AsyncClient, alice: User) -> None:
@@ -125,4 +126,4 @@ async def test_fifty_concurrent_fetches_make_one_run(
     for refused in (r.json() for r in responses if r.status_code == 409):
         assert refused["code"] == "ALL_DUPLICATE_JOBS"
         assert refused["run_ids"] == [winner["run"]["id"]]
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=55) == [{"runs": 1}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=55) == [{"runs": 1}]

@@ -17,7 +17,8 @@ from smuves_sync.db import Pool
 from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 # Routes that take no id, with what B may see there (checked below).
 NO_ID_ROUTES = {
@@ -76,7 +77,7 @@ async def tenant_a(
     path = api_settings.export_dir / "a.csv"
     path.parent.mkdir(parents=True)
     path.write_text("hubspot_id\n1\n")
-    await rows(
+    await query(
         admin_pool, "plant_export_file", export_id=export_id, path=str(path), row_count=1, bytes=13
     )
     notification = await factory.notification(alice.id, run)
@@ -138,7 +139,7 @@ async def test_another_users_ids_are_404_on_every_route(
     # unread, the portal is there; and A still sees all of it.
     run = await client.get(f"/v1/runs/{tenant_a.ids['run_id']}", headers=alice.headers)
     assert run.json()["status"] == "running"
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
     notes = await client.get("/v1/notifications", headers=alice.headers)
     assert notes.json()["items"][0]["read_at"] is None
     download = await client.get(

@@ -30,7 +30,8 @@ from smuves_sync.api import openapi_document
 from smuves_sync.db import Pool
 from smuves_sync.models import JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.api.conftest import JWT_SECRET, SECRET_KEY, User, new_user, rows
+from tests.integration.api.conftest import JWT_SECRET, SECRET_KEY, User, new_user
+from tests.support import query
 
 # About a thousand requests: slow, and given more than the default per-test time on a busy box.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -66,7 +67,7 @@ async def _seed(
     export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
     export_dir.mkdir(parents=True, exist_ok=True)
     (export_dir / "fuzz.csv").write_text("hubspot_id\n1\n")
-    await rows(
+    await query(
         admin_pool,
         "plant_export_file",
         export_id=export_id,

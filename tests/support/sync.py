@@ -1,23 +1,35 @@
-"""Shared bits of the fetch, export and runner tests: settings, portals with tokens, truth."""
+"""Shared bits of the fetch, export and runner tests: settings, portals with tokens, truth.
+
+    portal = await plant_portal(factory, SPEC)        # the fake's portal, its token encrypted
+    settings = sync_settings(db_url, base_url)        # a worker's: quick polls and retries
+    assert await stored_facts(db, portal, t) == truth_facts(fake.ground_truth(portal, t))
+
+Facts are (id, updated, archived) triples, sorted: what HubSpot serves and what is stored
+compare as equal lists.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from smuves_sync.db import Pool
+from smuves_sync.db import Database
 from smuves_sync.models import ContentType
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import PortalSpec, TruthItem
 from smuves_sync.token_crypto import TokenCipher
-from tests.factories import Factory
-from tests.integration.queue_helpers import CHECKS, read
+from tests.support.commands import SECRET
+from tests.support.sql import query
 
-SECRET = "test secret key"
+if TYPE_CHECKING:  # tests.factories imports this package
+    from tests.factories import Factory
+
 TOKEN = "pat-na1-sync-token"
+
+Fact = tuple[str, datetime, bool]
 
 
 def sync_settings(db_url: str, base_url: str, **overrides: Any) -> Settings:
@@ -44,28 +56,18 @@ async def plant_portal(factory: Factory, spec: PortalSpec) -> int:
     )
 
 
-Fact = tuple[str, datetime, bool]
-
-
 def truth_facts(items: Iterable[TruthItem]) -> list[Fact]:
     """(id, updated, archived) of what HubSpot serves, sorted."""
     return sorted((i.hubspot_id, i.updated_at, i.archived) for i in items)
 
 
 async def stored_facts(
-    pool: Pool, portal_id: int, content_type: ContentType, *, deleted: bool = False
+    db: Database, portal_id: int, content_type: ContentType, *, deleted: bool = False
 ) -> list[Fact]:
     """(id, updated, archived) of the stored live (or deleted) rows of a type, sorted."""
-    rows = await read(pool, "sync_content_of_portal", portal_id=portal_id)
+    rows = await query(db, "sync_content_of_portal", portal_id=portal_id)
     return sorted(
         (r["hubspot_id"], r["hubspot_updated_at"], r["archived"])
         for r in rows
         if r["content_type"] == content_type.value and (r["deleted_at"] is not None) == deleted
     )
-
-
-async def write(pool: Pool, name: str, **params: Any) -> int:
-    """Run the named check-file statement that returns no rows; how many rows it changed."""
-    async with pool.connection() as conn, conn.cursor() as cur:
-        await cur.execute(CHECKS[name], params)
-        return cur.rowcount

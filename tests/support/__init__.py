@@ -1,0 +1,49 @@
+"""What the tests share. ``plugin`` is the pytest plugin (fixtures, loaded by tests/conftest.py);
+the rest are helpers a test imports from here:
+
+    from tests.support import T0, eventually, query
+
+    sql        TEST_SQL (tests/sql/*.sql and the testing aids' SQL, loaded once) and `query`,
+               the one way to run a named statement of it
+    timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline)
+    commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
+    sync       the sync tests' settings, portals with tokens, and facts of truth and storage
+    plugin     the fixtures: databases, pools, `Database`s, `factory`
+"""
+
+from tests.support.commands import (
+    NOWHERE,
+    SECRET,
+    Finished,
+    clean_env,
+    invoke,
+    json_out,
+    run,
+    smuves,
+    smuves_env,
+)
+from tests.support.sql import TEST_SQL, query
+from tests.support.sync import TOKEN, plant_portal, stored_facts, sync_settings, truth_facts
+from tests.support.timing import T0, db_now, eventually
+
+__all__ = [
+    "NOWHERE",
+    "SECRET",
+    "T0",
+    "TEST_SQL",
+    "TOKEN",
+    "Finished",
+    "clean_env",
+    "db_now",
+    "eventually",
+    "invoke",
+    "json_out",
+    "plant_portal",
+    "query",
+    "run",
+    "smuves",
+    "smuves_env",
+    "stored_facts",
+    "sync_settings",
+    "truth_facts",
+]

@@ -1,0 +1,164 @@
+"""The suite's pytest plugin (loaded by tests/conftest.py): databases, pools, the row factory.
+
+The server comes from, in order: ``SMUVES_TEST_DATABASE_URL`` (a superuser URL); a
+testcontainers PostgreSQL when a Docker daemon answers; else the embedded pgserver in a
+temporary directory. A template database is migrated once per session and cloned with
+``CREATE DATABASE … TEMPLATE`` for every test that asks for a database.
+
+Fixtures:
+
+    pg_server        superuser URL of the server (session)
+    template_db      name of the database migrated once for the session
+    db_url           this test's own clone of the template (login role)
+    empty_db_url     a new, unmigrated database
+    settings         Settings pointing at db_url
+    admin_pool, worker_pool, app_pool    pools acting as the login role, smuves_worker, smuves_app
+    db, worker_db, app_db                a `Database` on each
+    factory          the row factory (tests/factories.py), writing as the login role
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from psycopg.conninfo import make_conninfo
+
+from smuves_sync.db import Database, DbRole, Pool, migrate, pool_for
+from smuves_sync.db.embedded import embedded_server
+from smuves_sync.settings import Settings
+from tests.factories import Factory
+from tests.support.sql import query
+
+
+def _docker_answers() -> bool:
+    """True when a Docker daemon responds within a second or two (never on most CI boxes)."""
+    if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
+        return False
+    try:
+        import docker  # type: ignore[import-untyped]
+
+        docker.from_env(timeout=2).ping()
+    except Exception:  # any failure means: no usable daemon, fall through to pgserver
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _container() -> Iterator[str]:
+    from testcontainers.postgres import PostgresContainer
+
+    with PostgresContainer("postgres:16-alpine", driver=None) as pg:
+        yield pg.get_connection_url()
+
+
+@pytest.fixture(scope="session")
+async def pg_server() -> AsyncIterator[str]:
+    """Superuser URL of the PostgreSQL server the tests use."""
+    url = os.environ.get("SMUVES_TEST_DATABASE_URL")
+    if url:
+        yield url
+        return
+    if _docker_answers():
+        with _container() as url:
+            yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="smv") as tmp:
+        async with embedded_server(Path(tmp) / "pg") as url:
+            yield url
+
+
+def url_for(pg_server: str, dbname: str) -> str:
+    """`pg_server` pointed at database `dbname`."""
+    return make_conninfo(pg_server, dbname=dbname)
+
+
+@pytest.fixture(scope="session")
+async def template_db(pg_server: str) -> AsyncIterator[str]:
+    """Name of a database migrated once for the whole session."""
+    # Unique per session: several test sessions may share one server.
+    name = f"smuves_tpl_{os.getpid()}_{secrets.token_hex(3)}"
+    await query(pg_server, "harness_create_database", parts={"db": name})
+    try:
+        await migrate(url_for(pg_server, name))
+        yield name
+    finally:
+        await query(pg_server, "harness_drop_database", parts={"db": name})
+
+
+@pytest.fixture
+async def empty_db_url(pg_server: str) -> AsyncIterator[str]:
+    """URL of a new, empty (unmigrated) database, dropped after the test."""
+    name = f"smuves_empty_{secrets.token_hex(5)}"
+    await query(pg_server, "harness_create_database", parts={"db": name})
+    try:
+        yield url_for(pg_server, name)
+    finally:
+        await query(pg_server, "harness_drop_database", parts={"db": name})
+
+
+@pytest.fixture
+async def db_url(pg_server: str, template_db: str) -> AsyncIterator[str]:
+    """URL (login role) of this test's own clone of the migrated template."""
+    name = f"smuves_t_{secrets.token_hex(5)}"
+    await query(pg_server, "harness_clone_database", parts={"db": name, "template": template_db})
+    try:
+        yield url_for(pg_server, name)
+    finally:
+        await query(pg_server, "harness_drop_database", parts={"db": name})
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    """Settings pointing at this test's database."""
+    return Settings(database_url=db_url)
+
+
+@pytest.fixture
+async def admin_pool(db_url: str) -> AsyncIterator[Pool]:
+    """A pool acting as the login role (superuser: row-level security does not apply)."""
+    async with pool_for(db_url, max_size=4) as pool:
+        yield pool
+
+
+@pytest.fixture
+async def worker_pool(db_url: str) -> AsyncIterator[Pool]:
+    """A pool acting as smuves_worker."""
+    async with pool_for(db_url, role=DbRole.WORKER, max_size=10) as pool:
+        yield pool
+
+
+@pytest.fixture
+async def app_pool(db_url: str) -> AsyncIterator[Pool]:
+    """A pool acting as smuves_app."""
+    async with pool_for(db_url, role=DbRole.APP, max_size=4) as pool:
+        yield pool
+
+
+@pytest.fixture
+def db(admin_pool: Pool) -> Database:
+    """`Database` as the login role."""
+    return Database(admin_pool)
+
+
+@pytest.fixture
+def worker_db(worker_pool: Pool) -> Database:
+    """`Database` as smuves_worker."""
+    return Database(worker_pool)
+
+
+@pytest.fixture
+def app_db(app_pool: Pool) -> Database:
+    """`Database` as smuves_app."""
+    return Database(app_pool)
+
+
+@pytest.fixture
+def factory(admin_pool: Pool) -> Factory:
+    """The row factory, writing as the login role."""
+    return Factory(admin_pool)
