@@ -46,7 +46,7 @@ class Factory:
     async def user(self, email: str | None = None) -> uuid.UUID:
         """A new app user; returns its id."""
         email = email or f"user{next(self._numbers)}-{uuid.uuid4().hex[:8]}@example.com"
-        rows = await query(self.pool, "plant_user", email=email)
+        rows = await query(self.pool, "seed_user", email=email)
         return uuid.UUID(str(rows[0]["id"]))
 
     async def portal(
@@ -175,7 +175,7 @@ class Factory:
         owner = owner or await self.user()
         rows = await query(
             self.pool,
-            "plant_backlog",
+            "seed_backlog",
             portals=portals,
             first_portal=first_portal,
             owner_id=owner,

@@ -1,7 +1,6 @@
 -- Row factory statements (tests/factories.py): plant rows in any state, with any timestamps.
-
--- name: plant_user
-INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
+-- Users and a whole backlog come from the testing aids' seed_user and seed_backlog
+-- (smuves_sync/testing/sql/scratch.sql), which the benchmarks plant with too.
 
 -- name: plant_portal
 -- The insert trigger makes the owner a member.
@@ -31,25 +30,6 @@ VALUES (%(run_id)s, %(portal_id)s, %(kind)s, %(content_type)s, %(status)s::text,
         CASE WHEN %(status)s::text = 'running' THEN coalesce(%(heartbeat_at)s, %(locked_at)s, now())
              ELSE %(heartbeat_at)s END, %(total)s, %(processed)s, %(cursor)s, %(last_error)s,
         %(idempotency_key)s, coalesce(%(created_at)s, now()), %(finished_at)s)
-RETURNING id
-
--- name: plant_backlog
--- `portals` portals from `first_portal` on, each with one run of `kind` and one pending job
--- per content type; returns the job ids.
-WITH p AS (
-    INSERT INTO public.portals (id, name, owner_id)
-    SELECT g, 'portal ' || g, %(owner_id)s
-    FROM generate_series(%(first_portal)s::bigint, %(first_portal)s::bigint + %(portals)s - 1) AS g
-    RETURNING id
-), r AS (
-    INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
-    SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
-    RETURNING id, portal_id
-)
-INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after)
-SELECT r.id, r.portal_id, %(kind)s, t, coalesce(%(run_after)s, now())
-FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
-ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
 RETURNING id
 
 -- name: plant_content_item

@@ -83,23 +83,23 @@ async def template_db(pg_server: str) -> AsyncIterator[str]:
     """Name of a database migrated once for the whole session."""
     # Unique per session: several test sessions may share one server.
     name = f"smuves_tpl_{os.getpid()}_{secrets.token_hex(3)}"
-    await query(pg_server, "harness_create_database", parts={"db": name})
+    await query(pg_server, "database_create", parts={"db": name})
     try:
         await migrate(url_for(pg_server, name))
         yield name
     finally:
-        await query(pg_server, "harness_drop_database", parts={"db": name})
+        await query(pg_server, "database_drop", parts={"db": name})
 
 
 @pytest.fixture
 async def empty_db_url(pg_server: str) -> AsyncIterator[str]:
     """URL of a new, empty (unmigrated) database, dropped after the test."""
     name = f"smuves_empty_{secrets.token_hex(5)}"
-    await query(pg_server, "harness_create_database", parts={"db": name})
+    await query(pg_server, "database_create", parts={"db": name})
     try:
         yield url_for(pg_server, name)
     finally:
-        await query(pg_server, "harness_drop_database", parts={"db": name})
+        await query(pg_server, "database_drop", parts={"db": name})
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ async def db_url(pg_server: str, template_db: str) -> AsyncIterator[str]:
     try:
         yield url_for(pg_server, name)
     finally:
-        await query(pg_server, "harness_drop_database", parts={"db": name})
+        await query(pg_server, "database_drop", parts={"db": name})
 
 
 @pytest.fixture
