@@ -11,37 +11,24 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, spawn, stop
+from smuves_sync.testing.fake_hubspot import PortalSpec
+from tests.acceptance.conftest import ProcessSync, Spawn, stop
 from tests.factories import Factory
-from tests.support import (
-    TOKEN,
-    eventually,
-    plant_portal,
-    query,
-    smuves,
-    smuves_env,
-    stored_facts,
-    truth_facts,
-)
+from tests.support import TOKEN, eventually, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
 CRASHY = PortalSpec(portal_id=8101, token=TOKEN, seed=4, blog_posts=3000, archived_share=0.05)
 
 
+@pytest.mark.hubspot(CRASHY, ten_second_limit=None, latency_ms=100)
 async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
-    fake_hubspot: StartFake,
-    factory: Factory,
-    db: Database,
-    worker_db: Database,
-    db_url: str,
-    tmp_path: Path,
+    sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
-    fake = fake_hubspot([CRASHY], ServerConfig(ten_second_limit=None, latency_ms=100))
-    portal = await plant_portal(factory, CRASHY)
-    started = await start_fetch(worker_db, portal, [ContentType.BLOG_POST])
-    env = smuves_env(db_url, fake.base_url, SMUVES_FETCH_LEASE_SECONDS="2")
+    fake, db = sync.fake, sync.db
+    portal = await sync.plant_portal()
+    started = await start_fetch(sync.worker_db, portal, [ContentType.BLOG_POST])
+    env = smuves_env(sync.db_url, sync.base_url, SMUVES_FETCH_LEASE_SECONDS="2")
     first = await spawn(env, "worker", "--kinds", "fetch", log=tmp_path / "first.log")
 
     async def some_pages_stored() -> bool:
@@ -67,12 +54,12 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
         assert await stop(second) == 0, (tmp_path / "second.log").read_text()
 
     job = await db.job_get(started.jobs[0].id)
-    truth = fake.ground_truth(CRASHY.portal_id, ContentType.BLOG_POST)
+    truth = sync.truth(portal, ContentType.BLOG_POST)
     assert job is not None
     assert (job.status, job.attempts) == ("completed", 2)
     assert job.processed == job.total == len(truth)
-    stored = await stored_facts(db, portal, ContentType.BLOG_POST)
-    assert stored == truth_facts(truth)  # exact, and no duplicates (same length)
+    stored = await sync.stored(portal, ContentType.BLOG_POST)
+    assert stored == truth  # exact, and no duplicates (same length)
     live = len(fake.ground_truth(CRASHY.portal_id, ContentType.BLOG_POST, archived=False))
     pages = math.ceil(live / 100) + max(1, math.ceil((len(truth) - live) / 100))
     requests = fake.stats(CRASHY.portal_id).by_content_type["blog_post"]

@@ -6,12 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, spawn, stop
-from tests.factories import Factory
-from tests.support import TOKEN, db_now, eventually, plant_portal, query, smuves_env
+from smuves_sync.testing.fake_hubspot import PortalSpec
+from tests.acceptance.conftest import ProcessSync, Spawn, stop
+from tests.support import TOKEN, db_now, eventually, query, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -19,12 +17,13 @@ PORTAL = PortalSpec(portal_id=8101, token=TOKEN, seed=11, site_pages=250, blog_p
 TYPES = [ContentType.SITE_PAGE, ContentType.BLOG_POST]
 
 
+@pytest.mark.hubspot(PORTAL, ten_second_limit=None)
 async def test_two_workers_fire_one_due_schedule_exactly_once(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str, tmp_path: Path
+    sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
-    fake = fake_hubspot([PORTAL], ServerConfig(ten_second_limit=None))
-    portal = await plant_portal(factory, PORTAL)
-    env = smuves_env(db_url, fake.base_url)
+    db, factory = sync.db, sync.factory
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
     logs = [tmp_path / "worker1.log", tmp_path / "worker2.log"]
     workers = [await spawn(env, "worker", "--concurrency", "2", log=log) for log in logs]
     try:

@@ -8,21 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, spawn
-from tests.factories import Factory
-from tests.support import (
-    TOKEN,
-    eventually,
-    plant_portal,
-    query,
-    smuves,
-    smuves_env,
-    stored_facts,
-    truth_facts,
-)
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec
+from tests.acceptance.conftest import ProcessSync, Spawn
+from tests.support import TOKEN, eventually, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -52,24 +41,33 @@ MIXED = PortalSpec(
     rows_per_table=150,
     archived_share=0.1,
 )
-UNLIMITED = ServerConfig(ten_second_limit=None)
+ALWAYS_500 = FaultRule(FaultKind.STATUS, status=500, share=1.0, content_type=ContentType.BLOG_POST)
+FLAKY = (
+    FaultRule(FaultKind.RATE_LIMIT, share=0.1, policy="SECONDLY"),
+    FaultRule(FaultKind.STATUS, status=503, share=0.1),
+)
+# The first page of each type takes 8 s: the first sync is surely still fetching when the
+# second one asks (that takes a process start and one transaction).
+STALLS = tuple(
+    FaultRule(FaultKind.SLOW, on_requests=(3,), delay_ms=8000, content_type=content_type)
+    for content_type in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
+)
 
 
-async def test_a_full_sync_matches_hubspot_exactly(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
-) -> None:
-    fake = fake_hubspot([PORTAL], UNLIMITED)
-    portal = await plant_portal(factory, PORTAL)
+@pytest.mark.hubspot(PORTAL, ten_second_limit=None)
+async def test_a_full_sync_matches_hubspot_exactly(sync: ProcessSync) -> None:
+    db = sync.db
+    portal = await sync.plant_portal()
 
-    result = await smuves(smuves_env(db_url, fake.base_url), "sync", str(portal))
+    result = await smuves(smuves_env(sync.db_url, sync.base_url), "sync", str(portal))
 
     assert result.code == 0, result.stderr
     assert "completed" in result.stdout
     objects = 0
     for content_type in ContentType:
-        truth = fake.ground_truth(PORTAL.portal_id, content_type)
+        truth = sync.truth(portal, content_type)
         objects += len(truth)
-        assert await stored_facts(db, portal, content_type) == truth_facts(truth)
+        assert await sync.stored(portal, content_type) == truth
     assert objects == 5000
     jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert len(jobs) == 5
@@ -81,17 +79,19 @@ async def test_a_full_sync_matches_hubspot_exactly(
     assert [n["kind"] for n in told] == ["run_completed"]
 
 
+@pytest.mark.hubspot(SMALL, ten_second_limit=None, faults=(ALWAYS_500,))
 async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
+    sync: ProcessSync,
 ) -> None:
-    always_500 = FaultRule(
-        FaultKind.STATUS, status=500, share=1.0, content_type=ContentType.BLOG_POST
-    )
-    fake = fake_hubspot([SMALL], ServerConfig(ten_second_limit=None, faults=(always_500,)))
-    portal = await plant_portal(factory, SMALL)
+    db = sync.db
+    portal = await sync.plant_portal()
 
     result = await smuves(
-        smuves_env(db_url, fake.base_url), "sync", str(portal), "--types", "site_page,blog_post"
+        smuves_env(sync.db_url, sync.base_url),
+        "sync",
+        str(portal),
+        "--types",
+        "site_page,blog_post",
     )
 
     assert result.code == 1, result.stderr
@@ -106,62 +106,48 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
     assert "blog_post" in told[0]["message"]
 
 
-async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
-) -> None:
-    faults = (
-        FaultRule(FaultKind.RATE_LIMIT, share=0.1, policy="SECONDLY"),
-        FaultRule(FaultKind.STATUS, status=503, share=0.1),
-    )
-    fake = fake_hubspot([MIXED], ServerConfig(ten_second_limit=None, faults=faults, fault_seed=9))
-    portal = await plant_portal(factory, MIXED)
-    env = smuves_env(db_url, fake.base_url, SMUVES_HUBSPOT_MAX_RETRIES="4")
+@pytest.mark.hubspot(MIXED, ten_second_limit=None, faults=FLAKY, fault_seed=9)
+async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(sync: ProcessSync) -> None:
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url, SMUVES_HUBSPOT_MAX_RETRIES="4")
 
     result = await smuves(env, "sync", str(portal))
 
     assert result.code == 0, result.stderr
     for content_type in ContentType:
-        truth = fake.ground_truth(MIXED.portal_id, content_type)
-        assert await stored_facts(db, portal, content_type) == truth_facts(truth)
-    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
+        assert await sync.stored(portal, content_type) == sync.truth(portal, content_type)
+    jobs = await query(sync.db, "sync_jobs_of_portal", portal_id=portal)
     assert all(j["status"] == "completed" and j["processed"] == j["total"] for j in jobs)
-    stats = fake.stats(MIXED.portal_id)
+    stats = sync.fake.stats(MIXED.portal_id)
     assert stats.status_429 > 0 and stats.by_status.get(503, 0) > 0
     assert stats.faults_injected / stats.requests >= 0.15
 
 
-async def test_a_revoked_token_fails_every_job_at_once(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
-) -> None:
-    fake = fake_hubspot([SMALL], UNLIMITED)
-    portal = await plant_portal(factory, SMALL)
-    fake.revoke_token(TOKEN)
+@pytest.mark.hubspot(SMALL, ten_second_limit=None)
+async def test_a_revoked_token_fails_every_job_at_once(sync: ProcessSync) -> None:
+    portal = await sync.plant_portal()
+    sync.fake.revoke_token(TOKEN)
 
-    result = await smuves(smuves_env(db_url, fake.base_url), "sync", str(portal))
+    result = await smuves(smuves_env(sync.db_url, sync.base_url), "sync", str(portal))
 
     assert result.code == 1, result.stderr
-    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(sync.db, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * 5
     for job in jobs:
         assert "revoked" in job["last_error"]
         assert f"smuves portal add {portal}" in job["last_error"]
-    unauthorized = httpx.get(f"{fake.base_url}/_fake/stats").json()["unauthorized"]
+    unauthorized = httpx.get(f"{sync.base_url}/_fake/stats").json()["unauthorized"]
     assert unauthorized == 5  # one request per job: nothing retried
     assert TOKEN not in result.stdout + result.stderr
 
 
+@pytest.mark.hubspot(SMALL, ten_second_limit=None, faults=STALLS)
 async def test_a_second_sync_of_a_running_portal_exits_3(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str, tmp_path: Path
+    sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
-    # The first page of each type takes 8 s: the first sync is surely still fetching when
-    # the second one asks (that takes a process start and one transaction).
-    stalls = tuple(
-        FaultRule(FaultKind.SLOW, on_requests=(3,), delay_ms=8000, content_type=content_type)
-        for content_type in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
-    )
-    fake = fake_hubspot([SMALL], ServerConfig(ten_second_limit=None, faults=stalls))
-    portal = await plant_portal(factory, SMALL)
-    env = smuves_env(db_url, fake.base_url)
+    db = sync.db
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
     types = ("--types", "site_page,blog_post")
     first = await spawn(env, "sync", str(portal), *types, log=tmp_path / "first.log")
 

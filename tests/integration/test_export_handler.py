@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.support import query, sync_settings
+from tests.support import Sync, query
+
+# No `hubspot` marker: the fake of the `sync` fixture serves no portal; an export needs none.
 
 
 async def plant_pages(factory: Factory, n: int) -> int:
@@ -20,11 +21,12 @@ async def plant_pages(factory: Factory, n: int) -> int:
 
 
 async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
-    factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
+    sync: Sync, tmp_path: Path
 ) -> None:
-    portal = await plant_pages(factory, 50)
+    worker_db, db = sync.worker_db, sync.db
+    portal = await plant_pages(sync.factory, 50)
     started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.JSONL)
-    settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
+    settings = sync.settings_with(export_dir=tmp_path / "out")
 
     stats = await Runner(
         worker_db, settings, kinds=[JobKind.EXPORT], concurrency=1, burst=True
@@ -42,9 +44,10 @@ async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
 
 
 async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
-    factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
+    sync: Sync, tmp_path: Path
 ) -> None:
-    portal = await plant_pages(factory, 5)
+    worker_db, db = sync.worker_db, sync.db
+    portal = await plant_pages(sync.factory, 5)
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the export wants a directory")
     started = await start_export(
@@ -55,7 +58,7 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
         path=blocker / "x.csv",
         max_attempts=1,
     )
-    settings = sync_settings(db_url, "http://127.0.0.1:9")
+    settings = sync.settings
 
     stats = await Runner(
         worker_db, settings, kinds=[JobKind.EXPORT], concurrency=1, burst=True

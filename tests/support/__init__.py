@@ -7,8 +7,8 @@ the rest are helpers a test imports from here:
                the one way to run a named statement of it
     timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline)
     commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
-    sync       the sync tests' settings, portals with tokens, and facts of truth and storage
-    plugin     the fixtures: databases, pools, `Database`s, `factory`
+    sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases
+    plugin     the fixtures: databases, pools, `Database`s, `factory`, `hubspot`, `sync`
 """
 
 from tests.support.commands import (
@@ -23,7 +23,16 @@ from tests.support.commands import (
     smuves_env,
 )
 from tests.support.sql import TEST_SQL, query
-from tests.support.sync import TOKEN, plant_portal, stored_facts, sync_settings, truth_facts
+from tests.support.sync import (
+    TOKEN,
+    Served,
+    Sync,
+    SyncBed,
+    plant_portal,
+    stored_facts,
+    sync_settings,
+    truth_facts,
+)
 from tests.support.timing import T0, db_now, eventually
 
 __all__ = [
@@ -33,6 +42,9 @@ __all__ = [
     "TEST_SQL",
     "TOKEN",
     "Finished",
+    "Served",
+    "Sync",
+    "SyncBed",
     "clean_env",
     "db_now",
     "eventually",

@@ -1,4 +1,5 @@
-"""The suite's pytest plugin (loaded by tests/conftest.py): databases, pools, the row factory.
+"""The suite's pytest plugin (loaded by tests/conftest.py): databases, pools, the row factory,
+and the fake HubSpot with everything a sync test needs.
 
 The server comes from, in order: ``SMUVES_TEST_DATABASE_URL`` (a superuser URL); a
 testcontainers PostgreSQL when a Docker daemon answers; else the embedded pgserver in a
@@ -15,6 +16,8 @@ Fixtures:
     admin_pool, worker_pool, app_pool    pools acting as the login role, smuves_worker, smuves_app
     db, worker_db, app_db                a `Database` on each
     factory          the row factory (tests/factories.py), writing as the login role
+    hubspot          `Served`: the fake HubSpot of the test's `hubspot` marker, in a thread
+    sync             `SyncBed`: that fake and the databases, settings and factory of a sync test
 """
 
 from __future__ import annotations
@@ -32,8 +35,18 @@ from psycopg.conninfo import make_conninfo
 from smuves_sync.db import Database, DbRole, Pool, migrate, pool_for
 from smuves_sync.db.embedded import embedded_server
 from smuves_sync.settings import Settings
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, serve_in_thread
 from tests.factories import Factory
 from tests.support.sql import query
+from tests.support.sync import Served, Sync, SyncBed, hubspot_setup
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "hubspot(*specs, **config): the portals (PortalSpec) the `hubspot` and `sync` fixtures' "
+        "fake serves, and its ServerConfig fields",
+    )
 
 
 def _docker_answers() -> bool:
@@ -162,3 +175,24 @@ def app_db(app_pool: Pool) -> Database:
 def factory(admin_pool: Pool) -> Factory:
     """The row factory, writing as the login role."""
     return Factory(admin_pool)
+
+
+@pytest.fixture
+def hubspot(request: pytest.FixtureRequest) -> Iterator[Served[FakeHubSpot]]:
+    """The fake HubSpot of the test's `hubspot` marker, served from a thread of this process."""
+    specs, config = hubspot_setup(request)
+    fake = FakeHubSpot(specs, config)
+    with serve_in_thread(fake) as base_url:
+        yield Served(fake, base_url, specs)
+
+
+@pytest.fixture
+def sync(
+    hubspot: Served[FakeHubSpot],
+    db_url: str,
+    db: Database,
+    worker_db: Database,
+    factory: Factory,
+) -> Sync:
+    """The fake HubSpot and this test's databases, settings and factory, in one."""
+    return SyncBed(hubspot.fake, hubspot.base_url, hubspot.specs, db_url, db, worker_db, factory)
