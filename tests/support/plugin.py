@@ -4,11 +4,13 @@ and the fake HubSpot with everything a sync test needs.
 The server comes from, in order: ``SMUVES_TEST_DATABASE_URL`` (a superuser URL); a
 testcontainers PostgreSQL when a Docker daemon answers; else the embedded pgserver in a
 temporary directory. A template database is migrated once per session and cloned with
-``CREATE DATABASE … TEMPLATE`` for every test that asks for a database.
+``CREATE DATABASE … TEMPLATE`` for every test that asks for a database; the clone is dropped
+in the background once the test is over, so no test waits for a drop.
 
 Fixtures:
 
     pg_server        superuser URL of the server (session)
+    dropper          drops the tests' databases in the background (session)
     template_db      name of the database migrated once for the session
     db_url           this test's own clone of the template (login role)
     empty_db_url     a new, unmigrated database
@@ -22,6 +24,7 @@ Fixtures:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
@@ -91,6 +94,47 @@ def url_for(pg_server: str, dbname: str) -> str:
     return make_conninfo(pg_server, dbname=dbname)
 
 
+class Dropper:
+    """Drops databases in the background, a few at a time: a DROP DATABASE waits for a
+    checkpoint, which the next test need not wait for (and concurrent drops share one)."""
+
+    def __init__(self, pg_server: str, at_once: int = 4) -> None:
+        self._server = pg_server
+        self._slots = asyncio.Semaphore(at_once)
+        self._pending: set[asyncio.Task[None]] = set()
+        self._failures: list[BaseException] = []
+
+    def drop(self, name: str) -> None:
+        """Drop database `name` soon."""
+        task = asyncio.create_task(self._drop(name))
+        self._pending.add(task)
+        task.add_done_callback(self._done)
+
+    async def _drop(self, name: str) -> None:
+        async with self._slots:
+            await query(self._server, "database_drop", parts={"db": name})
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._failures.append(task.exception())  # raised by close()
+
+    async def close(self) -> None:
+        """Wait for the drops asked for; raise what failed."""
+        while self._pending:
+            await asyncio.wait(set(self._pending))
+        if self._failures:
+            raise BaseExceptionGroup("test databases not dropped", self._failures)
+
+
+@pytest.fixture(scope="session")
+async def dropper(pg_server: str) -> AsyncIterator[Dropper]:
+    """The session's background `Dropper`."""
+    dropper = Dropper(pg_server)
+    yield dropper
+    await dropper.close()
+
+
 @pytest.fixture(scope="session")
 async def template_db(pg_server: str) -> AsyncIterator[str]:
     """Name of a database migrated once for the whole session."""
@@ -105,25 +149,21 @@ async def template_db(pg_server: str) -> AsyncIterator[str]:
 
 
 @pytest.fixture
-async def empty_db_url(pg_server: str) -> AsyncIterator[str]:
+async def empty_db_url(pg_server: str, dropper: Dropper) -> AsyncIterator[str]:
     """URL of a new, empty (unmigrated) database, dropped after the test."""
     name = f"smuves_empty_{secrets.token_hex(5)}"
     await query(pg_server, "database_create", parts={"db": name})
-    try:
-        yield url_for(pg_server, name)
-    finally:
-        await query(pg_server, "database_drop", parts={"db": name})
+    yield url_for(pg_server, name)
+    dropper.drop(name)
 
 
 @pytest.fixture
-async def db_url(pg_server: str, template_db: str) -> AsyncIterator[str]:
+async def db_url(pg_server: str, template_db: str, dropper: Dropper) -> AsyncIterator[str]:
     """URL (login role) of this test's own clone of the migrated template."""
     name = f"smuves_t_{secrets.token_hex(5)}"
     await query(pg_server, "harness_clone_database", parts={"db": name, "template": template_db})
-    try:
-        yield url_for(pg_server, name)
-    finally:
-        await query(pg_server, "database_drop", parts={"db": name})
+    yield url_for(pg_server, name)
+    dropper.drop(name)
 
 
 @pytest.fixture
