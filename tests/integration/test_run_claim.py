@@ -6,11 +6,29 @@ from datetime import timedelta
 
 from smuves_sync.db import Database
 from smuves_sync.db.progress import run_jobs, run_jobs_claim
-from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.factories import Factory
 from tests.support import T0, query
 
 LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes=2)}
+
+
+async def expired_jobs(factory: Factory, run: Run) -> tuple[Job, Job]:
+    """Two running jobs of `run` whose lease expired at T0: one at its first attempt, one at
+    its last."""
+    expired_at = T0 - timedelta(minutes=6)
+    again = await factory.job(
+        run, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
+    )
+    exhausted = await factory.job(
+        run,
+        content_type=ContentType.BLOG_POST,
+        status=JobStatus.RUNNING,
+        attempts=3,
+        locked_at=expired_at,
+        locked_by="dead",
+    )
+    return again, exhausted
 
 
 async def test_only_the_runs_own_jobs_are_claimed(
@@ -39,18 +57,7 @@ async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     run = await factory.run(status=RunStatus.RUNNING)
-    expired_at = T0 - timedelta(minutes=6)
-    again = await factory.job(
-        run, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
-    )
-    exhausted = await factory.job(
-        run,
-        content_type=ContentType.BLOG_POST,
-        status=JobStatus.RUNNING,
-        attempts=3,
-        locked_at=expired_at,
-        locked_by="dead",
-    )
+    again, exhausted = await expired_jobs(factory, run)
 
     claimed = await run_jobs_claim(worker_db, "w2", run.id, limit=5, now=T0, **LEASES)
 
@@ -66,18 +73,7 @@ async def test_other_runs_expired_leases_are_left_alone(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     other = await factory.run(status=RunStatus.RUNNING)
-    expired_at = T0 - timedelta(minutes=6)
-    again = await factory.job(
-        other, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
-    )
-    exhausted = await factory.job(
-        other,
-        content_type=ContentType.BLOG_POST,
-        status=JobStatus.RUNNING,
-        attempts=3,
-        locked_at=expired_at,
-        locked_by="dead",
-    )
+    again, exhausted = await expired_jobs(factory, other)
     mine = await factory.run()
 
     assert await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES) == []
