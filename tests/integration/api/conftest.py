@@ -27,8 +27,10 @@ from pydantic import SecretStr
 
 from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, Pool, pool_for
+from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
+from tests.support import query
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = "portal-token-key-for-tests-only"
@@ -64,6 +66,46 @@ class User:
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
+
+
+async def plant_one_of_everything(
+    factory: Factory,
+    owner: User,
+    portal_id: int,
+    export_file: Path,
+    *,
+    run_status: RunStatus,
+    job_status: JobStatus,
+    name: str = "",
+) -> dict[str, int]:
+    """A portal of `owner` with one of everything an API path can name: a fetch run (with a
+    job and a content item), a completed export written to `export_file`, a notification.
+    Returns their ids by path parameter name."""
+    portal = await factory.portal(owner.id, portal_id=portal_id, name=name)
+    run = await factory.run(portal, owner=owner.id, status=run_status)
+    await factory.job(run, status=job_status)
+    await factory.content_item(run)
+    export_run = await factory.run(
+        portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+    )
+    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
+    export_file.parent.mkdir(parents=True, exist_ok=True)
+    export_file.write_text("hubspot_id\n1\n")
+    await query(
+        factory.pool,
+        "plant_export_file",
+        export_id=export_id,
+        path=str(export_file),
+        row_count=1,
+        bytes=13,
+    )
+    notification = await factory.notification(owner.id, run)
+    return {
+        "portal_id": portal,
+        "run_id": run.id,
+        "export_id": export_id,
+        "notification_id": notification,
+    }
 
 
 async def new_user(factory: Factory, name: str) -> User:

@@ -40,27 +40,22 @@ async def test_types_in_flight_are_skipped_and_all_in_flight_is_409(
     client: httpx.AsyncClient, factory: Factory, alice: User
 ) -> None:
     await factory.portal(alice.id, portal_id=52)
-    first = await client.post(
-        "/v1/portals/52/fetches", json={"content_types": ["blog_post"]}, headers=alice.headers
-    )
+
+    async def fetch(*types: str) -> httpx.Response:
+        body = {"content_types": list(types)}
+        return await client.post("/v1/portals/52/fetches", json=body, headers=alice.headers)
+
+    first = await fetch("blog_post")
     assert first.status_code == 202
     first_run = first.json()["run"]["id"]
 
-    second = await client.post(
-        "/v1/portals/52/fetches",
-        json={"content_types": ["site_page", "blog_post"]},
-        headers=alice.headers,
-    )
+    second = await fetch("site_page", "blog_post")
     assert second.status_code == 202
     assert [j["content_type"] for j in second.json()["run"]["jobs"]] == ["site_page"]
     assert second.json()["skipped"] == [{"content_type": "blog_post", "run_id": first_run}]
     second_run = second.json()["run"]["id"]
 
-    third = await client.post(
-        "/v1/portals/52/fetches",
-        json={"content_types": ["blog_post", "site_page"]},
-        headers=alice.headers,
-    )
+    third = await fetch("blog_post", "site_page")
     assert third.status_code == 409
     body = third.json()
     assert body["code"] == "ALL_DUPLICATE_JOBS"

@@ -14,10 +14,10 @@ import pytest
 from fastapi import FastAPI
 
 from smuves_sync.db import Pool
-from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User
+from tests.integration.api.conftest import User, plant_one_of_everything
 from tests.support import query
 
 # Routes that take no id, with what B may see there (checked below).
@@ -63,32 +63,17 @@ def _routes(app: FastAPI) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-async def tenant_a(
-    factory: Factory, admin_pool: Pool, api_settings: Settings, alice: User
-) -> TenantA:
-    portal = await factory.portal(alice.id, portal_id=91, name="A's portal")
-    run = await factory.run(portal, owner=alice.id, status=RunStatus.RUNNING)
-    await factory.job(run, status=JobStatus.RUNNING)
-    await factory.content_item(run)
-    export_run = await factory.run(
-        portal, owner=alice.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+async def tenant_a(factory: Factory, api_settings: Settings, alice: User) -> TenantA:
+    ids = await plant_one_of_everything(
+        factory,
+        alice,
+        91,
+        api_settings.export_dir / "a.csv",
+        run_status=RunStatus.RUNNING,
+        job_status=JobStatus.RUNNING,
+        name="A's portal",
     )
-    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
-    path = api_settings.export_dir / "a.csv"
-    path.parent.mkdir(parents=True)
-    path.write_text("hubspot_id\n1\n")
-    await query(
-        admin_pool, "plant_export_file", export_id=export_id, path=str(path), row_count=1, bytes=13
-    )
-    notification = await factory.notification(alice.id, run)
-    return TenantA(
-        {
-            "portal_id": portal,
-            "run_id": run.id,
-            "export_id": export_id,
-            "notification_id": notification,
-        }
-    )
+    return TenantA(ids)
 
 
 async def _call(

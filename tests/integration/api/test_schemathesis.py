@@ -27,11 +27,15 @@ from schemathesis.checks import (
 )
 
 from smuves_sync.api import openapi_document
-from smuves_sync.db import Pool
-from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.api.conftest import JWT_SECRET, SECRET_KEY, User, new_user
-from tests.support import query
+from tests.integration.api.conftest import (
+    JWT_SECRET,
+    SECRET_KEY,
+    User,
+    new_user,
+    plant_one_of_everything,
+)
 
 # About a thousand requests: slow, and given more than the default per-test time on a busy box.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -53,44 +57,23 @@ class Served:
     ids: dict[str, int]
 
 
-async def _seed(
-    factory: Factory, admin_pool: Pool, export_dir: Path
-) -> tuple[User, dict[str, int]]:
+async def _seed(factory: Factory, export_dir: Path) -> tuple[User, dict[str, int]]:
     user = await new_user(factory, "fuzz")
-    portal = await factory.portal(user.id, portal_id=12345)
-    run = await factory.run(portal, owner=user.id, status=RunStatus.COMPLETED)
-    await factory.job(run, status=JobStatus.COMPLETED)
-    await factory.content_item(run)
-    export_run = await factory.run(
-        portal, owner=user.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+    ids = await plant_one_of_everything(
+        factory,
+        user,
+        12345,
+        export_dir / "fuzz.csv",
+        run_status=RunStatus.COMPLETED,
+        job_status=JobStatus.COMPLETED,
     )
-    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
-    export_dir.mkdir(parents=True, exist_ok=True)
-    (export_dir / "fuzz.csv").write_text("hubspot_id\n1\n")
-    await query(
-        admin_pool,
-        "plant_export_file",
-        export_id=export_id,
-        path=str(export_dir / "fuzz.csv"),
-        row_count=1,
-        bytes=13,
-    )
-    notification = await factory.notification(user.id, run)
-    ids = {
-        "portal_id": portal,
-        "run_id": run.id,
-        "export_id": export_id,
-        "notification_id": notification,
-    }
     return user, ids
 
 
 @pytest.fixture
-async def served(
-    db_url: str, factory: Factory, admin_pool: Pool, tmp_path: Path
-) -> AsyncIterator[Served]:
+async def served(db_url: str, factory: Factory, tmp_path: Path) -> AsyncIterator[Served]:
     """`smuves serve` on a free port of this test's database, and what was seeded in it."""
-    user, ids = await _seed(factory, admin_pool, tmp_path / "exports")
+    user, ids = await _seed(factory, tmp_path / "exports")
     env = {
         **os.environ,
         "SMUVES_DATABASE_URL": db_url,
