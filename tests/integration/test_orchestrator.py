@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from smuves_sync.orchestrator import (
     start_fetch,
 )
 from tests.factories import Factory
-from tests.support import query
+from tests.support import all_at_once, query
 
 ALL = tuple(ContentType)
 
@@ -29,15 +28,9 @@ async def test_twenty_concurrent_requests_make_one_run_and_nineteen_duplicates(
     # Twenty sessions, so the twenty transactions really overlap in the database.
     async with pool_for(db_url, role=DbRole.WORKER, min_size=20, max_size=20) as pool:
         worker = Database(pool)
-        gate = asyncio.Event()
-
-        async def request() -> FetchStarted:
-            await gate.wait()
-            return await start_fetch(worker, portal)
-
-        tasks = [asyncio.create_task(request()) for _ in range(20)]
-        gate.set()
-        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        outcomes = await all_at_once(
+            20, lambda: start_fetch(worker, portal), return_exceptions=True
+        )
 
     started = [o for o in outcomes if isinstance(o, FetchStarted)]
     refused = [o for o in outcomes if isinstance(o, AllDuplicateJobs)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
 
@@ -12,7 +11,7 @@ from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.schedules import schedule_claim_due, schedule_disable
 from smuves_sync.errors import InvalidCronExpression, NotFound, UnknownContentType
 from smuves_sync.models import ContentType, JobStatus
-from smuves_sync.orchestrator import FetchStarted, start_fetch
+from smuves_sync.orchestrator import start_fetch
 from smuves_sync.workers.scheduler import (
     add_schedule,
     fire_due_schedules,
@@ -20,7 +19,7 @@ from smuves_sync.workers.scheduler import (
     remove_schedule,
 )
 from tests.factories import Factory
-from tests.support import query
+from tests.support import all_at_once, query
 
 ALL = tuple(ContentType)
 # Injected clock, far from the real one: what is due is decided by it alone.
@@ -240,15 +239,7 @@ async def test_twenty_concurrent_firings_start_exactly_one_run(
     caplog.set_level(logging.INFO, logger="smuves_sync.workers.scheduler")
     async with pool_for(db_url, role=DbRole.WORKER, min_size=20, max_size=20) as pool:
         worker = Database(pool)
-        gate = asyncio.Event()
-
-        async def fire() -> list[FetchStarted]:
-            await gate.wait()
-            return await fire_due_schedules(worker, now=T)
-
-        tasks = [asyncio.create_task(fire()) for _ in range(20)]
-        gate.set()
-        outcomes = await asyncio.gather(*tasks)
+        outcomes = await all_at_once(20, lambda: fire_due_schedules(worker, now=T))
 
     assert sorted(len(o) for o in outcomes) == [0] * 19 + [1]
     assert len(await _runs(db, portal)) == 1
@@ -267,15 +258,7 @@ async def test_many_firers_and_many_schedules_fire_each_exactly_once(
         await factory.schedule(portal, content_types=[ContentType.SITE_PAGE], next_run_at=T)
     async with pool_for(db_url, role=DbRole.WORKER, min_size=8, max_size=8) as pool:
         worker = Database(pool)
-        gate = asyncio.Event()
-
-        async def fire() -> list[FetchStarted]:
-            await gate.wait()
-            return await fire_due_schedules(worker, now=T)
-
-        tasks = [asyncio.create_task(fire()) for _ in range(8)]
-        gate.set()
-        outcomes = await asyncio.gather(*tasks)
+        outcomes = await all_at_once(8, lambda: fire_due_schedules(worker, now=T))
 
     fired_portals = [f.run.portal_id for o in outcomes for f in o]
     assert sorted(fired_portals) == sorted(portals)

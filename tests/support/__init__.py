@@ -5,7 +5,8 @@ the rest are helpers a test imports from here:
 
     sql        TEST_SQL (tests/sql/*.sql and the testing aids' SQL, loaded once) and `query`,
                the one way to run a named statement of it
-    timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline)
+    timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline),
+               `all_at_once` (a race of n tasks)
     commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
     sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases
     plugin     the fixtures: databases, pools, `Database`s, `factory`, `hubspot`, `sync`
@@ -33,7 +34,7 @@ from tests.support.sync import (
     sync_settings,
     truth_facts,
 )
-from tests.support.timing import T0, db_now, eventually
+from tests.support.timing import T0, all_at_once, db_now, eventually
 
 __all__ = [
     "NOWHERE",
@@ -45,6 +46,7 @@ __all__ = [
     "Served",
     "Sync",
     "SyncBed",
+    "all_at_once",
     "clean_env",
     "db_now",
     "eventually",

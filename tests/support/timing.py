@@ -1,8 +1,9 @@
-"""Time in tests: a fixed clock to inject, the database's clock, and waiting on real work.
+"""Time in tests: a fixed clock to inject, the database's clock, waiting on real work, racing.
 
     [job] = await queue.claim([JobKind.FETCH], now=T0)     # time injected, nothing slept
     due_at = await db_now(db)
     await eventually(run_settled, timeout=60)               # poll a worker's outcome
+    outcomes = await all_at_once(20, lambda: start_fetch(worker, portal))   # a race
 
 The queue functions take `now`, so most tests never wait. Where a test watches real work (a
 runner, a subprocess), `eventually` polls a predicate with a deadline instead of a loop of
@@ -15,7 +16,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -66,3 +67,19 @@ async def eventually(
             name = what or getattr(predicate, "__name__", repr(predicate))
             pytest.fail(f"{name}: not true within {timeout:g} s ({last})")
         await asyncio.sleep(every)
+
+
+async def all_at_once(
+    n: int, act: Callable[[], Awaitable[T]], *, return_exceptions: bool = False
+) -> list[Any]:
+    """Start `act` `n` times behind one gate, open it, and gather the outcomes in order
+    (with `return_exceptions`, an exception is an outcome rather than raised)."""
+    gate = asyncio.Event()
+
+    async def gated() -> T:
+        await gate.wait()
+        return await act()
+
+    tasks = [asyncio.create_task(gated()) for _ in range(n)]
+    gate.set()
+    return await asyncio.gather(*tasks, return_exceptions=return_exceptions)
