@@ -73,6 +73,15 @@ async def _visible(
     return await query(conn, "isolation_select_columns", parts={"columns": listed, "table": table})
 
 
+async def _tenant_tables(
+    conn: AsyncConnection[TupleRow], role: DbRole
+) -> AsyncIterator[tuple[str, list[dict[str, Any]] | None]]:
+    """(name, what `_visible` gives) of every table but the shared ones."""
+    for table in await _tables(conn):
+        if table["name"] not in SHARED_TABLES:
+            yield table["name"], await _visible(conn, role, table["name"])
+
+
 @asynccontextmanager
 async def _session(
     pool: Pool, *, user: uuid.UUID | None = None, portal: int | None = None
@@ -126,15 +135,12 @@ async def test_a_user_sees_none_of_another_users_rows(
 ) -> None:
     a, b = tenants
     async with _session(app_pool, user=a.user_id) as conn:
-        for table in await _tables(conn):
-            if table["name"] in SHARED_TABLES:
-                continue
-            rows = await _visible(conn, DbRole.APP, table["name"])
+        async for name, rows in _tenant_tables(conn, DbRole.APP):
             if rows is None:
                 continue
-            assert rows, f"user A should see their own {table['name']}"
+            assert rows, f"user A should see their own {name}"
             leaked = [row for row in rows if _mentions(row, b)]
-            assert leaked == [], f"user A sees user B's {table['name']}"
+            assert leaked == [], f"user A sees user B's {name}"
 
 
 async def test_a_session_without_a_user_sees_nothing(
@@ -142,12 +148,8 @@ async def test_a_session_without_a_user_sees_nothing(
 ) -> None:
     for pool, role in ((app_pool, DbRole.APP), (worker_pool, DbRole.WORKER)):
         async with _session(pool) as conn:
-            for table in await _tables(conn):
-                if table["name"] in SHARED_TABLES:
-                    continue
-                assert await _visible(conn, role, table["name"]) in ([], None), (
-                    f"{role} with no user or portal sees {table['name']}"
-                )
+            async for name, rows in _tenant_tables(conn, role):
+                assert rows in ([], None), f"{role} with no user or portal sees {name}"
 
 
 async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
@@ -156,14 +158,11 @@ async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
     a, b = tenants
     async with _session(worker_pool, portal=a.portal_id) as conn:
         seen = []
-        for table in await _tables(conn):
-            if table["name"] in SHARED_TABLES:
-                continue
-            rows = await _visible(conn, DbRole.WORKER, table["name"])
+        async for name, rows in _tenant_tables(conn, DbRole.WORKER):
             if rows is None:
                 continue
-            seen.append(table["name"])
-            assert rows, f"the worker should see portal A's {table['name']}"
+            seen.append(name)
+            assert rows, f"the worker should see portal A's {name}"
             assert [row for row in rows if _mentions(row, b)] == []
     assert {"content_items", "exports", "jobs", "runs"} <= set(seen)
 
