@@ -13,9 +13,7 @@ the rest are helpers a test imports from here:
 """
 
 from tests.support.commands import (
-    NOWHERE,
     SECRET,
-    Finished,
     clean_env,
     invoke,
     json_out,
@@ -23,26 +21,14 @@ from tests.support.commands import (
     smuves,
     smuves_env,
 )
-from tests.support.sql import TEST_SQL, query
-from tests.support.sync import (
-    TOKEN,
-    Served,
-    Sync,
-    SyncBed,
-    plant_portal,
-    stored_facts,
-    sync_settings,
-    truth_facts,
-)
+from tests.support.sql import query
+from tests.support.sync import TOKEN, Served, Sync, SyncBed
 from tests.support.timing import T0, all_at_once, db_now, eventually
 
 __all__ = [
-    "NOWHERE",
     "SECRET",
     "T0",
-    "TEST_SQL",
     "TOKEN",
-    "Finished",
     "Served",
     "Sync",
     "SyncBed",
@@ -52,12 +38,8 @@ __all__ = [
     "eventually",
     "invoke",
     "json_out",
-    "plant_portal",
     "query",
     "run",
     "smuves",
     "smuves_env",
-    "stored_facts",
-    "sync_settings",
-    "truth_facts",
 ]
