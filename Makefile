@@ -11,7 +11,7 @@ KINDS ?= fetch,export
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-fast lint format migrate sync demo serve worker bench bench-queue bench-client bench-sync export clean
+.PHONY: help install test test-fast lint format migrate sync demo fake serve worker bench bench-queue bench-client bench-sync export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -43,8 +43,11 @@ format: $(STAMP) ## apply ruff's fixes and formatting
 migrate: $(STAMP) ## apply database migrations (embedded Postgres when SMUVES_DATABASE_URL is unset)
 	$(BIN)/smuves db migrate
 
-demo: $(STAMP) ## start here: embedded Postgres + fake HubSpot portal (20k objects), full sync, CSV export
+demo: $(STAMP) ## start here: embedded Postgres + fake HubSpot portal (20k objects), full sync, CSV export; settings left in .env
 	$(BIN)/python scripts/demo.py
+
+fake: $(STAMP) ## serve the demo's fake HubSpot portal again, at the address in .env, until Ctrl-C
+	$(BIN)/python scripts/demo.py --serve-fake
 
 sync: $(STAMP) ## fetch a portal now with progress bars: make sync PORTAL=<id> [TYPES=site_page,blog_post]
 	@test -n "$(PORTAL)" || { echo "usage: make sync PORTAL=<portal id> [TYPES=a,b]"; exit 2; }
@@ -57,7 +60,7 @@ export: $(STAMP) ## export stored content: make export PORTAL=<id> [TYPE=site_pa
 worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export] [CONCURRENCY=4]
 	$(BIN)/smuves worker --kinds $(KINDS) --concurrency $(CONCURRENCY)
 
-serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_SECRET_KEY); make serve [PORT=8000]
+serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JWT_AUDIENCE, SMUVES_SECRET_KEY); make serve [PORT=8000]
 	$(BIN)/smuves serve --port $(or $(PORT),8000)
 
 bench: bench-queue bench-client bench-sync ## run every benchmark (extra flags for each: ARGS=...)

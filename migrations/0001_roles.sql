@@ -36,5 +36,11 @@ $$;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT CREATE ON SCHEMA public TO smuves_owner;
 
+-- Every role may execute a new function unless that is revoked. Revoke it here, once, for
+-- every function smuves_owner creates in this database: the migrations that follow grant
+-- EXECUTE to the roles that need it and nothing else (the SECURITY DEFINER functions, which
+-- run with the owner's rights, above all).
+ALTER DEFAULT PRIVILEGES FOR ROLE smuves_owner REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
+
 -- The migration runner created its ledger before the owner role existed.
 ALTER TABLE public.schema_migrations OWNER TO smuves_owner;

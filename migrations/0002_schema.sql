@@ -1,12 +1,63 @@
 -- Tables of DESIGN §3. Words the database knows are domains over text, so a bad value is
--- refused with the domain's name in the message, and a new content type is one
--- ALTER DOMAIN away (no enum rewrite, usable in the same transaction).
+-- refused with the domain's name in the message.
 
 SET LOCAL ROLE smuves_owner;
 
-CREATE DOMAIN public.content_type AS text
-    CONSTRAINT content_type_known
-    CHECK (VALUE IN ('site_page', 'landing_page', 'blog_post', 'hubdb_table', 'hubdb_row'));
+-- Content types. The database's list of them is the table content_types, filled by
+-- migrations: this one adds the first five, and a new type is one more migration,
+--     INSERT INTO public.content_types (name) VALUES ('blog_tag');
+-- beside one more member of ContentType in smuves_sync/content_types.py (the list in Python).
+-- The columns that hold a type (jobs, content_items and exports; the arrays of runs and
+-- schedules) are of the domain content_type, whose CHECK constraint content_type_known the
+-- trigger below generates from the table whenever names are added.
+--
+-- A CHECK generated from the list rather than foreign keys to it: a foreign key cannot
+-- reach into the arrays of runs and schedules, and on content_items, where every object a
+-- fetch stores is written, it would cost a look-up and a KEY SHARE lock on a row of a
+-- five-row table per object, which concurrent fetches turn into contention on those rows;
+-- a CHECK against a literal list costs nothing beyond the row itself. The constraint is
+-- added NOT VALID because Postgres cannot re-check a domain used by array columns, and a
+-- list that only grows needs no re-check of the rows. So names are only ever added (the
+-- rows of a retired type stay valid history): the table refuses UPDATE, DELETE, TRUNCATE.
+CREATE TABLE public.content_types (
+    name  text PRIMARY KEY CONSTRAINT content_types_name_word CHECK (name ~ '^[a-z][a-z0-9_]*$')
+);
+
+CREATE DOMAIN public.content_type AS text;
+
+CREATE FUNCTION public.content_types_constrain_domain() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        ALTER DOMAIN public.content_type DROP CONSTRAINT IF EXISTS content_type_known;
+        EXECUTE pg_catalog.format(
+            'ALTER DOMAIN public.content_type ADD CONSTRAINT content_type_known '
+            'CHECK (VALUE IN (%s)) NOT VALID',
+            (SELECT string_agg(pg_catalog.quote_literal(t.name), ', ' ORDER BY t.name)
+             FROM public.content_types AS t));
+        RETURN NULL;
+    END
+    $$;
+CREATE TRIGGER content_types_constrain_domain AFTER INSERT ON public.content_types
+    FOR EACH STATEMENT EXECUTE FUNCTION public.content_types_constrain_domain();
+
+CREATE FUNCTION public.content_types_only_grow() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        RAISE EXCEPTION 'content types are only ever added (% refused): rows of every type '
+                        'ever listed stay valid', TG_OP
+            USING ERRCODE = 'feature_not_supported';
+    END
+    $$;
+CREATE TRIGGER content_types_only_grow BEFORE UPDATE OR DELETE OR TRUNCATE
+    ON public.content_types
+    FOR EACH STATEMENT EXECUTE FUNCTION public.content_types_only_grow();
+
+INSERT INTO public.content_types (name)
+VALUES ('site_page'), ('landing_page'), ('blog_post'), ('hubdb_table'), ('hubdb_row');
 
 CREATE DOMAIN public.job_kind AS text
     CONSTRAINT job_kind_known CHECK (VALUE IN ('fetch', 'export'));

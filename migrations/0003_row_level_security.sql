@@ -44,10 +44,6 @@ CREATE FUNCTION public.portals_add_owner_member() RETURNS trigger
 CREATE TRIGGER portals_add_owner_member AFTER INSERT ON public.portals
     FOR EACH ROW EXECUTE FUNCTION public.portals_add_owner_member();
 
-REVOKE EXECUTE ON FUNCTION public.current_app_user() FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION public.current_app_portal() FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION public.member_portal_ids() FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION public.portals_add_owner_member() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION public.current_app_user() TO smuves_app, smuves_worker;
 GRANT EXECUTE ON FUNCTION public.current_app_portal() TO smuves_app, smuves_worker;
 GRANT EXECUTE ON FUNCTION public.member_portal_ids() TO smuves_app, smuves_worker;

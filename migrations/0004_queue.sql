@@ -4,16 +4,18 @@
 --
 -- Conventions:
 -- * SECURITY DEFINER, owned by smuves_owner (whose policies see every row), search_path pinned
---   to pg_catalog and pg_temp, every table schema-qualified, EXECUTE revoked from PUBLIC and
---   granted to smuves_worker only.
+--   to pg_catalog and pg_temp, every table schema-qualified, EXECUTE granted to smuves_worker
+--   only (0001 revokes it from PUBLIC for every function the owner creates).
 -- * Time comes from the database: p_now DEFAULT NULL means now(); tests pass a time instead
 --   of sleeping.
 -- * A fenced function (heartbeat, checkpoint, complete, fail, park, release) returns the
 --   changed job, or no row when the job is no longer running under that lease token: the
 --   caller lost its lease and must stop touching the job.
 -- * A lease is alive while heartbeat_at (set by the claim, renewed by heartbeat and
---   checkpoint) is younger than the kind's lease; the leases are parameters so that the
---   settings, not this file, decide them.
+--   checkpoint) is younger than the kind's lease (job_lease_expired); the leases are
+--   parameters so that the settings, not this file, decide them. A job goes back to pending
+--   through job_to_pending, which ends its lease, and the people a run concerns are told
+--   through notify_run_owners.
 -- * The hot functions (claim_jobs, complete_jobs) run few statements, return rows straight
 --   from UPDATE ... RETURNING, and always use their cached generic plans
 --   (plan_cache_mode = force_generic_plan): planning these short statements afresh cost more
@@ -22,6 +24,80 @@
 --   on the given ids, never by a scan whose size the planner would have to guess.
 
 SET LOCAL ROLE smuves_owner;
+
+-- Rules the functions below share, each written once. The helpers are not SECURITY DEFINER:
+-- they run with their callers' rights (the queue functions run as smuves_owner), and nobody
+-- else is granted them.
+
+-- Whether job p_job's lease has expired at p_now: it is running and its last sign of life
+-- (heartbeat_at) is older than its kind's lease. The comparison with the shorter lease is
+-- implied by the one after it, and is there for the planner: it bounds a walk of
+-- jobs_lease_idx, which the kind-dependent one cannot. One SQL expression, STABLE (as
+-- timestamptz - interval is), no SET, not SECURITY DEFINER: the planner inlines it into the
+-- calling statement, which is planned as if the expression were written out there.
+CREATE FUNCTION public.job_lease_expired(
+    p_job public.jobs, p_now timestamptz, p_fetch_lease interval, p_export_lease interval
+)
+    RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT p_job.status = 'running'
+           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease)
+           AND p_job.heartbeat_at < p_now - CASE p_job.kind WHEN 'fetch' THEN p_fetch_lease
+                                                            ELSE p_export_lease END
+    $$;
+
+-- A note for the people a run concerns: its owner, or the portal's owner for a run nobody
+-- started by hand (a schedule's).
+CREATE TYPE public.run_notice AS (run_id bigint, kind text, message text, created_at timestamptz);
+
+-- Store p_notices (in their order) for the people their runs concern. plpgsql rather than
+-- sql: an INSERT cannot be inlined, and plpgsql keeps its plan for the session where a sql
+-- function would plan it again on every call (runs_notify_settled calls it for every update
+-- of runs, most often with nothing to store).
+CREATE FUNCTION public.notify_run_owners(p_notices public.run_notice[])
+    RETURNS void
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
+        SELECT coalesce(r.owner_id, p.owner_id), n.run_id, n.kind, n.message, n.created_at
+        FROM unnest(p_notices) WITH ORDINALITY AS n
+        JOIN public.runs AS r ON r.id = n.run_id
+        JOIN public.portals AS p ON p.id = r.portal_id
+        ORDER BY n.ordinality;
+    END
+    $$;
+
+-- Store p_job back as pending, without a lease: the one statement that clears locked_at,
+-- locked_by, lease_token and heartbeat_at (a retry, a park, a release, an operator's
+-- requeue). The caller has locked the job's row and checked its state (a lease it holds, or
+-- a finished job), and passes the row with what it changes: run_after, attempts,
+-- last_error, cursor, processed. A running job always holds a lease (jobs_running_has_lease
+-- of 0002); a pending one never does. Not a trigger on jobs: a BEFORE UPDATE row trigger
+-- locks each row before every update of jobs, which adds a WAL record to each heartbeat and
+-- completion.
+CREATE FUNCTION public.job_to_pending(p_job public.jobs)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        RETURN QUERY
+        UPDATE public.jobs AS j
+        SET status = 'pending',
+            run_after = p_job.run_after,
+            attempts = p_job.attempts,
+            last_error = p_job.last_error,
+            cursor = p_job.cursor,
+            processed = p_job.processed,
+            finished_at = NULL,
+            locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+        WHERE j.id = p_job.id
+        RETURNING j.*;
+    END
+    $$;
 
 -- Claim up to p_limit jobs of p_kinds (NULL: any kind) for worker p_worker, oldest first:
 -- running jobs whose lease expired (another attempt), then pending jobs that are due.
@@ -47,8 +123,8 @@ CREATE FUNCTION public.claim_jobs(
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
-        v_shortest interval := least(p_fetch_lease, p_export_lease);
         v_failed_runs bigint[];
+        v_notices public.run_notice[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
@@ -57,14 +133,11 @@ CREATE FUNCTION public.claim_jobs(
 
         -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE j.status = 'running' AND j.heartbeat_at < v_now - v_shortest
+                   WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
                      AND (p_run_id IS NULL OR j.run_id = p_run_id)) THEN
             WITH stale AS (
                 SELECT j.id FROM public.jobs AS j
-                WHERE j.status = 'running'
-                  AND j.heartbeat_at < v_now - v_shortest
-                  AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
-                                                          ELSE p_export_lease END
+                WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
                   AND j.attempts >= j.max_attempts
                   AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
                   AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -81,18 +154,17 @@ CREATE FUNCTION public.claim_jobs(
                         j.attempts, j.locked_by)
                 WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale))
                 RETURNING j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.last_error
-            ), told AS (
-                INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
-                SELECT coalesce(r.owner_id, p.owner_id), f.run_id, 'job_failed',
-                       pg_catalog.format('The %s of %s for portal %s failed: %s',
-                                         f.kind, f.content_type, f.portal_id, f.last_error),
-                       v_now
-                FROM failed AS f
-                JOIN public.runs AS r ON r.id = f.run_id
-                JOIN public.portals AS p ON p.id = f.portal_id
             )
-            SELECT array_agg(DISTINCT f.run_id) INTO v_failed_runs FROM failed AS f;
+            SELECT array_agg(DISTINCT f.run_id),
+                   array_agg(ROW(f.run_id, 'job_failed',
+                                 pg_catalog.format('The %s of %s for portal %s failed: %s',
+                                                   f.kind, f.content_type, f.portal_id,
+                                                   f.last_error),
+                                 v_now)::public.run_notice ORDER BY f.id)
+            INTO v_failed_runs, v_notices
+            FROM failed AS f;
             IF v_failed_runs IS NOT NULL THEN
+                PERFORM public.notify_run_owners(v_notices);
                 PERFORM public.settle_runs(v_failed_runs, v_now);
             END IF;
         END IF;
@@ -104,10 +176,7 @@ CREATE FUNCTION public.claim_jobs(
         RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
-            WHERE j.status = 'running'
-              AND j.heartbeat_at < v_now - v_shortest
-              AND j.heartbeat_at < v_now - CASE j.kind WHEN 'fetch' THEN p_fetch_lease
-                                                      ELSE p_export_lease END
+            WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -292,13 +361,9 @@ CREATE FUNCTION public.fail_job(
         IF p_retryable AND v_job.attempts < v_job.max_attempts THEN
             v_delay := least(p_backoff_base * power(2, greatest(v_job.attempts, 1) - 1),
                              p_backoff_max);
-            UPDATE public.jobs AS j
-            SET status = 'pending',
-                run_after = v_now + v_delay + v_delay * (random() * p_jitter_ratio),
-                last_error = left(p_error, 2000),
-                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
-            WHERE j.id = p_job_id
-            RETURNING j.* INTO v_job;
+            v_job.run_after := v_now + v_delay + v_delay * (random() * p_jitter_ratio);
+            v_job.last_error := left(p_error, 2000);
+            SELECT * INTO v_job FROM public.job_to_pending(v_job);
         ELSE
             UPDATE public.jobs AS j
             SET status = 'failed',
@@ -307,14 +372,12 @@ CREATE FUNCTION public.fail_job(
             WHERE j.id = p_job_id
             RETURNING j.* INTO v_job;
 
-            INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
-            SELECT coalesce(r.owner_id, p.owner_id), v_job.run_id, 'job_failed',
-                   pg_catalog.format('The %s of %s for portal %s failed after %s attempt(s): %s',
-                                     v_job.kind, v_job.content_type, v_job.portal_id,
-                                     v_job.attempts, left(p_error, 500)),
-                   v_now
-            FROM public.runs AS r JOIN public.portals AS p ON p.id = r.portal_id
-            WHERE r.id = v_job.run_id;
+            PERFORM public.notify_run_owners(ARRAY[ROW(
+                v_job.run_id, 'job_failed',
+                pg_catalog.format('The %s of %s for portal %s failed after %s attempt(s): %s',
+                                  v_job.kind, v_job.content_type, v_job.portal_id,
+                                  v_job.attempts, left(p_error, 500)),
+                v_now)::public.run_notice]);
 
             PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
         END IF;
@@ -332,17 +395,23 @@ CREATE FUNCTION public.park_job(
     p_now timestamptz DEFAULT NULL
 )
     RETURNS SETOF public.jobs
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-        UPDATE public.jobs AS j
-        SET status = 'pending',
-            run_after = greatest(p_until, coalesce(p_now, now())),
-            attempts = greatest(j.attempts - 1, 0),
-            last_error = left(p_reason, 2000),
-            locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
+    DECLARE
+        v_job public.jobs;
+    BEGIN
+        SELECT * INTO v_job FROM public.jobs AS j
         WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
-        RETURNING j.*
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        v_job.run_after := greatest(p_until, coalesce(p_now, now()));
+        v_job.attempts := greatest(v_job.attempts - 1, 0);
+        v_job.last_error := left(p_reason, 2000);
+        RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
+    END
     $$;
 
 -- Hand a job back now (graceful shutdown) without spending its attempt; the cursor is kept
@@ -351,19 +420,23 @@ CREATE FUNCTION public.release_job(
     p_job_id bigint, p_lease_token uuid, p_now timestamptz DEFAULT NULL
 )
     RETURNS SETOF public.jobs
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-        WITH released AS (
-            UPDATE public.jobs AS j
-            SET status = 'pending',
-                run_after = coalesce(p_now, now()),
-                attempts = greatest(j.attempts - 1, 0),
-                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL
-            WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
-            RETURNING j.*
-        )
-        SELECT released.* FROM released, LATERAL pg_catalog.pg_notify('smuves_jobs', released.kind)
+    DECLARE
+        v_job public.jobs;
+    BEGIN
+        SELECT * INTO v_job FROM public.jobs AS j
+        WHERE j.id = p_job_id AND j.lease_token = p_lease_token AND j.status = 'running'
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        v_job.run_after := coalesce(p_now, now());
+        v_job.attempts := greatest(v_job.attempts - 1, 0);
+        RETURN QUERY SELECT * FROM public.job_to_pending(v_job);
+        PERFORM pg_catalog.pg_notify('smuves_jobs', v_job.kind);
+    END
     $$;
 
 -- A portal's encrypted token, only for a worker that holds the live lease of one of that
@@ -394,20 +467,6 @@ CREATE FUNCTION public.jobs_notify_inserted() RETURNS trigger
 CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON public.jobs
     REFERENCING NEW TABLE AS inserted
     FOR EACH STATEMENT EXECUTE FUNCTION public.jobs_notify_inserted();
-
-REVOKE EXECUTE ON FUNCTION
-    public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint),
-    public.claim_next_job(text, text[], interval, interval, timestamptz),
-    public.heartbeat_job(bigint, uuid, timestamptz),
-    public.checkpoint_job(bigint, uuid, text, bigint, bigint, timestamptz),
-    public.complete_jobs(bigint[], uuid[], bigint[], timestamptz),
-    public.complete_job(bigint, uuid, bigint, timestamptz),
-    public.fail_job(bigint, uuid, text, boolean, interval, interval, double precision, timestamptz),
-    public.park_job(bigint, uuid, timestamptz, text, timestamptz),
-    public.release_job(bigint, uuid, timestamptz),
-    public.portal_token(bigint, uuid),
-    public.jobs_notify_inserted()
-FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION
     public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint),

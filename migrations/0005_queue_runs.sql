@@ -90,9 +90,4 @@ CREATE FUNCTION public.reconcile_stuck_runs(p_now timestamptz DEFAULT NULL)
     END
     $$;
 
-REVOKE EXECUTE ON FUNCTION
-    public.settle_runs(bigint[], timestamptz),
-    public.reconcile_stuck_runs(timestamptz)
-FROM PUBLIC;
-
 GRANT EXECUTE ON FUNCTION public.reconcile_stuck_runs(timestamptz) TO smuves_worker;

@@ -15,31 +15,31 @@ CREATE FUNCTION public.runs_notify_settled() RETURNS trigger
     SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-        INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
-        SELECT coalesce(n.owner_id, p.owner_id), n.id, 'run_' || n.status,
-               pg_catalog.format(
-                   '%s run %s of portal %s %s: %s of %s job(s) completed%s',
-                   CASE n.kind WHEN 'fetch' THEN 'Fetch' ELSE 'Export' END,
-                   n.id, n.portal_id,
-                   replace(n.status::text, '_', ' '),
-                   c.completed, c.total,
-                   CASE WHEN c.failed IS NULL THEN ''
-                        ELSE pg_catalog.format('; failed: %s (see smuves run %s)', c.failed, n.id)
-                   END),
-               coalesce(n.finished_at, now())
-        FROM new_runs AS n
-        JOIN old_runs AS o ON o.id = n.id
-        JOIN public.portals AS p ON p.id = n.portal_id
-        CROSS JOIN LATERAL (
-            SELECT count(*) AS total,
-                   count(*) FILTER (WHERE j.status = 'completed') AS completed,
-                   string_agg(j.content_type::text, ', ' ORDER BY j.content_type::text)
-                       FILTER (WHERE j.status = 'failed') AS failed
-            FROM public.jobs AS j WHERE j.run_id = n.id
-        ) AS c
-        WHERE o.status IN ('pending', 'running')
-          AND n.status IN ('completed', 'partially_failed', 'failed')
-        ORDER BY n.id;
+        PERFORM public.notify_run_owners(ARRAY(
+            SELECT ROW(n.id, 'run_' || n.status,
+                       pg_catalog.format(
+                           '%s run %s of portal %s %s: %s of %s job(s) completed%s',
+                           CASE n.kind WHEN 'fetch' THEN 'Fetch' ELSE 'Export' END,
+                           n.id, n.portal_id,
+                           replace(n.status::text, '_', ' '),
+                           c.completed, c.total,
+                           CASE WHEN c.failed IS NULL THEN ''
+                                ELSE pg_catalog.format('; failed: %s (see smuves run %s)',
+                                                       c.failed, n.id)
+                           END),
+                       coalesce(n.finished_at, now()))::public.run_notice
+            FROM new_runs AS n
+            JOIN old_runs AS o ON o.id = n.id
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS total,
+                       count(*) FILTER (WHERE j.status = 'completed') AS completed,
+                       string_agg(j.content_type::text, ', ' ORDER BY j.content_type::text)
+                           FILTER (WHERE j.status = 'failed') AS failed
+                FROM public.jobs AS j WHERE j.run_id = n.id
+            ) AS c
+            WHERE o.status IN ('pending', 'running')
+              AND n.status IN ('completed', 'partially_failed', 'failed')
+            ORDER BY n.id));
         RETURN NULL;
     END
     $$;
@@ -67,7 +67,3 @@ CREATE TRIGGER jobs_exports_follow AFTER UPDATE OF status ON public.jobs
     WHEN (NEW.kind = 'export' AND OLD.status IS DISTINCT FROM NEW.status)
     EXECUTE FUNCTION public.exports_follow_job();
 
-REVOKE EXECUTE ON FUNCTION
-    public.runs_notify_settled(),
-    public.exports_follow_job()
-FROM PUBLIC;

@@ -1,7 +1,7 @@
 -- Operator and scheduler state changes (DESIGN §1 "on-call" and "cron"), as SQL functions so
 -- each one is a single atomic step with the same conventions as the queue functions:
--- owned by smuves_owner, search_path pinned, every table schema-qualified, EXECUTE revoked
--- from PUBLIC, time injectable through p_now (NULL: the database's clock).
+-- owned by smuves_owner, search_path pinned, every table schema-qualified, EXECUTE granted
+-- only where needed, time injectable through p_now (NULL: the database's clock).
 --
 -- claim_due_schedule  SECURITY DEFINER, for smuves_worker: the scheduler must see every
 --                     portal's schedules, which the worker's row-level security hides.
@@ -34,9 +34,10 @@ CREATE FUNCTION public.claim_due_schedule(
         FOR UPDATE SKIP LOCKED
     $$;
 
--- Put a failed or stopped job back to pending: attempts reset, due now, lease cleared; the
--- cursor and processed count are kept (the fetch resumes) unless p_from_start. Its run is
--- reopened so that it settles again when the job finishes. One row back, with outcome:
+-- Put a failed or stopped job back to pending: attempts reset, due now, lease cleared (by
+-- job_to_pending of 0004); the cursor and processed count are kept (the fetch resumes) unless
+-- p_from_start. Its run is reopened so that it settles again when the job finishes. One row
+-- back, with outcome:
 --   requeued      done (previous_status says from what)
 --   not_found     no such job
 --   not_finished  the job is pending, running or completed: nothing to requeue
@@ -79,16 +80,14 @@ CREATE FUNCTION public.requeue_job(
             RETURN;
         END IF;
 
+        v_job.attempts := 0;
+        v_job.run_after := v_now;
+        IF p_from_start THEN
+            v_job.cursor := NULL;
+            v_job.processed := 0;
+        END IF;
         BEGIN
-            UPDATE public.jobs AS j
-            SET status = 'pending',
-                attempts = 0,
-                run_after = v_now,
-                finished_at = NULL,
-                locked_at = NULL, locked_by = NULL, lease_token = NULL, heartbeat_at = NULL,
-                cursor = CASE WHEN p_from_start THEN NULL ELSE j.cursor END,
-                processed = CASE WHEN p_from_start THEN 0 ELSE j.processed END
-            WHERE j.id = p_job_id;
+            PERFORM FROM public.job_to_pending(v_job);
         EXCEPTION WHEN unique_violation THEN
             -- Another session made an equal job in flight after the check above.
             SELECT * INTO v_blocking FROM public.jobs AS j
@@ -198,12 +197,5 @@ CREATE FUNCTION public.prune_history(
         RETURN QUERY SELECT v_runs, v_jobs, v_exports, v_notifications;
     END
     $$;
-
-REVOKE EXECUTE ON FUNCTION
-    public.claim_due_schedule(bigint[], timestamptz),
-    public.requeue_job(bigint, boolean, timestamptz),
-    public.retry_failed_jobs(bigint, bigint, timestamptz),
-    public.prune_history(interval, boolean, timestamptz)
-FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION public.claim_due_schedule(bigint[], timestamptz) TO smuves_worker;

@@ -135,13 +135,6 @@ CREATE FUNCTION public.metrics_job_durations(p_bounds double precision[])
         GROUP BY 1, 2, 3
     $$;
 
-REVOKE EXECUTE ON FUNCTION
-    public.app_user_sign_in(text),
-    public.stop_run(bigint, timestamptz),
-    public.metrics_jobs(timestamptz),
-    public.metrics_job_durations(double precision[])
-FROM PUBLIC;
-
 GRANT EXECUTE ON FUNCTION
     public.app_user_sign_in(text),
     public.stop_run(bigint, timestamptz),

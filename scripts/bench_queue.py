@@ -49,6 +49,8 @@ from pathlib import Path
 
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.embedded import embedded_server
+from smuves_sync.db.jobs import Claim, job_claim_next, job_enqueue
+from smuves_sync.db.runs import run_create
 from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
@@ -68,10 +70,11 @@ async def noop_handler(job: Job) -> None:
 async def one_at_a_time(queue: Queue, batch: int) -> int:
     """The baseline: claim one job, run it, complete it."""
     done = 0
+    claim = Claim(
+        queue.worker_id, FETCH, fetch_lease=queue.fetch_lease, export_lease=queue.export_lease
+    )
     while True:
-        job = await queue.db.job_claim_next(
-            queue.worker_id, FETCH, fetch_lease=queue.fetch_lease, export_lease=queue.export_lease
-        )
+        job = await job_claim_next(queue.db, claim)
         if job is None:
             return done
         await noop_handler(job)
@@ -165,11 +168,11 @@ async def wakeup_latencies(url: str, samples: int) -> list[float]:
             await wakeups.ready()
             task = asyncio.create_task(idle_worker(wakeups))
             for portal_id in range(1, portals + 1):
-                run = await admin.run_create(portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
+                run = await run_create(admin, portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
                 await idle.wait()  # the worker is waiting, not claiming
                 idle.clear()
                 handled.clear()
-                job = await admin.job_enqueue(run.id, ContentType.SITE_PAGE)
+                job = await job_enqueue(admin, run.id, ContentType.SITE_PAGE)
                 committed = time.perf_counter()
                 assert job is not None
                 await handled.wait()

@@ -54,6 +54,7 @@ from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.embedded import embedded_server
+from smuves_sync.db.runs import run_create
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
 from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
@@ -66,12 +67,12 @@ from smuves_sync.testing.fake_hubspot import (
 )
 from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
 from smuves_sync.testing.scratch import scratch_database
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import run_snapshot
 
 PORTAL = 4711
 TOKEN = "bench-private-app-token"
-SECRET = "bench secret key"
+SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
 PHASES = ("sync", "ingest", "export")
@@ -149,6 +150,7 @@ async def bench_sync(
         with serve_in_subprocess([spec], config) as fake:
             env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
             env.update(
+                SMUVES_ENV_FILE="",  # the playground's .env, if any, is not the bench's
                 SMUVES_DATABASE_URL=url,
                 SMUVES_HUBSPOT_BASE_URL=fake.base_url,
                 SMUVES_SECRET_KEY=SECRET,
@@ -299,7 +301,7 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
         async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
-                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
+                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
             one = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
             unchanged = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
             four = await ingest(pool, run.id, ContentType.BLOG_POST, rows, writers=4)
@@ -359,7 +361,7 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
         async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
-                run = await scoped.run_create(PORTAL, JobKind.FETCH, list(ContentType))
+                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
             await ingest(pool, run.id, ContentType.SITE_PAGE, big)
             await ingest(pool, run.id, ContentType.LANDING_PAGE, small)
         results = {}

@@ -7,8 +7,12 @@
    over the five content types, under a generous rate limit.
 3. Adds the portal (its token stored encrypted), fetches everything with live progress bars,
    exports the site pages to CSV, and prints where the file is and a summary.
+4. Leaves a playground: the settings it used go to .env (SMUVES_ENV_FILE), which every `smuves`
+   command run here reads, and `make fake` serves the same fake portal at the same address
+   again, so `smuves sync 1001`, `smuves worker` and `smuves serve` work afterwards.
 
     scripts/demo.py [--scale 0.1]        # a smaller portal, for a quick look
+    scripts/demo.py --serve-fake         # `make fake`: the demo's portal, until Ctrl-C
 """
 
 from __future__ import annotations
@@ -16,32 +20,44 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
+import signal
+import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
+from dotenv import dotenv_values
 from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
 from smuves_sync.cli.common import ExitCode
+from smuves_sync.cli.envfile import env_file, update_env_file
 from smuves_sync.cli.export import export_portal
 from smuves_sync.cli.portal import add_portal
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.cli.sync import configure_logging, sync_portal
 from smuves_sync.db import database_url, migrate
+from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
-from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import RunSnapshot
 
 DEMO_PORTAL = 1001
 DEMO_TOKEN = "demo-private-app-token"
-# Only for the fake portal's token, when the operator has not set a key of their own.
-DEMO_SECRET_KEY = "smuves-demo-secret-key"
+# Where the fake listens, so that `make fake` can serve it at the same address later (another
+# free port when this one is taken; .env records which).
+DEMO_FAKE_PORT = 8711
+# The `aud` the playground's `smuves serve` checks: what Supabase's user tokens say.
+DEMO_AUDIENCE = "authenticated"
+SCALE_VARIABLE = "SMUVES_DEMO_SCALE"
 
 
 def demo_portal(scale: float = 1.0) -> PortalSpec:
@@ -63,6 +79,11 @@ def demo_portal(scale: float = 1.0) -> PortalSpec:
     )
 
 
+def demo_fake_config() -> ServerConfig:
+    """Generous limits: the demo shows the pipeline, not HubSpot's 190-per-10-s budget."""
+    return ServerConfig(ten_second_limit=10_000, daily_limit=None)
+
+
 @dataclass(frozen=True)
 class DemoResult:
     """What the demo did, for its summary (and its test)."""
@@ -71,6 +92,7 @@ class DemoResult:
     fetch: RunSnapshot | None
     export: Export | None
     seconds: float
+    hubspot_base_url: str = ""
 
 
 @asynccontextmanager
@@ -81,13 +103,13 @@ async def _database(settings: Settings) -> AsyncIterator[Settings]:
         yield settings.model_copy(update={"database_url": url})
 
 
-async def run_demo(settings: Settings, console: Console, *, scale: float = 1.0) -> DemoResult:
+async def run_demo(
+    settings: Settings, console: Console, *, scale: float = 1.0, fake_port: int = 0
+) -> DemoResult:
     """Start the fake portal, add it, sync it, export its site pages; the outcome."""
     started = time.monotonic()
     spec = demo_portal(scale)
-    # Generous: the demo shows the pipeline, not HubSpot's 190-per-10-s budget.
-    config = ServerConfig(ten_second_limit=10_000, daily_limit=None)
-    with serve_in_subprocess([spec], config) as fake:
+    with serve_in_subprocess([spec], demo_fake_config(), port=fake_port) as fake:
         console.print(f"fake HubSpot portal {DEMO_PORTAL} serving at {fake.base_url}")
         demo_settings = settings.model_copy(update={"hubspot_base_url": fake.base_url})
         async with _database(demo_settings) as ready:
@@ -109,7 +131,7 @@ async def run_demo(settings: Settings, console: Console, *, scale: float = 1.0) 
                     wait=True,
                     console=console,
                 )
-    return DemoResult(code, fetch, export, time.monotonic() - started)
+    return DemoResult(code, fetch, export, time.monotonic() - started, fake.base_url)
 
 
 def print_summary(console: Console, result: DemoResult) -> None:
@@ -133,21 +155,135 @@ def print_summary(console: Console, result: DemoResult) -> None:
         console.print(f"The CSV is at [bold]{result.export.path}[/]")
 
 
+def playground_settings(settings: Settings) -> Settings:
+    """`settings` with what the playground needs and the operator has not set: a new secret
+    key, a new JWT secret and the audience (an earlier demo's, from .env, are kept)."""
+    missing: dict[str, Any] = {}
+    if settings.secret_key is None:
+        missing["secret_key"] = SecretStr(new_secret_key())
+    if settings.jwt_secret is None:
+        missing["jwt_secret"] = SecretStr(secrets.token_urlsafe(32))
+    if not settings.jwt_audience and not settings.jwt_allow_any_audience:
+        missing["jwt_audience"] = DEMO_AUDIENCE
+    return settings.model_copy(update=missing)
+
+
+def write_playground(path: Path, settings: Settings, base_url: str, scale: float) -> None:
+    """Record in the dotenv file `path` the settings the demo used (other lines are kept)."""
+    values: dict[str, str] = {}
+    if settings.database_url:
+        values["SMUVES_DATABASE_URL"] = settings.database_url
+    else:
+        values["SMUVES_DATA_DIR"] = str(settings.data_dir)
+    values["SMUVES_HUBSPOT_BASE_URL"] = base_url
+    values["SMUVES_HUBSPOT_TOKEN"] = DEMO_TOKEN
+    for name, secret in (("SECRET_KEY", settings.secret_key), ("JWT_SECRET", settings.jwt_secret)):
+        if secret is not None:
+            values[f"SMUVES_{name}"] = secret.get_secret_value()
+    if settings.jwt_audience:
+        values["SMUVES_JWT_AUDIENCE"] = settings.jwt_audience
+    values["SMUVES_EXPORT_DIR"] = str(settings.export_dir)
+    values[SCALE_VARIABLE] = str(scale)
+    update_env_file(
+        path,
+        values,
+        header="The playground `make demo` left: every `smuves` command run here reads this file\n"
+        "(environment variables win). `make fake` serves portal 1001 at SMUVES_HUBSPOT_BASE_URL.\n"
+        "SMUVES_HUBSPOT_TOKEN is the fake portal's token. Never commit this file.",
+    )
+
+
+def print_playground(console: Console, path: Path, base_url: str) -> None:
+    """The closing lines: what the demo left behind and what to run next."""
+    console.print(
+        f"\nThe settings this demo used are in [bold]{path}[/], read by every `smuves` command "
+        "run here.\n"
+        f"Keep the fake portal serving at {base_url} with [bold]make fake[/] (another "
+        "terminal), then:\n"
+        "  .venv/bin/smuves sync 1001     fetch the portal again, with progress bars\n"
+        "  .venv/bin/smuves worker        work queued fetches and exports until Ctrl-C\n"
+        "  .venv/bin/smuves serve         the HTTP API on :8000 (README: HTTP API)",
+        highlight=False,
+    )
+
+
+def _port_or_any(port: int) -> int:
+    """`port` if nothing listens there on 127.0.0.1, else 0 (any free port)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return 0
+    return port
+
+
+def _stop_on_sigterm() -> None:
+    def stop(_signum: int, _frame: Any) -> NoReturn:
+        raise SystemExit(0)  # unwinds through the context that stops the fake
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def serve_fake(console: Console, scale: float | None) -> int:
+    """`make fake`: the demo's portal at the address in the settings, until Ctrl-C/SIGTERM."""
+    settings = load_settings()
+    path = env_file()
+    recorded = dotenv_values(path) if path is not None and path.exists() else {}
+    if scale is None:
+        scale = float(os.environ.get(SCALE_VARIABLE) or recorded.get(SCALE_VARIABLE) or 1.0)
+    url = urlsplit(settings.hubspot_base_url)
+    if url.scheme != "http" or url.hostname not in ("127.0.0.1", "localhost") or not url.port:
+        console.print(
+            f"SMUVES_HUBSPOT_BASE_URL is {settings.hubspot_base_url}, not a local fake: run "
+            "`make demo` first (it records the fake's address in .env)",
+            soft_wrap=True,
+        )
+        return int(ExitCode.USAGE)
+    _stop_on_sigterm()
+    with serve_in_subprocess(
+        [demo_portal(scale)], demo_fake_config(), host=url.hostname, port=url.port
+    ) as fake:
+        console.print(
+            f"fake HubSpot portal {DEMO_PORTAL} (token {DEMO_TOKEN}) serving at {fake.base_url}; "
+            "Ctrl-C stops it",
+            highlight=False,
+            soft_wrap=True,
+        )
+        try:
+            return fake.process.wait()
+        except KeyboardInterrupt:
+            return 0
+
+
 def main() -> int:
-    """Run the demo; the process exit code."""
+    """Run the demo (or, with --serve-fake, only its fake portal); the process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--scale", type=float, default=1.0, help="portal size factor (1 = 20k)")
+    parser.add_argument("--scale", type=float, default=None, help="portal size factor (1 = 20k)")
+    parser.add_argument(
+        "--serve-fake", action="store_true", help="only serve the demo's fake portal (make fake)"
+    )
     args = parser.parse_args()
-    overrides: dict[str, Any] = {}
-    if not os.environ.get("SMUVES_SECRET_KEY"):
-        overrides["secret_key"] = SecretStr(DEMO_SECRET_KEY)
-    settings = load_settings(**overrides)
     console = Console()
+    if args.serve_fake:
+        return serve_fake(console, args.scale)
+    scale = 1.0 if args.scale is None else args.scale
+    # The environment, then .env: a demo run again keeps the key its portal's token is under.
+    settings = playground_settings(load_settings())
+    try:
+        TokenCipher(settings.secret_key)
+    except ConfigurationError as error:
+        console.print(str(error), highlight=False)
+        return int(ExitCode.USAGE)
     configure_logging(console)
     if settings.database_url is None:
         console.print(f"starting the embedded Postgres under {settings.data_dir}")
-    result = asyncio.run(run_demo(settings, console, scale=args.scale))
+    fake_port = _port_or_any(DEMO_FAKE_PORT)
+    result = asyncio.run(run_demo(settings, console, scale=scale, fake_port=fake_port))
     print_summary(console, result)
+    path = env_file()
+    if path is not None:
+        write_playground(path, settings, result.hubspot_base_url, scale)
+        print_playground(console, path, result.hubspot_base_url)
     return int(result.code)
 
 

@@ -1,12 +1,24 @@
-"""Cron expressions for schedules: validation and the next firing time (croniter does the math)."""
+"""Cron expressions for schedules: validation and the next firing time (croniter does the math).
+
+An expression can parse and still never fire (``0 0 31 2 *``: February has no 31st); croniter
+then gives up after searching a span of years. `next_fire_time` reports that as an
+`InvalidCronExpression` like any other bad expression, so no caller meets croniter's own errors.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from croniter import CroniterBadCronError, croniter
+from croniter import CroniterBadCronError, CroniterError, croniter
 
 from smuves_sync.errors import InvalidCronExpression
+
+# A new schedule must fire within this many years of being added. The rarest expression that
+# fires at all, February 29th, fires at most eight years apart (2096 to 2104) and usually every
+# four; five years refuses what never fires while accepting every leap-day schedule today.
+MUST_FIRE_WITHIN_YEARS = 5
+# How far a schedule already stored is searched for its next time (croniter's own default).
+SEARCH_YEARS = 50
 
 
 def validate_cron(expression: str) -> str:
@@ -24,7 +36,22 @@ def validate_cron(expression: str) -> str:
     return normalised
 
 
-def next_fire_time(expression: str, after: datetime) -> datetime:
-    """The first time strictly after `after` (timezone-aware, UTC) at which `expression` fires."""
-    fire: datetime = croniter(validate_cron(expression), after).get_next(datetime)
+def next_fire_time(
+    expression: str, after: datetime, *, within_years: int | None = None
+) -> datetime:
+    """The first time strictly after `after` (timezone-aware, UTC) at which `expression` fires.
+
+    `InvalidCronExpression` when it does not fire within `within_years` years of `after`
+    (None: `SEARCH_YEARS`), e.g. for a date no month has.
+    """
+    normalised = validate_cron(expression)
+    years = within_years if within_years is not None else SEARCH_YEARS
+    search = croniter(normalised, after, max_years_between_matches=years)
+    try:
+        fire: datetime = search.get_next(datetime)
+    except (CroniterError, ValueError, OverflowError) as exc:
+        raise InvalidCronExpression(
+            f"invalid cron expression {expression!r}: it never fires "
+            f"(no matching time within {years} years of {after:%Y-%m-%d})"
+        ) from exc
     return fire

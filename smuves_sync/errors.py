@@ -19,6 +19,8 @@
         ├── HubSpotAuthError        401: token revoked or wrong
         ├── ContentTypeUnavailable  403: missing scope or product tier
         ├── HubSpotNotFound         404
+        ├── ResponseTooLarge        a body past SMUVES_HUBSPOT_MAX_RESPONSE_BYTES (not retried)
+        ├── RunawayListing          far more objects than HubSpot counted: cursors that never end
         └── MalformedResponse       not JSON, wrong shape, or a cursor that repeats
 
 `retryable` tells the queue whether a failure may spend another attempt. Messages are written
@@ -167,3 +169,19 @@ class HubSpotNotFound(HubSpotError):
 
 class MalformedResponse(HubSpotError):
     """HubSpot's answer does not have the shape the API promises."""
+
+
+class ResponseTooLarge(HubSpotError):
+    """An answer larger than the body limit; reading stopped there.
+
+    Not retryable: the same request brings the same page back, and trying again would only
+    download the limit's worth once more before failing the same way.
+    """
+
+
+class RunawayListing(HubSpotError):
+    """A listing produced far more objects than HubSpot counted: its cursors never end.
+
+    Not retryable: the job would resume from the runaway's own cursor. The next fetch counts
+    afresh and lists from the start.
+    """

@@ -28,7 +28,9 @@ from pathlib import Path
 
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
+from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
 from smuves_sync.db.portals import portal_get
+from smuves_sync.db.runs import run_create
 from smuves_sync.errors import (
     AllDuplicateJobs,
     InvalidInput,
@@ -101,13 +103,13 @@ async def _enqueue_or_holder(
     """The new job, or the id of the run whose in-flight job of this type blocks it."""
     for _ in range(_ENQUEUE_TRIES):
         job = (
-            await db.job_enqueue(run.id, content_type)
+            await job_enqueue(db, run.id, content_type)
             if max_attempts is None
-            else await db.job_enqueue(run.id, content_type, max_attempts=max_attempts)
+            else await job_enqueue(db, run.id, content_type, max_attempts=max_attempts)
         )
         if job is not None:
             return job
-        for holder in await db.job_list_in_flight(run.portal_id, run.kind):
+        for holder in await job_list_in_flight(db, run.portal_id, run.kind):
             if holder.content_type is content_type:
                 return holder.run_id
         # The blocking job finished in between: the type is free again, try once more.
@@ -133,7 +135,7 @@ async def start_fetch(
     types = _requested(content_types)
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
-        run = await scoped.run_create(portal_id, JobKind.FETCH, types, owner_id=owner_id)
+        run = await run_create(scoped, portal_id, JobKind.FETCH, types, owner_id=owner_id)
         jobs: list[Job] = []
         skipped: dict[ContentType, int] = {}
         for content_type in types:
@@ -167,7 +169,7 @@ async def start_export(
     export_format = ExportFormat(export_format)
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
-        run = await scoped.run_create(portal_id, JobKind.EXPORT, [content_type], owner_id=owner_id)
+        run = await run_create(scoped, portal_id, JobKind.EXPORT, [content_type], owner_id=owner_id)
         found = await _enqueue_or_holder(scoped, run, content_type, max_attempts)
         if not isinstance(found, Job):
             raise AllDuplicateJobs(portal_id, [found])

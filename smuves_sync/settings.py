@@ -44,13 +44,32 @@ class Settings(BaseSettings):
     hubspot_token: SecretStr | None = None
     hubspot_timeout_seconds: float = Field(default=30, gt=0)
     hubspot_max_retries: int = Field(default=5, ge=0)
+    # The largest answer body read (decoded bytes). Reading stops past it and the request
+    # fails, not retried: a page of 100 large blog posts is a few MB, so 50 MB means a broken
+    # or hostile answer, which must not take the worker's memory with it.
+    hubspot_max_response_bytes: int = Field(default=50_000_000, ge=1024)
+    # The longest a short-window 429 (TEN_SECONDLY_ROLLING, SECONDLY, or no policy named)
+    # pauses the portal, whatever its Retry-After says. A DAILY 429 is not capped: the job is
+    # parked until the reset (one further than 48 h away is refused as malformed).
+    hubspot_max_retry_after_seconds: float = Field(default=3600, gt=0)
 
     # Secrets and outputs.
+    # Fernet keys (`smuves secret-key`), comma-separated, newest first: the first encrypts
+    # portal tokens, any of them decrypts (rotation). Checked by token_crypto, not here.
     secret_key: SecretStr | None = None
     jwt_secret: SecretStr | None = None
-    # Checked against a bearer token's `aud` when set (Supabase user tokens: "authenticated").
+    # Checked against a bearer token's `aud` (Supabase user tokens: "authenticated"). The API
+    # refuses to start without it unless `jwt_allow_any_audience` says so on purpose.
     jwt_audience: str | None = None
+    jwt_allow_any_audience: bool = False
     export_dir: Path = Path("exports")
+
+    # HTTP API edges.
+    # Larger request bodies are refused (413) before they are read to the end.
+    max_request_bytes: int = Field(default=1024 * 1024, ge=1)
+    # Set: /metrics on the API's port answers only `Authorization: Bearer <this>`. Unset: it is
+    # served only on `smuves serve --metrics-port`, never on the tenants' port.
+    metrics_token: SecretStr | None = None
 
     def lease_seconds(self, kind: JobKind) -> float:
         """The lease a claimed job of `kind` holds before another worker may take it over."""

@@ -20,7 +20,9 @@ from datetime import datetime
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Database
+from smuves_sync.db.jobs import job_get
 from smuves_sync.db.pool import Pool
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import (
     ContentType,
     ExportFormat,
@@ -103,7 +105,7 @@ class Factory:
             started_at=started_at,
             finished_at=finished_at,
         )
-        run = await self.db.run_get(rows[0]["id"])
+        run = await run_get(self.db, rows[0]["id"])
         assert run is not None
         return run
 
@@ -157,7 +159,7 @@ class Factory:
             created_at=created_at,
             finished_at=finished_at,
         )
-        job = await self.db.job_get(rows[0]["id"])
+        job = await job_get(self.db, rows[0]["id"])
         assert job is not None
         return job
 

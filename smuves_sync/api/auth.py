@@ -1,17 +1,24 @@
 """Bearer tokens: HS256 JWTs signed with ``SMUVES_JWT_SECRET``, the shape Supabase issues.
 
-    verifier = TokenVerifier(settings.jwt_secret)
-    principal = verifier.verify(token)          # -> Principal(user_id, email) or ApiError 401
+    verifier = TokenVerifier(settings.jwt_secret, audience="authenticated")
+    principal = verifier.verify(token)      # -> Principal(user_id, email, expires_at) or 401
+    principal = verifier.from_header(request.headers.get("authorization"))
 
-`sub` must be the user's uuid and `exp` must be present and in the future. `aud` is checked
-only when ``SMUVES_JWT_AUDIENCE`` is set (Supabase's user tokens say "authenticated"). The
-`email` claim, when present and well formed, becomes the user's email in app_users.
+`sub` must be the user's uuid and `exp` must be present and in the future. `aud` must be
+``SMUVES_JWT_AUDIENCE`` (Supabase's user tokens say "authenticated"); a verifier without an
+audience is refused unless ``SMUVES_JWT_ALLOW_ANY_AUDIENCE`` says so on purpose, since a
+token issued for another application of the same identity provider would pass. The `email`
+claim, when present and well formed, becomes the user's email in app_users.
+
+Requests under /v1 are authenticated by `edges.Authenticate` before their body is read; the
+`current_principal` dependency hands the route what it found (and documents the scheme).
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 import jwt
@@ -33,6 +40,8 @@ class Principal:
 
     user_id: uuid.UUID
     email: str | None
+    # The token's `exp`: what the caller was let in with ends there (an event stream too).
+    expires_at: datetime
 
 
 def unauthenticated(message: str) -> ApiError:
@@ -43,13 +52,25 @@ def unauthenticated(message: str) -> ApiError:
 class TokenVerifier:
     """Checks signature, expiry and subject of bearer tokens; the secret stays inside."""
 
-    def __init__(self, secret: SecretStr | None, *, audience: str | None = None) -> None:
+    def __init__(
+        self,
+        secret: SecretStr | None,
+        *,
+        audience: str | None = None,
+        allow_any_audience: bool = False,
+    ) -> None:
         if secret is None or not secret.get_secret_value():
             raise ConfigurationError(
                 "SMUVES_JWT_SECRET is not set; the HTTP API needs it to verify bearer tokens"
             )
+        if not audience and not allow_any_audience:
+            raise ConfigurationError(
+                "SMUVES_JWT_AUDIENCE is not set; the HTTP API accepts only tokens issued for it "
+                "(Supabase: authenticated); set SMUVES_JWT_ALLOW_ANY_AUDIENCE=1 to accept any "
+                "audience on purpose"
+            )
         self._secret = secret
-        self._audience = audience
+        self._audience = audience or None
 
     def __repr__(self) -> str:
         return "TokenVerifier(<hidden>)"
@@ -81,7 +102,16 @@ class TokenVerifier:
             raise unauthenticated("the bearer token's 'sub' claim is not a user id") from None
         email = claims.get("email")
         usable = isinstance(email, str) and 0 < len(email) <= 320 and email.isprintable()
-        return Principal(user_id=user_id, email=email if usable else None)
+        # PyJWT has checked that `exp` is a number in the future (give or take the leeway).
+        expires_at = datetime.fromtimestamp(float(claims["exp"]), UTC)
+        return Principal(user_id=user_id, email=email if usable else None, expires_at=expires_at)
+
+    def from_header(self, authorization: str | None) -> Principal:
+        """The principal of an ``Authorization: Bearer <token>`` header value, or 401."""
+        scheme, _, credentials = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not credentials.strip():
+            raise unauthenticated("an Authorization: Bearer <token> header is required")
+        return self.verify(credentials.strip())
 
 
 _bearer = HTTPBearer(
@@ -90,14 +120,21 @@ _bearer = HTTPBearer(
 )
 
 
+PRINCIPAL_STATE = "principal"
+
+
 def current_principal(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
-    """FastAPI dependency: the caller, or 401."""
+    """FastAPI dependency: the caller (as `edges.Authenticate` found them), or 401."""
+    found = request.scope.get("state", {}).get(PRINCIPAL_STATE)
+    if isinstance(found, Principal):
+        return found
+    # Outside the middleware's paths: verify here (the body, if any, has been read by now).
+    verifier: TokenVerifier = request.app.state.verifier
     if credentials is None:
         raise unauthenticated("an Authorization: Bearer <token> header is required")
-    verifier: TokenVerifier = request.app.state.verifier
     return verifier.verify(credentials.credentials)
 
 

@@ -17,9 +17,10 @@ from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, not_found
+from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
-from smuves_sync.db.api import content_page, portal_access
+from smuves_sync.db.content import content_page
+from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
 
 router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
@@ -73,8 +74,7 @@ async def list_content(
     """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
     key = decode_cursor(after) if after is not None else None
     async with user_session(ctx, principal) as db:
-        if await portal_access(db, portal_id) is None:
-            raise not_found(f"portal {portal_id}")
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
         page = await content_page(
             db,
             portal_id,
@@ -84,6 +84,6 @@ async def list_content(
             limit=limit,
         )
     return ContentPageOut(
-        items=[ContentItemOut.of(item) for item in page.items],
+        items=[ContentItemOut.model_validate(item) for item in page.items],
         next=encode_cursor(page.last_key) if page.last_key else None,
     )

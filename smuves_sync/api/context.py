@@ -18,7 +18,7 @@ from fastapi import Depends, Request
 
 from smuves_sync.api.auth import Principal
 from smuves_sync.db import Database, Pool
-from smuves_sync.db.api import user_sign_in
+from smuves_sync.db.portals import user_sign_in
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from fastapi import FastAPI, Request
@@ -24,6 +24,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from smuves_sync.errors import AllDuplicateJobs, InvalidInput, NotFound
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class ErrorBody(BaseModel):
@@ -55,6 +57,13 @@ class ApiError(Exception):
 def not_found(what: str) -> ApiError:
     """404 for something absent, or somebody else's: the two must look alike."""
     return ApiError(404, "NOT_FOUND", f"{what} not found")
+
+
+def found(value: T | None, what: str) -> T:
+    """`value`, read as the caller; None (absent or not theirs) is the 404 naming `what`."""
+    if value is None:
+        raise not_found(what)
+    return value
 
 
 def error_response(
@@ -157,6 +166,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         404: "Not found (or not yours: the two look alike)",
         409: "Conflicts with the current state",
         410: "Gone",
+        413: "The request body is larger than the server accepts (1 MiB unless configured)",
         422: "Invalid input; the message names the field",
         503: "The database cannot be reached",
     }

@@ -15,9 +15,9 @@ from fastapi.responses import FileResponse
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, not_found
+from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, ExportOut
-from smuves_sync.db.api import export_get
+from smuves_sync.db.exports import export_get
 from smuves_sync.models import Export, ExportFormat, JobStatus
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"], responses=error_responses(401, 404, 422))
@@ -30,9 +30,7 @@ _MEDIA_TYPES = {ExportFormat.CSV: "text/csv", ExportFormat.JSONL: "application/j
 async def get_export(export_id: ExportId, ctx: Context, principal: CurrentPrincipal) -> ExportOut:
     """`download_url` is set once the file is written."""
     async with user_session(ctx, principal) as db:
-        export = await export_get(db, export_id)
-    if export is None:
-        raise not_found(f"export {export_id}")
+        export = found(await export_get(db, export_id), f"export {export_id}")
     return ExportOut.of(export)
 
 
@@ -67,9 +65,7 @@ async def download_export(
 ) -> FileResponse:
     """409 until the export has completed."""
     async with user_session(ctx, principal) as db:
-        export = await export_get(db, export_id)
-    if export is None:
-        raise not_found(f"export {export_id}")
+        export = found(await export_get(db, export_id), f"export {export_id}")
     path = _servable_file(export, ctx.settings.export_dir)
     suffix = "csv" if export.format is ExportFormat.CSV else "jsonl"
     return FileResponse(

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import error_responses, not_found
+from smuves_sync.api.errors import error_responses, found
 from smuves_sync.api.schemas import MAX_ID, NotificationOut, NotificationPageOut
-from smuves_sync.db.api import notification_mark_read, notification_page
+from smuves_sync.db.notifications import notification_mark_read, notification_page
 
 router = APIRouter(
     prefix="/v1/notifications", tags=["notifications"], responses=error_responses(401, 422)
@@ -29,7 +29,9 @@ async def list_notifications(
     """A page of notifications older than `after` (the newest when omitted)."""
     async with user_session(ctx, principal) as db:
         page = await notification_page(db, before=after, limit=limit)
-    return NotificationPageOut(items=[NotificationOut.of(n) for n in page.items], next=page.last_id)
+    return NotificationPageOut(
+        items=[NotificationOut.model_validate(n) for n in page.items], next=page.last_id
+    )
 
 
 @router.post(
@@ -46,6 +48,4 @@ async def mark_read(
     """Marking twice keeps the first read time."""
     async with user_session(ctx, principal) as db:
         notification = await notification_mark_read(db, notification_id)
-    if notification is None:
-        raise not_found(f"notification {notification_id}")
-    return NotificationOut.of(notification)
+    return NotificationOut.model_validate(found(notification, f"notification {notification_id}"))

@@ -1,9 +1,16 @@
-"""`/healthz` and `/metrics`: for load balancers and Prometheus, without a bearer token.
+"""`/healthz` and `/metrics`: for load balancers and Prometheus, never for tenants.
 
-/healthz answers 200 when the database answers within two seconds and its applied migrations
-are exactly the files this code ships; 503 with what is wrong otherwise.
+/healthz needs no token. It answers 200 when the database answers within two seconds and its
+applied migrations are exactly the files this code ships; 503 with what is wrong otherwise.
 
-/metrics (Prometheus text format):
+/metrics is for the operator's Prometheus only, and left out of the tenants' OpenAPI document:
+
+    SMUVES_METRICS_TOKEN set      it needs `Authorization: Bearer <that token>` (401 otherwise),
+                                  on the API's port and on the metrics port alike
+    smuves serve --metrics-port   it is served on that separate listener (`edges.Listeners`)
+    neither                       the API's port answers 404, as for any unknown path
+
+What it reports (Prometheus text format):
 
     smuves_jobs{kind,status}                          jobs in the table now
     smuves_oldest_pending_job_age_seconds{kind}       how late the oldest due pending job is
@@ -19,12 +26,13 @@ Pruning old jobs lowers the duration histogram's counts; Prometheus reads that a
 
 from __future__ import annotations
 
+import hmac
 import os
 from collections.abc import Iterator
 from datetime import timedelta
 
 import psycopg
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
@@ -32,10 +40,13 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
+from smuves_sync.api.auth import unauthenticated
 from smuves_sync.api.context import ApiContext, Context
-from smuves_sync.api.errors import error_response, error_responses
+from smuves_sync.api.edges import METRICS_LISTENER_STATE
+from smuves_sync.api.errors import ApiError, error_response, error_responses
 from smuves_sync.api.schemas import Health
-from smuves_sync.db.api import (
+from smuves_sync.db import Database
+from smuves_sync.db.stats import (
     DurationBucket,
     JobCount,
     metrics_job_durations,
@@ -60,7 +71,7 @@ DURATION_BOUNDS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 24 * 
 async def healthz(ctx: Context) -> Health | JSONResponse:
     """503 DATABASE_UNREACHABLE or MIGRATIONS_NOT_CURRENT when not healthy."""
     try:
-        applied = await migration_versions(ctx.pool, timeout=_HEALTH_TIMEOUT)
+        applied = await migration_versions(Database(ctx.pool, connect_timeout=_HEALTH_TIMEOUT))
     except psycopg.Error as exc:
         return error_response(
             503, "DATABASE_UNREACHABLE", f"the database does not answer: {type(exc).__name__}"
@@ -145,6 +156,19 @@ def _process_registry() -> CollectorRegistry:
     return REGISTRY
 
 
+def metrics_access(request: Request) -> None:
+    """FastAPI dependency: 401 without the metrics token; 404 on the tenants' port without one."""
+    token = request.app.state.metrics_token
+    if token is None:
+        if request.scope.get("state", {}).get(METRICS_LISTENER_STATE):
+            return
+        raise ApiError(404, "NOT_FOUND", "Not Found")
+    scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
+    expected = token.get_secret_value().encode()
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
+        raise unauthenticated("/metrics needs Authorization: Bearer <SMUVES_METRICS_TOKEN>")
+
+
 async def render_metrics(ctx: ApiContext) -> bytes:
     """The exposition text: this process's counters and the database's queue figures."""
     async with ctx.db.transaction() as db:
@@ -158,10 +182,8 @@ async def render_metrics(ctx: ApiContext) -> bytes:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={
-        200: {"description": "Prometheus text format", "content": {CONTENT_TYPE_LATEST: {}}},
-        **error_responses(503),
-    },
+    dependencies=[Depends(metrics_access)],
+    include_in_schema=False,
     summary="Prometheus metrics",
 )
 async def metrics(ctx: Context) -> Response:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Path, Response, status
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, DuplicateJobsBody, error_responses, not_found
+from smuves_sync.api.errors import ApiError, DuplicateJobsBody, error_responses, found
 from smuves_sync.api.schemas import (
     MAX_ID,
     ExportAccepted,
@@ -23,23 +23,34 @@ from smuves_sync.api.schemas import (
     SkippedType,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.api import portal_access, portal_connect, portal_delete, portal_list
+from smuves_sync.db.portals import (
+    PortalAccess,
+    portal_access,
+    portal_connect,
+    portal_delete,
+    portal_list,
+)
 from smuves_sync.orchestrator import start_export, start_fetch
 
 router = APIRouter(prefix="/v1/portals", tags=["portals"], responses=error_responses(401, 422))
 
 PortalId = Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")]
-_DUPLICATES: dict[int | str, dict[str, Any]] = {
-    409: {
-        "model": DuplicateJobsBody,
-        "description": "ALL_DUPLICATE_JOBS: every requested type is already in flight",
-    }
+# What the two ways to start a run answer: 202 with the run, or 404, 413 (body too large), or
+# 409 ALL_DUPLICATE_JOBS.
+_STARTS: dict[str, Any] = {
+    "status_code": status.HTTP_202_ACCEPTED,
+    "responses": {
+        **error_responses(404, 413),
+        409: {
+            "model": DuplicateJobsBody,
+            "description": "ALL_DUPLICATE_JOBS: every requested type is already in flight",
+        },
+    },
 }
 
 
-async def _require_portal(db: Database, portal_id: int) -> None:
-    if await portal_access(db, portal_id) is None:
-        raise not_found(f"portal {portal_id}")
+async def _portal(db: Database, portal_id: int) -> PortalAccess:
+    return found(await portal_access(db, portal_id), f"portal {portal_id}")
 
 
 @router.post(
@@ -48,7 +59,7 @@ async def _require_portal(db: Database, portal_id: int) -> None:
     response_model=PortalOut,
     responses={
         200: {"model": PortalOut, "description": "You already owned it: name and token replaced"},
-        **error_responses(409),
+        **error_responses(409, 413),
     },
     summary="Connect a portal (or reconnect one you own with a new token)",
 )
@@ -68,7 +79,7 @@ async def connect_portal(
     portal, created = connected
     if not created:
         response.status_code = status.HTTP_200_OK
-    return PortalOut.of(portal)
+    return PortalOut.model_validate(portal)
 
 
 @router.get("", response_model=PortalList, summary="Your portals")
@@ -76,7 +87,7 @@ async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
     """Every portal you own or are a member of."""
     async with user_session(ctx, principal) as db:
         portals = await portal_list(db)
-    return PortalList(items=[PortalOut.of(p) for p in portals])
+    return PortalList(items=[PortalOut.model_validate(p) for p in portals])
 
 
 @router.delete(
@@ -89,19 +100,16 @@ async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
 async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPrincipal) -> None:
     """Workers still running one of its jobs lose their lease at their next heartbeat."""
     async with user_session(ctx, principal) as db:
-        portal = await portal_access(db, portal_id)
-        if portal is None:
-            raise not_found(f"portal {portal_id}")
+        portal = await _portal(db, portal_id)
         if portal.owner_id != principal.user_id or not await portal_delete(db, portal_id):
             raise ApiError(403, "FORBIDDEN", f"only the owner of portal {portal_id} may delete it")
 
 
 @router.post(
     "/{portal_id}/fetches",
-    status_code=status.HTTP_202_ACCEPTED,
     response_model=FetchAccepted,
-    responses={**error_responses(404), **_DUPLICATES},
     summary="Start fetching content types of a portal",
+    **_STARTS,
 )
 async def start_portal_fetch(
     portal_id: PortalId,
@@ -112,7 +120,7 @@ async def start_portal_fetch(
     """Only the types not already being fetched get a job; 409 when that leaves none."""
     types = body.content_types if body is not None else None
     async with user_session(ctx, principal) as db:
-        await _require_portal(db, portal_id)
+        await _portal(db, portal_id)
         started = await start_fetch(db, portal_id, types, owner_id=principal.user_id)
     return FetchAccepted(
         run=RunOut.of(started.run, list(started.jobs)),
@@ -124,17 +132,16 @@ async def start_portal_fetch(
 
 @router.post(
     "/{portal_id}/exports",
-    status_code=status.HTTP_202_ACCEPTED,
     response_model=ExportAccepted,
-    responses={**error_responses(404), **_DUPLICATES},
     summary="Start exporting one content type of a portal",
+    **_STARTS,
 )
 async def start_portal_export(
     portal_id: PortalId, body: ExportRequest, ctx: Context, principal: CurrentPrincipal
 ) -> ExportAccepted:
     """A worker writes the file; follow it with GET /v1/exports/{id}."""
     async with user_session(ctx, principal) as db:
-        await _require_portal(db, portal_id)
+        await _portal(db, portal_id)
         started = await start_export(
             db, portal_id, body.content_type, body.format, owner_id=principal.user_id
         )

@@ -8,6 +8,8 @@ its own (nothing is held open between looks), and sends
     : keep-alive           a comment now and then while nothing changes, for proxies
 
 A run that disappears while followed (its portal was deleted) ends the stream with `gone`.
+The stream lives no longer than the bearer token it was opened with: at the token's `exp` it
+sends `expired` and closes; the client reconnects with a fresh token.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path
@@ -22,20 +25,20 @@ from fastapi.responses import StreamingResponse
 
 from smuves_sync.api.auth import CurrentPrincipal, Principal
 from smuves_sync.api.context import ApiContext, Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, not_found
+from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, RunOut
 from smuves_sync.db import Database
-from smuves_sync.db.api import run_detail, run_stop
+from smuves_sync.db.runs import run_detail, run_get, run_stop
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=error_responses(401, 404, 422))
 
 RunId = Annotated[int, Path(gt=0, le=MAX_ID, description="run id")]
 # One Server-Sent Event as the document describes it: `data` is the run (RunOut) as JSON,
-# or {"id": …} for `gone`.
+# or {"id": …} for `gone` and `expired`.
 _EVENT_SCHEMA = {
     "type": "object",
     "properties": {
-        "event": {"type": "string", "enum": ["progress", "end", "gone"]},
+        "event": {"type": "string", "enum": ["progress", "end", "gone", "expired"]},
         "data": {"type": "string", "description": "JSON: the run, as GET /v1/runs/{run_id}"},
     },
     "required": ["event", "data"],
@@ -54,10 +57,7 @@ async def load_run(db: Database, run_id: int) -> RunOut | None:
 async def get_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
     """Processed / total, attempts and the last error of every job."""
     async with user_session(ctx, principal) as db:
-        run = await load_run(db, run_id)
-    if run is None:
-        raise not_found(f"run {run_id}")
-    return run
+        return found(await load_run(db, run_id), f"run {run_id}")
 
 
 def _event(name: str, data: str) -> str:
@@ -85,7 +85,12 @@ async def _events(
         elif time.monotonic() - quiet_since >= _KEEP_ALIVE_SECONDS:
             yield ": keep-alive\n\n"
             quiet_since = time.monotonic()
-        await asyncio.sleep(ctx.events_interval)
+        left = (principal.expires_at - datetime.now(UTC)).total_seconds()
+        await asyncio.sleep(max(0.0, min(ctx.events_interval, left)))
+        if datetime.now(UTC) >= principal.expires_at:
+            # Nothing more for a caller whose token has run out, not even whether the run ended.
+            yield _event("expired", f'{{"id": {run_id}}}')
+            return
         async with user_session(ctx, principal, sign_in=False) as db:
             run = await load_run(db, run_id)
 
@@ -102,11 +107,12 @@ async def _events(
     summary="Follow a run: Server-Sent Events until it ends",
 )
 async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> StreamingResponse:
-    """`progress` events with the run as it changes, then `end` with the finished run."""
+    """`progress` events with the run as it changes, then `end` with the finished run.
+
+    The stream ends with `expired` when the bearer token does, whatever the run is doing.
+    """
     async with user_session(ctx, principal) as db:
-        first = await load_run(db, run_id)
-    if first is None:
-        raise not_found(f"run {run_id}")
+        first = found(await load_run(db, run_id), f"run {run_id}")
     return StreamingResponse(
         _events(ctx, principal, run_id, first),
         media_type="text/event-stream",
@@ -123,15 +129,12 @@ async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -
 async def stop_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
     """A worker running one of its jobs loses its lease at its next heartbeat and stops."""
     async with user_session(ctx, principal) as db:
-        before = await db.run_get(run_id)
-        if before is None:
-            raise not_found(f"run {run_id}")
+        before = found(await run_get(db, run_id), f"run {run_id}")
         if before.status.is_terminal:
             raise ApiError(
                 409, "RUN_FINISHED", f"run {run_id} has already finished ({before.status})"
             )
-        if await run_stop(db, run_id) is None:
-            raise not_found(f"run {run_id}")
+        found(await run_stop(db, run_id), f"run {run_id}")
         after = await load_run(db, run_id)
     assert after is not None  # visible a moment ago, in the same transaction
     return after

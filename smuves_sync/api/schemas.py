@@ -1,4 +1,5 @@
-"""Request and response bodies of the API (pydantic), and their making from the package's records.
+"""Request and response bodies of the API (pydantic); responses are read from the package's
+records by attribute (``model_validate``), so a body names its fields once.
 
 Request bodies refuse unknown fields, so a misspelt field is a 422 naming it rather than a
 silently ignored wish. Strings that reach Postgres may not hold NUL characters or lone
@@ -7,13 +8,14 @@ surrogates (Postgres text cannot store them): such input is a 422, not a databas
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
-from smuves_sync.db.api import ContentItem, Notification, PortalAccess
 from smuves_sync.models import (
     ContentType,
     Export,
@@ -68,30 +70,30 @@ class ExportRequest(_Request):
     format: ExportFormat = ExportFormat.CSV
 
 
-class PortalOut(BaseModel):
+class _Out(BaseModel):
+    """A response body read from a record of the package by attribute (`model_validate`);
+    attributes the body does not declare (a lease token, a server path) stay inside."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+def _attributes(record: Any) -> dict[str, Any]:
+    return {field.name: getattr(record, field.name) for field in dataclasses.fields(record)}
+
+
+class PortalOut(_Out):
     id: int
     name: str
     owner_id: uuid.UUID
     role: str = Field(description="your role in this portal: owner, editor or viewer")
     created_at: datetime
 
-    @classmethod
-    def of(cls, portal: PortalAccess) -> PortalOut:
-        """From the db record."""
-        return cls(
-            id=portal.id,
-            name=portal.name,
-            owner_id=portal.owner_id,
-            role=portal.role,
-            created_at=portal.created_at,
-        )
-
 
 class PortalList(BaseModel):
     items: list[PortalOut]
 
 
-class JobOut(BaseModel):
+class JobOut(_Out):
     id: int
     content_type: ContentType
     status: JobStatus
@@ -103,24 +105,8 @@ class JobOut(BaseModel):
     created_at: datetime
     finished_at: datetime | None
 
-    @classmethod
-    def of(cls, job: Job) -> JobOut:
-        """From the queue's record (lease and cursor stay inside)."""
-        return cls(
-            id=job.id,
-            content_type=job.content_type,
-            status=job.status,
-            processed=job.processed,
-            total=job.total,
-            attempts=job.attempts,
-            max_attempts=job.max_attempts,
-            last_error=job.last_error,
-            created_at=job.created_at,
-            finished_at=job.finished_at,
-        )
 
-
-class RunOut(BaseModel):
+class RunOut(_Out):
     id: int
     portal_id: int
     kind: JobKind
@@ -132,19 +118,9 @@ class RunOut(BaseModel):
     jobs: list[JobOut]
 
     @classmethod
-    def of(cls, run: Run, jobs: list[Job]) -> RunOut:
+    def of(cls, run: Run, jobs: Iterable[Job]) -> RunOut:
         """From the run and its jobs."""
-        return cls(
-            id=run.id,
-            portal_id=run.portal_id,
-            kind=run.kind,
-            status=run.status,
-            content_types=list(run.content_types),
-            created_at=run.created_at,
-            started_at=run.started_at,
-            finished_at=run.finished_at,
-            jobs=[JobOut.of(j) for j in jobs],
-        )
+        return cls.model_validate({**_attributes(run), "jobs": list(jobs)})
 
 
 class SkippedType(BaseModel):
@@ -152,12 +128,15 @@ class SkippedType(BaseModel):
     run_id: int = Field(description="the run already fetching this type")
 
 
-class FetchAccepted(BaseModel):
+class _RunAccepted(BaseModel):
     run: RunOut
+
+
+class FetchAccepted(_RunAccepted):
     skipped: list[SkippedType]
 
 
-class ExportOut(BaseModel):
+class ExportOut(_Out):
     id: int
     run_id: int
     portal_id: int
@@ -172,29 +151,17 @@ class ExportOut(BaseModel):
 
     @classmethod
     def of(cls, export: Export) -> ExportOut:
-        """From the exports record (the server-side path stays inside)."""
+        """From the exports record, with where to download the file once it is written."""
         ready = export.status is JobStatus.COMPLETED and export.path is not None
-        return cls(
-            id=export.id,
-            run_id=export.run_id,
-            portal_id=export.portal_id,
-            content_type=export.content_type,
-            format=export.format,
-            status=export.status,
-            row_count=export.row_count,
-            bytes=export.bytes,
-            created_at=export.created_at,
-            finished_at=export.finished_at,
-            download_url=f"/v1/exports/{export.id}/download" if ready else None,
-        )
+        url = f"/v1/exports/{export.id}/download" if ready else None
+        return cls.model_validate({**_attributes(export), "download_url": url})
 
 
-class ExportAccepted(BaseModel):
-    run: RunOut
+class ExportAccepted(_RunAccepted):
     export: ExportOut
 
 
-class ContentItemOut(BaseModel):
+class ContentItemOut(_Out):
     content_type: ContentType
     hubspot_id: str
     name: str | None
@@ -207,48 +174,19 @@ class ContentItemOut(BaseModel):
     synced_at: datetime
     data: Any = Field(description="the object as HubSpot returned it")
 
-    @classmethod
-    def of(cls, item: ContentItem) -> ContentItemOut:
-        """From the db record."""
-        return cls(
-            content_type=item.content_type,
-            hubspot_id=item.hubspot_id,
-            name=item.name,
-            slug=item.slug,
-            url=item.url,
-            state=item.state,
-            language=item.language,
-            hubspot_updated_at=item.hubspot_updated_at,
-            archived=item.archived,
-            synced_at=item.synced_at,
-            data=item.data,
-        )
-
 
 class ContentPageOut(BaseModel):
     items: list[ContentItemOut]
     next: str | None = Field(description="pass as `after` for the next page; null: last page")
 
 
-class NotificationOut(BaseModel):
+class NotificationOut(_Out):
     id: int
     run_id: int | None
     kind: str
     message: str
     created_at: datetime
     read_at: datetime | None
-
-    @classmethod
-    def of(cls, notification: Notification) -> NotificationOut:
-        """From the db record."""
-        return cls(
-            id=notification.id,
-            run_id=notification.run_id,
-            kind=notification.kind,
-            message=notification.message,
-            created_at=notification.created_at,
-            read_at=notification.read_at,
-        )
 
 
 class NotificationPageOut(BaseModel):

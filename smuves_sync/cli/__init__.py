@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import click
 
+from smuves_sync.cli.common import refuse_undecodable
 from smuves_sync.cli.db import db
 from smuves_sync.cli.export import export
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
 from smuves_sync.cli.portal import portal
 from smuves_sync.cli.schedule import schedule
+from smuves_sync.cli.secret_key import secret_key
 from smuves_sync.cli.serve import serve
 from smuves_sync.cli.sync import sync
 from smuves_sync.cli.worker import worker
 
 
-@click.group()
+class _Smuves(click.Group):
+    """The top group: sees every argument of every subcommand before anything parses them."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_undecodable(args)
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Smuves)
 @click.version_option(package_name="smuves-sync")
 def cli() -> None:
     """smuves-sync: fetch HubSpot CMS content into Postgres, keep it fresh, export it."""
@@ -26,6 +36,7 @@ cli.add_command(sync)
 cli.add_command(worker)
 cli.add_command(export)
 cli.add_command(serve)
+cli.add_command(secret_key)
 for _command in (*OPS_COMMANDS, schedule):
     cli.add_command(_command)
 

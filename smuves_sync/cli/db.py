@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
+from smuves_sync.cli.session import load_settings
 from smuves_sync.db.migrations import migrate
 from smuves_sync.db.pool import database_url
 from smuves_sync.errors import MigrationError
-from smuves_sync.settings import Settings
 
 
 @click.group()
@@ -27,7 +27,7 @@ def db() -> None:
 )
 def db_migrate(migrations_dir: Path | None) -> None:
     """Apply pending migrations (starts the embedded Postgres when SMUVES_DATABASE_URL is unset)."""
-    settings = Settings()
+    settings = load_settings()
 
     async def run() -> list[str]:
         async with database_url(settings) as url:

@@ -13,12 +13,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from smuves_sync.cli.common import ExitCode, run_async
+from smuves_sync.cli.common import ID, ExitCode, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.cli.sync import configure_logging
 from smuves_sync.db.exports import export_of_run
-from smuves_sync.models import ContentType, Export, ExportFormat, JobKind
+from smuves_sync.models import ContentType, Export, ExportFormat
 from smuves_sync.orchestrator import parse_content_types, start_export
 from smuves_sync.settings import Settings
 
@@ -43,16 +43,7 @@ async def export_portal(
         console.print(f"run {run.id}: exporting {wanted} of portal {portal_id} as {export_format}")
         if not wait:
             return ExitCode.OK, started.export
-        snapshot = await work_run(
-            db,
-            conninfo,
-            settings,
-            portal_id,
-            run.id,
-            kind=JobKind.EXPORT,
-            concurrency=1,
-            console=console,
-        )
+        snapshot = await work_run(db, conninfo, settings, run, concurrency=1, console=console)
         async with db.for_portal(portal_id) as scoped:
             export = await export_of_run(scoped, run.id, ContentType(wanted))
     if export is None or not settled_ok(snapshot):
@@ -66,7 +57,7 @@ async def export_portal(
 
 
 @click.command("export")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--type", "content_type", required=True, help="The content type to export.")
 @click.option(
     "--format",

@@ -2,7 +2,8 @@
 
 They run as the database login role and see every tenant. Listing commands take `--json`
 for scripts (shapes in `ops_output`). A bad id or filter is refused with a message on stderr
-and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ops.sql.
+and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ (runs.sql,
+jobs.sql, stats.sql).
 """
 
 from __future__ import annotations
@@ -15,24 +16,27 @@ from typing import TypeVar
 import click
 
 from smuves_sync.cli import ops_output as out
-from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.db import Database
-from smuves_sync.db.ops import (
-    PruneCounts,
-    QueueStats,
+from smuves_sync.db.jobs import (
     RequeueOutcome,
     RequeueResult,
-    RunOverview,
-    history_prune,
     job_list,
     job_requeue,
     jobs_retry_failed,
-    queue_stats,
-    run_jobs,
-    run_list,
 )
 from smuves_sync.db.portals import portal_get
+from smuves_sync.db.runs import (
+    PruneCounts,
+    RunOverview,
+    history_prune,
+    run_get,
+    run_jobs,
+    run_list,
+    run_reconcile,
+)
+from smuves_sync.db.stats import QueueStats, queue_stats
 from smuves_sync.errors import InvalidInput, NotFound
 from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
 
@@ -72,7 +76,7 @@ async def require_portal(db: Database, portal_id: int | None) -> None:
 
 async def get_run(db: Database, run_id: int) -> Run:
     """The run `run_id`; NotFound when there is no such run."""
-    run = await db.run_get(run_id)
+    run = await run_get(db, run_id)
     if run is None:
         raise NotFound(f"run {run_id} not found (see `smuves runs`)")
     return run
@@ -98,7 +102,7 @@ limit_option = click.option(
 
 
 @click.command("runs")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's runs.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's runs.")
 @click.option("--status", "statuses", multiple=True, type=_choice(RunStatus), help="Repeatable.")
 @click.option("--kind", type=_choice(JobKind), help="fetch or export.")
 @limit_option
@@ -119,16 +123,13 @@ def runs(
         )
 
     overviews = with_database(work)
-    if as_json:
-        out.echo_json([out.overview_json(o) for o in overviews])
-    elif overviews:
-        out.console().print(out.runs_table(overviews))
-    else:
-        click.echo("no runs")
+    out.echo_records(
+        overviews, as_json, to_json=out.overview_json, table=out.runs_table, none="no runs"
+    )
 
 
 @click.command("run")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=ID)
 @json_option
 def run(run_id: int, as_json: bool) -> None:
     """Show one run and each of its jobs: progress, attempts, status, last error."""
@@ -148,8 +149,8 @@ def run(run_id: int, as_json: bool) -> None:
 @click.command("jobs")
 @click.option("--status", "statuses", multiple=True, type=_choice(JobStatus), help="Repeatable.")
 @click.option("--kind", "kinds", multiple=True, type=_choice(JobKind), help="Repeatable.")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's jobs.")
-@click.option("--run", "run_id", type=int, help="Only this run's jobs.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's jobs.")
+@click.option("--run", "run_id", type=ID, help="Only this run's jobs.")
 @limit_option
 @json_option
 def jobs(
@@ -175,12 +176,7 @@ def jobs(
         )
 
     found = with_database(work)
-    if as_json:
-        out.echo_json([out.job_json(j) for j in found])
-    elif found:
-        out.console().print(out.jobs_table(found))
-    else:
-        click.echo("no jobs")
+    out.echo_records(found, as_json, to_json=out.job_json, table=out.jobs_table, none="no jobs")
 
 
 @click.command("stats")
@@ -219,7 +215,7 @@ def reconcile(as_json: bool) -> None:
     """Settle runs whose jobs have all finished (what every worker also does on start)."""
 
     async def work(db: Database) -> list[Run]:
-        return await db.run_reconcile()
+        return await run_reconcile(db)
 
     settled = with_database(work)
     if as_json:
@@ -246,7 +242,7 @@ def _refusal(result: RequeueResult) -> str:
 
 
 @admin.command("requeue")
-@click.argument("job_id", type=int)
+@click.argument("job_id", type=ID)
 @click.option(
     "--from-start",
     is_flag=True,
@@ -265,8 +261,8 @@ def requeue(job_id: int, from_start: bool) -> None:
 
 
 @admin.command("retry-failed")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's failed jobs.")
-@click.option("--run", "run_id", type=int, help="Only this run's failed jobs.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's failed jobs.")
+@click.option("--run", "run_id", type=ID, help="Only this run's failed jobs.")
 @json_option
 def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> None:
     """Requeue failed jobs (newest first; a type already in flight is skipped and named)."""
@@ -279,17 +275,7 @@ def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> No
     results = with_database(work)
     requeued = [r for r in results if r.outcome is RequeueOutcome.REQUEUED]
     if as_json:
-        out.echo_json(
-            [
-                {
-                    "job_id": r.job_id,
-                    "outcome": str(r.outcome),
-                    "blocking_job_id": r.blocking_job_id,
-                    "blocking_run_id": r.blocking_run_id,
-                }
-                for r in results
-            ]
-        )
+        out.echo_json([out.record_json(r, leave_out={"previous_status"}) for r in results])
         return
     click.echo(f"requeued {len(requeued)} of {len(results)} failed job(s)")
     for r in results:
@@ -318,15 +304,9 @@ def prune(older_than: str, dry_run: bool, as_json: bool) -> None:
 
     counts = with_database(work)
     if as_json:
+        age_seconds = age.total_seconds()
         out.echo_json(
-            {
-                "dry_run": dry_run,
-                "older_than_seconds": age.total_seconds(),
-                "runs": counts.runs,
-                "jobs": counts.jobs,
-                "exports": counts.exports,
-                "notifications": counts.notifications,
-            }
+            {"dry_run": dry_run, "older_than_seconds": age_seconds, **out.record_json(counts)}
         )
         return
     verb = "would delete" if dry_run else "deleted"

@@ -13,21 +13,24 @@ JSON shapes (times ISO 8601 with offset, durations in seconds, ids as numbers):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from smuves_sync.db.ops import QueueStats, RunOverview
+from smuves_sync.db.runs import RunOverview
+from smuves_sync.db.stats import QueueStats
 from smuves_sync.models import Job, JobKind, JobStatus, Run, Schedule
 
 JSONValue = Any
+T = TypeVar("T")
 PIPED_WIDTH = 200
 
 
@@ -91,72 +94,40 @@ def progress(processed: int, total: int | None) -> str:
 # -- records as JSON ---------------------------------------------------------------------------
 
 
+def record_json(
+    record: Any, *, leave_out: Collection[str] = (), rename: Mapping[str, str] | None = None
+) -> dict[str, JSONValue]:
+    """A record's fields as a JSON object, in field order; words (enums) print as strings,
+    times and spans through `echo_json`."""
+    names = rename or {}
+    return {
+        names.get(field.name, field.name): getattr(record, field.name)
+        for field in dataclasses.fields(record)
+        if field.name not in leave_out
+    }
+
+
 def run_json(run: Run) -> dict[str, JSONValue]:
     """A run as a JSON object."""
-    return {
-        "id": run.id,
-        "portal_id": run.portal_id,
-        "owner_id": run.owner_id,
-        "kind": str(run.kind),
-        "status": str(run.status),
-        "content_types": [str(t) for t in run.content_types],
-        "created_at": run.created_at,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-    }
+    return record_json(run)
 
 
 def overview_json(overview: RunOverview) -> dict[str, JSONValue]:
     """A run with its jobs' progress as a JSON object."""
-    return {
-        **run_json(overview.run),
-        "jobs": overview.jobs,
-        "jobs_completed": overview.jobs_completed,
-        "jobs_failed": overview.jobs_failed,
-        "processed": overview.processed,
-        "total": overview.total,
-    }
+    return {**run_json(overview.run), **record_json(overview, leave_out={"run"})}
 
 
 def job_json(job: Job) -> dict[str, JSONValue]:
     """A job as a JSON object, without its lease token (it fences the running worker)."""
-    return {
-        "id": job.id,
-        "run_id": job.run_id,
-        "portal_id": job.portal_id,
-        "kind": str(job.kind),
-        "content_type": str(job.content_type),
-        "status": str(job.status),
-        "attempts": job.attempts,
-        "max_attempts": job.max_attempts,
-        "run_after": job.run_after,
-        "locked_at": job.locked_at,
-        "locked_by": job.locked_by,
-        "heartbeat_at": job.heartbeat_at,
-        "total": job.total,
-        "processed": job.processed,
-        "cursor": job.cursor,
-        "last_error": job.last_error,
-        "created_at": job.created_at,
-        "finished_at": job.finished_at,
-    }
+    return record_json(job, leave_out={"lease_token"})
 
 
 def stats_json(stats: QueueStats) -> dict[str, JSONValue]:
     """Queue statistics as a JSON object."""
+    seconds = {"oldest_due_age": "oldest_due_age_seconds"}
     return {
-        "depth": [
-            {"kind": str(d.kind), "status": str(d.status), "jobs": d.jobs} for d in stats.depth
-        ],
-        "pending": [
-            {
-                "kind": str(p.kind),
-                "due": p.due,
-                "waiting": p.waiting,
-                "oldest_due_age_seconds": p.oldest_due_age,
-            }
-            for p in stats.pending
-        ],
+        "depth": [record_json(d) for d in stats.depth],
+        "pending": [record_json(p, rename=seconds) for p in stats.pending],
         "expired_leases": [
             {**job_json(e.job), "silent_for_seconds": e.silent_for} for e in stats.expired_leases
         ],
@@ -165,17 +136,24 @@ def stats_json(stats: QueueStats) -> dict[str, JSONValue]:
 
 def schedule_json(schedule: Schedule) -> dict[str, JSONValue]:
     """A schedule as a JSON object."""
-    return {
-        "id": schedule.id,
-        "portal_id": schedule.portal_id,
-        "owner_id": schedule.owner_id,
-        "cron": schedule.cron_expression,
-        "content_types": [str(t) for t in schedule.content_types],
-        "enabled": schedule.enabled,
-        "next_run_at": schedule.next_run_at,
-        "last_run_at": schedule.last_run_at,
-        "created_at": schedule.created_at,
-    }
+    return record_json(schedule, rename={"cron_expression": "cron"})
+
+
+def echo_records(
+    records: Sequence[T],
+    as_json: bool,
+    *,
+    to_json: Callable[[T], JSONValue],
+    table: Callable[[Sequence[T]], Table],
+    none: str,
+) -> None:
+    """Print a listing: JSON for scripts, a table for people, or `none` when it is empty."""
+    if as_json:
+        echo_json([to_json(record) for record in records])
+    elif records:
+        console().print(table(records))
+    else:
+        click.echo(none)
 
 
 # -- tables ----------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 The token is a HubSpot private app token, read from SMUVES_HUBSPOT_TOKEN or, with
 --token-stdin, from standard input (so it stays out of shell history and `ps`). It is
-encrypted with SMUVES_SECRET_KEY before it reaches the database and is never printed.
+encrypted with SMUVES_SECRET_KEY (`smuves secret-key` prints one) before it reaches the
+database and is never printed.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import sys
 import click
 from pydantic import SecretStr
 
-from smuves_sync.cli.common import ExitCode, command_error, run_async
-from smuves_sync.cli.session import load_settings, login_database
+from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
+from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.portals import app_user_ensure, portal_get, portal_save
 from smuves_sync.errors import InvalidInput
@@ -63,14 +64,24 @@ async def add_portal(
 
 def _token(settings: Settings, from_stdin: bool) -> SecretStr:
     if from_stdin:
-        return SecretStr(sys.stdin.readline().strip())
-    if settings.hubspot_token is None:
+        line = sys.stdin.buffer.readline()
+        token = SecretStr(line.decode("utf-8", "surrogateescape").strip())
+    elif settings.hubspot_token is None:
         raise command_error(
             "no HubSpot token: set SMUVES_HUBSPOT_TOKEN or pass the token on standard input "
             "with --token-stdin",
             ExitCode.USAGE,
         )
-    return settings.hubspot_token
+    else:
+        token = settings.hubspot_token
+    # HubSpot tokens are printable ASCII; anything else (undecodable bytes) is a wrong paste.
+    value = token.get_secret_value()
+    if not (value.isascii() and value.isprintable()):
+        raise command_error(
+            "the HubSpot token has characters no HubSpot token has (it is printable ASCII)",
+            ExitCode.USAGE,
+        )
+    return token
 
 
 @click.group()
@@ -79,7 +90,7 @@ def portal() -> None:
 
 
 @portal.command("add")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--name", required=True, help="A name people recognise the portal by.")
 @click.option(
     "--owner", "owner_email", default=None, help=f"Owner's email (default {DEFAULT_OWNER})."
@@ -88,10 +99,10 @@ def portal() -> None:
 def add(portal_id: int, name: str, owner_email: str | None, token_stdin: bool) -> None:
     """Add PORTAL_ID (HubSpot's hub id), or update its name, owner and token."""
     settings = load_settings()
+    cipher = token_cipher(settings)
     token = _token(settings, token_stdin)
 
     async def main() -> Portal:
-        cipher = TokenCipher(settings.secret_key)
         async with login_database(settings) as db:
             return await add_portal(db, cipher, portal_id, name, token, owner_email=owner_email)
 

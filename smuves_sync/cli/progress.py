@@ -1,7 +1,6 @@
 """Working one run in-process with live progress bars, then a summary table.
 
-    snapshot = await work_run(db, conninfo, settings, portal_id, run_id,
-                              kind=JobKind.FETCH, concurrency=5, console=console)
+    snapshot = await work_run(db, conninfo, settings, run, concurrency=5, console=console)
 
 A `Runner` limited to the run works its jobs (other workers may help; progress comes from
 the database, so their work shows too). One bar per content type shows processed / total;
@@ -30,7 +29,7 @@ from rich.progress import (
 from rich.table import Table
 
 from smuves_sync.db import Database
-from smuves_sync.models import Job, JobKind, JobStatus, RunStatus
+from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.follow import RunSnapshot, run_snapshot
 from smuves_sync.workers.runner import Runner
@@ -95,18 +94,17 @@ async def work_run(
     db: Database,
     conninfo: str,
     settings: Settings,
-    portal_id: int,
-    run_id: int,
+    run: Run,
     *,
-    kind: JobKind,
     concurrency: int,
     console: Console,
 ) -> RunSnapshot:
-    """Work run `run_id` here until it settles (or is interrupted); its last snapshot."""
+    """Work `run` here until it settles (or is interrupted); its last snapshot."""
+    portal_id, run_id = run.portal_id, run.id
     runner = Runner(
         db,
         settings,
-        kinds=[kind],
+        kinds=[run.kind],
         concurrency=concurrency,
         run_id=run_id,
         until=_done_or_parked(db, settings, portal_id, run_id),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from smuves_sync.cli import ops_output as out
+from smuves_sync.cli.common import ID
 from smuves_sync.cli.ops import require_portal, with_database
 from smuves_sync.db import Database
 from smuves_sync.models import Schedule
@@ -22,11 +23,10 @@ def schedule() -> None:
 
 
 @schedule.command("add")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--cron", "cron_expression", required=True, help='e.g. "0 3 * * *" (UTC).')
 @click.option(
     "--types",
-    "types",
     default=None,
     help="Comma-separated content types (default: all), e.g. site_page,blog_post.",
 )
@@ -50,7 +50,7 @@ def add(portal_id: int, cron_expression: str, types: str | None, as_json: bool) 
 
 
 @schedule.command("list")
-@click.option("--portal", "portal_id", type=int, help="Only this portal's schedules.")
+@click.option("--portal", "portal_id", type=ID, help="Only this portal's schedules.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 def list_(portal_id: int | None, as_json: bool) -> None:
     """List schedules with their next and last run."""
@@ -60,16 +60,13 @@ def list_(portal_id: int | None, as_json: bool) -> None:
         return await list_schedules(db, portal_id=portal_id)
 
     found = with_database(work)
-    if as_json:
-        out.echo_json([out.schedule_json(s) for s in found])
-    elif found:
-        out.console().print(out.schedules_table(found))
-    else:
-        click.echo("no schedules")
+    out.echo_records(
+        found, as_json, to_json=out.schedule_json, table=out.schedules_table, none="no schedules"
+    )
 
 
 @schedule.command("remove")
-@click.argument("schedule_id", type=int)
+@click.argument("schedule_id", type=ID)
 def remove(schedule_id: int) -> None:
     """Remove a schedule (runs it already started are not touched)."""
 

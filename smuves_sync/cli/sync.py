@@ -16,10 +16,10 @@ import click
 from rich.console import Console
 from rich.logging import RichHandler
 
-from smuves_sync.cli.common import ExitCode, run_async
+from smuves_sync.cli.common import ID, ExitCode, concurrency_option, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
-from smuves_sync.cli.session import load_settings, worker_database
-from smuves_sync.models import ContentType, JobKind
+from smuves_sync.cli.session import load_settings, token_cipher, worker_database
+from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import parse_content_types, start_fetch
 from smuves_sync.settings import Settings
 from smuves_sync.workers.follow import RunSnapshot
@@ -52,14 +52,7 @@ async def sync_portal(
             console.print("enqueued; `smuves worker` processes will work it")
             return ExitCode.OK, None
         snapshot = await work_run(
-            db,
-            conninfo,
-            settings,
-            portal_id,
-            run.id,
-            kind=JobKind.FETCH,
-            concurrency=concurrency,
-            console=console,
+            db, conninfo, settings, run, concurrency=concurrency, console=console
         )
     console.print(summary_table(snapshot))
     if not snapshot.run.status.is_terminal:
@@ -83,22 +76,17 @@ def configure_logging(console: Console, level: int = logging.WARNING) -> None:
 
 
 @click.command("sync")
-@click.argument("portal_id", type=int)
+@click.argument("portal_id", type=ID)
 @click.option("--types", default=None, help="Comma-separated content types (default: all of them).")
 @click.option("--no-wait", is_flag=True, help="Only enqueue the run; workers will work it.")
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 32),
-    default=5,
-    show_default=True,
-    help="Jobs worked at once in this process.",
-)
+@concurrency_option(maximum=32, default=5, help="Jobs worked at once in this process.")
 @click.pass_context
 def sync(
     ctx: click.Context, portal_id: int, types: str | None, no_wait: bool, concurrency: int
 ) -> None:
     """Fetch PORTAL_ID's content now, with live progress (make sync PORTAL=<id>)."""
     settings = load_settings()
+    token_cipher(settings)  # before anything is created: the run's jobs would need the key
     console = Console()
     configure_logging(console)
     words = None if types is None else types.split(",")

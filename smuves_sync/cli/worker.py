@@ -15,12 +15,12 @@ import signal
 
 import click
 
-from smuves_sync.cli.common import ExitCode, command_error, run_async
+from smuves_sync.cli.common import ExitCode, command_error, concurrency_option, run_async
 from smuves_sync.cli.session import load_settings, worker_database
 from smuves_sync.db import Database
-from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobKind
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.runner import Periodic, Runner, RunnerStats
 from smuves_sync.workers.scheduler import fire_due_schedules
 
@@ -51,10 +51,9 @@ async def run_worker(
     settings: Settings, kinds: tuple[JobKind, ...], concurrency: int, burst: bool
 ) -> RunnerStats:
     """Work jobs of `kinds` until SIGTERM / SIGINT (or, with `burst`, until none is left)."""
-    if JobKind.FETCH in kinds and settings.secret_key is None:
-        raise ConfigurationError(
-            "SMUVES_SECRET_KEY is not set; a fetch worker needs it to read portal tokens"
-        )
+    if JobKind.FETCH in kinds:
+        # Fetch jobs decrypt portal tokens: a missing or invalid key is refused before anything.
+        TokenCipher(settings.secret_key)
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
         runner = Runner(
             db,
@@ -92,13 +91,7 @@ async def run_worker(
 
 @click.command("worker")
 @click.option("--kinds", default="fetch,export", show_default=True, help="Job kinds to work.")
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 256),
-    default=4,
-    show_default=True,
-    help="Jobs worked at once.",
-)
+@concurrency_option(maximum=256, default=4, help="Jobs worked at once.")
 @click.option("--burst", is_flag=True, help="Exit when nothing is left to claim.")
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def worker(kinds: str, concurrency: int, burst: bool, log_level: str) -> None:

@@ -1,14 +1,18 @@
-"""The only code that runs SQL: pool, embedded server, migrations, named queries.
-
-Public API (details in each module's docstring):
+"""The only code that runs SQL: pool, embedded server, migrations, and one module per stored noun.
 
     open_pool(settings, *, role=None, min_size=None, max_size=None)   async context -> Pool
     pool_for(conninfo, *, role=None, min_size=1, max_size=10, name=None, check_idle_after=2.0)
     database_url(settings)              async context -> str (starts the embedded server)
     DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role)
-    Database(pool)                      noun-verb methods returning models (database.py)
+    Database(pool)                      one, all, execute, stream, pipeline; transaction,
+                                        as_user, for_portal (database.py)
     migrate(conninfo, directory=None)   apply pending migrations -> list[Migration]
     queries()                           the merged named queries of db/queries/*.sql
+
+The nouns, each a module of noun-verb functions taking a `Database`, with its
+``queries/<noun>.sql``: jobs (and the queue's calls), runs, portals (members, users),
+content, exports, schedules, notifications, stats (monitoring reads). Rows become the
+package's records through `rows.model_row`.
 """
 
 from smuves_sync.db.database import Database

@@ -1,4 +1,5 @@
-"""content_items: upsert a fetched page, mark what a complete fetch did not see, stream rows.
+"""content_items: upsert a fetched page, mark what a complete fetch did not see, stream rows,
+and the API's pages of live content (content.sql).
 
     async with db.for_portal(portal_id) as scoped:          # one transaction per page
         await content_upsert_page(scoped, portal_id, content_type, run_id, page.items)
@@ -11,7 +12,8 @@ binary; each object's JSON text and its hash are made here, so that Postgres par
 documents that changed. It takes any objects shaped like the HubSpot client's
 `ContentRecord` (this package does not import the client). `content_rows` reads through a
 server-side cursor, a batch at a time, so an export never holds the table in memory; it must
-run inside a transaction (`for_portal` or `transaction`).
+run inside a transaction (`for_portal` or `transaction`). `content_page` runs as the API's
+caller (`Database.as_user`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
 import orjson
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, scalar_row
 
 from smuves_sync.db.database import Database
-from smuves_sync.db.queries import queries
+from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType
 
 
@@ -51,6 +54,31 @@ class ContentRow(Protocol):
     def archived(self) -> bool: ...
     @property
     def raw(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContentItem:
+    """One live HubSpot object of a portal, as the API shows it."""
+
+    content_type: ContentType
+    hubspot_id: str
+    name: str | None
+    slug: str | None
+    url: str | None
+    state: str | None
+    language: str | None
+    hubspot_updated_at: datetime | None
+    archived: bool
+    synced_at: datetime
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ContentPage:
+    """One keyset page of content; `last_key` is set when another page follows."""
+
+    items: tuple[ContentItem, ...]
+    last_key: tuple[ContentType, str] | None
 
 
 def _json_default(value: object) -> object:
@@ -99,8 +127,7 @@ async def content_upsert_page(
     """Insert or update one page of objects seen by `run_id`; returns the rows written."""
     if not items:
         return 0
-    # Same package as Database: its row helpers are ours to use.
-    return await db._execute(
+    return await db.execute(
         "content_upsert_page",
         {
             "portal_id": portal_id,
@@ -115,7 +142,7 @@ async def content_mark_unseen_deleted(
     db: Database, portal_id: int, content_type: ContentType, run_id: int
 ) -> int:
     """Mark deleted the live objects of the type that run `run_id` did not see; how many."""
-    return await db._execute(
+    return await db.execute(
         "content_mark_unseen_deleted",
         {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id},
     )
@@ -130,19 +157,37 @@ async def content_rows(
     batch_size: int = 2000,
 ) -> AsyncIterator[dict[str, Any]]:
     """The type's rows in hubspot_id order, fetched `batch_size` at a time from the server."""
-    if db._conn is None:
-        raise RuntimeError("content_rows needs a transaction: use db.for_portal(...)")
     params = {"portal_id": portal_id, "content_type": str(content_type), "with_data": with_data}
-    async with db._conn.cursor("smuves_content_rows", row_factory=dict_row) as cur:
-        cur.itersize = batch_size
-        await cur.execute(queries()["content_export_rows"], params)
-        async for row in cur:
-            yield row
+    rows = db.stream("content_export_rows", params, row=dict_row, batch_size=batch_size)
+    async for row in rows:
+        yield row
 
 
 async def content_count(db: Database, portal_id: int, content_type: ContentType) -> int:
     """How many rows (deleted ones included) the portal has of `content_type`."""
-    row = await db._one(
-        "content_count", {"portal_id": portal_id, "content_type": str(content_type)}
-    )
-    return int(row["n"]) if row else 0
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    return int(await db.one("content_count", params, row=scalar_row) or 0)
+
+
+async def content_page(
+    db: Database,
+    portal_id: int,
+    *,
+    content_type: ContentType | None = None,
+    pattern: str | None = None,
+    after: tuple[ContentType, str] | None = None,
+    limit: int,
+) -> ContentPage:
+    """Up to `limit` live objects after the key `after`, optionally of one type and matching
+    the ILIKE `pattern` in name, slug or url."""
+    params = {"portal_id": portal_id, "pattern": pattern, "limit": limit}
+    where = {
+        "content_type": str(content_type) if content_type else None,
+        "after_type": str(after[0]) if after else None,
+        "after_id": after[1] if after else None,
+    }
+    rows = await db.all("content_page", {**params, **where}, row=model_row(ContentItem))
+    items = tuple(rows[:limit])
+    more = len(rows) > limit
+    last_key = (items[-1].content_type, items[-1].hubspot_id) if more and items else None
+    return ContentPage(items=items, last_key=last_key)

@@ -1,56 +1,97 @@
-"""Portals, their owners and members: noun-verb functions over ``queries/portals.sql``.
+"""Portals, their owners, members and users (portals.sql).
 
     portal = await portal_get(db, 123)                          # Portal | None (as visible)
     owner = await app_user_ensure(db, "ops@example.com")        # created when missing
-    portal = await portal_save(db, 123, "Acme", owner, token_encrypted)
+    portal = await portal_save(db, 123, "Acme", owner, token_encrypted)   # login role
 
-They take a `Database` (scoped or not) like its own methods do; only the login role may
-write portals with their tokens.
+The HTTP API's side runs in a `Database` scoped to the caller with `Database.as_user`:
+row-level security then makes another user's portals invisible, so "not found" and "not
+yours" look the same::
+
+    async with db.as_user(user_id) as scoped:
+        await user_sign_in(scoped, "ada@example.com")    # the app_users row, made on first use
+        portals = await portal_list(scoped)              # -> list[PortalAccess]
 """
 
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from dataclasses import dataclass
+
+from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
 from smuves_sync.models import Portal
 
 
-def _portal(row: dict[str, Any]) -> Portal:
-    return Portal(
-        id=row["id"], name=row["name"], owner_id=row["owner_id"], created_at=row["created_at"]
-    )
+@dataclass(frozen=True, slots=True)
+class PortalAccess(Portal):
+    """A portal as one user sees it: with that user's role in it."""
+
+    role: str
 
 
 async def portal_get(db: Database, portal_id: int) -> Portal | None:
     """The portal `portal_id`, or None when it does not exist or is not visible."""
-    # Same package as Database: its row helpers are ours to use.
-    row = await db._one("portal_by_id", {"portal_id": portal_id})
-    return _portal(row) if row else None
+    return await db.one("portal_get", {"portal_id": portal_id}, row=model_row(Portal))
 
 
 async def app_user_ensure(db: Database, email: str) -> uuid.UUID:
     """The id of the user with `email`, created when missing."""
-    row = await db._one("app_user_ensure", {"email": email})
-    assert row is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
-    return uuid.UUID(str(row["id"]))
+    user_id: uuid.UUID | None = await db.one("app_user_ensure", {"email": email}, row=scalar_row)
+    assert user_id is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
+    return user_id
 
 
 async def portal_save(
     db: Database, portal_id: int, name: str, owner_id: uuid.UUID, token_encrypted: bytes | None
 ) -> Portal:
     """Add the portal or update its name, owner and token; the owner is made a member."""
+    params = {"portal_id": portal_id, "name": name, "owner_id": owner_id}
     async with db.transaction() as scoped:
-        row = await scoped._one(
-            "portal_save",
-            {
-                "portal_id": portal_id,
-                "name": name,
-                "owner_id": owner_id,
-                "token_encrypted": token_encrypted,
-            },
+        portal = await scoped.one(
+            "portal_save", {**params, "token_encrypted": token_encrypted}, row=model_row(Portal)
         )
-        assert row is not None
-        await scoped._execute("portal_owner_member", {"portal_id": portal_id, "user_id": owner_id})
-    return _portal(row)
+        assert portal is not None
+        await scoped.execute("portal_owner_member", {"portal_id": portal_id, "user_id": owner_id})
+    return portal
+
+
+# -- as the signed-in user (Database.as_user) -----------------------------------------------
+
+
+async def user_sign_in(db: Database, email: str | None) -> uuid.UUID:
+    """Make sure the scoped user has an app_users row (created on first use); its id."""
+    user_id = await db.one("user_sign_in", {"email": email}, row=scalar_row)
+    assert user_id is not None  # a scalar function call always returns one row
+    return uuid.UUID(str(user_id))
+
+
+async def portal_list(db: Database) -> list[PortalAccess]:
+    """The scoped user's portals, by id."""
+    return await db.all("portal_access_list", {"portal_id": None}, row=model_row(PortalAccess))
+
+
+async def portal_access(db: Database, portal_id: int) -> PortalAccess | None:
+    """The portal as the scoped user sees it; None when absent or not theirs."""
+    params = {"portal_id": portal_id}
+    return await db.one("portal_access_list", params, row=model_row(PortalAccess))
+
+
+async def portal_connect(
+    db: Database, portal_id: int, name: str, token_encrypted: bytes
+) -> tuple[PortalAccess, bool] | None:
+    """Add the portal with the scoped user as owner, or give an owned one a new name and
+    token; (portal, created). None: the id belongs to a portal the user does not own."""
+    params = {"portal_id": portal_id, "name": name, "token_encrypted": token_encrypted}
+    added = await db.one("portal_connect", params, row=model_row(PortalAccess))
+    if added is not None:
+        return added, True
+    renewed = await db.one("portal_reconnect", params, row=model_row(PortalAccess))
+    return (renewed, False) if renewed else None
+
+
+async def portal_delete(db: Database, portal_id: int) -> bool:
+    """Delete a portal the scoped user owns, with everything of it; False when not allowed."""
+    return await db.execute("portal_delete", {"portal_id": portal_id}) > 0

@@ -16,16 +16,15 @@ runs them inside ``for_portal(schedule.portal_id)``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+
+from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType, Schedule
-
-# These functions belong to the db package and call the gateway's private row methods
-# (_one, _all, _execute); nothing outside smuves_sync.db does.
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,21 +33,6 @@ class DueSchedule:
 
     schedule: Schedule
     fired_at: datetime
-
-
-def schedule_from_row(row: Mapping[str, Any]) -> Schedule:
-    """A ``schedules`` row as a `Schedule`."""
-    return Schedule(
-        id=row["id"],
-        portal_id=row["portal_id"],
-        owner_id=row["owner_id"],
-        cron_expression=row["cron_expression"],
-        content_types=tuple(ContentType(t) for t in row["content_types"]),
-        enabled=row["enabled"],
-        next_run_at=row["next_run_at"],
-        last_run_at=row["last_run_at"],
-        created_at=row["created_at"],
-    )
 
 
 async def schedule_add(
@@ -61,42 +45,31 @@ async def schedule_add(
     owner_id: uuid.UUID | None = None,
 ) -> Schedule | None:
     """A new enabled schedule of `portal_id`; None when the portal does not exist."""
-    row = await db._one(
-        "schedule_add",
-        {
-            "portal_id": portal_id,
-            "owner_id": owner_id,
-            "cron_expression": cron_expression,
-            "content_types": [str(t) for t in content_types],
-            "next_run_at": next_run_at,
-        },
-    )
-    return schedule_from_row(row) if row else None
+    params = {"portal_id": portal_id, "owner_id": owner_id, "cron_expression": cron_expression}
+    when = {"content_types": [str(t) for t in content_types], "next_run_at": next_run_at}
+    return await db.one("schedule_add", {**params, **when}, row=model_row(Schedule))
 
 
 async def schedule_list(db: Database, *, portal_id: int | None = None) -> list[Schedule]:
     """Every schedule (of `portal_id` when given), by portal then id."""
-    rows = await db._all("schedule_list", {"portal_id": portal_id})
-    return [schedule_from_row(r) for r in rows]
+    return await db.all("schedule_list", {"portal_id": portal_id}, row=model_row(Schedule))
 
 
 async def schedule_get(db: Database, schedule_id: int) -> Schedule | None:
     """The schedule `schedule_id`, or None."""
-    row = await db._one("schedule_get", {"schedule_id": schedule_id})
-    return schedule_from_row(row) if row else None
+    return await db.one("schedule_get", {"schedule_id": schedule_id}, row=model_row(Schedule))
 
 
 async def schedule_remove(db: Database, schedule_id: int) -> Schedule | None:
     """Delete the schedule; returns what was deleted, or None when there was none."""
-    row = await db._one("schedule_remove", {"schedule_id": schedule_id})
-    return schedule_from_row(row) if row else None
+    params = {"schedule_id": schedule_id}
+    return await db.one("schedule_remove", params, row=model_row(Schedule))
 
 
 async def schedule_clock(db: Database, *, now: datetime | None = None) -> datetime:
     """`now` when given, else the database's clock (the time schedules are measured by)."""
-    row = await db._one("schedule_clock", {"now": now})
-    assert row is not None  # a SELECT of one expression always returns one row
-    clock: datetime = row["now"]
+    clock: datetime | None = await db.one("schedule_clock", {"now": now}, row=scalar_row)
+    assert clock is not None  # a SELECT of one expression always returns one row
     return clock
 
 
@@ -108,10 +81,8 @@ async def schedule_claim_due(
     Only meaningful inside a transaction: the lock, which keeps every other caller off this
     schedule, ends with it.
     """
-    row = await db._one("schedule_claim_due", {"skip": list(skip), "now": now})
-    if row is None:
-        return None
-    return DueSchedule(schedule_from_row(row), row["fired_at"])
+    params = {"skip": list(skip), "now": now}
+    return await db.one("schedule_claim_due", params, row=model_row(DueSchedule))
 
 
 async def schedule_advance(
@@ -122,13 +93,10 @@ async def schedule_advance(
     last_run_at: datetime | None = None,
 ) -> bool:
     """Set the next firing time (and the last one, when it started a run); False: not seen."""
-    changed = await db._execute(
-        "schedule_advance",
-        {"schedule_id": schedule_id, "next_run_at": next_run_at, "last_run_at": last_run_at},
-    )
-    return changed == 1
+    params = {"schedule_id": schedule_id, "next_run_at": next_run_at, "last_run_at": last_run_at}
+    return await db.execute("schedule_advance", params) == 1
 
 
 async def schedule_disable(db: Database, schedule_id: int) -> bool:
     """Stop a schedule from firing; False when it was not seen."""
-    return await db._execute("schedule_disable", {"schedule_id": schedule_id}) == 1
+    return await db.execute("schedule_disable", {"schedule_id": schedule_id}) == 1

@@ -7,9 +7,10 @@
             page.items                                 # ContentRecord, promoted fields + raw
             page.cursor                                # resume point after this page
 
-Modules: registry (content types as data), client (count, pages), paging (after / offset),
-cursor (resume points), ratelimit (per-portal budgets), retry (the one retry policy),
-responses (bodies and typed errors), clock (injectable time).
+Modules: registry (the content types' specs by word), client (count, pages), paging (after /
+offset), cursor (resume points), ratelimit (per-portal budgets), retry (the one retry policy),
+responses (bodies and typed errors), clock (injectable time). The content types themselves are
+`smuves_sync.content_types.ContentType`.
 """
 
 from smuves_sync.hubspot.client import HubSpotClient, Page

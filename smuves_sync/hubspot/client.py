@@ -18,10 +18,13 @@ budget knows from the first request; without it the listing's own `total` is use
 
 Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
 and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
-wait on the portal's shared budget (see `ratelimit`), a spent daily budget raises
-`HubSpotDailyLimitReached` with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any
-answer of the wrong shape raises `MalformedResponse`. The token is held as a `SecretStr` and
-never appears in a log line, a repr or an error message.
+wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After` is capped at
+`hubspot_max_retry_after_seconds`), a spent daily budget raises `HubSpotDailyLimitReached`
+with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape
+raises `MalformedResponse`. Answers are bounded: bodies are streamed and never read past
+`hubspot_max_response_bytes` (`ResponseTooLarge`), and a listing that runs far past HubSpot's
+count raises `RunawayListing`. The token is held as a `SecretStr` and never appears in a log
+line, a repr or an error message.
 """
 
 from __future__ import annotations
@@ -44,22 +47,32 @@ from smuves_sync.errors import (
     HubSpotRateLimited,
     HubSpotRetryableError,
     MalformedResponse,
+    ResponseTooLarge,
+    RunawayListing,
 )
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
-from smuves_sync.hubspot.paging import ForwardPaging, Position
-from smuves_sync.hubspot.ratelimit import RateLimitRegistry, parse_retry_after
+from smuves_sync.hubspot.paging import ForwardPaging, ListingBound, Position
+from smuves_sync.hubspot.ratelimit import (
+    MAX_DAILY_RESET_SECONDS,
+    RateLimitRegistry,
+    parse_retry_after,
+)
 from smuves_sync.hubspot.registry import (
     DEFAULT_REGISTRY,
     ContentRecord,
     ContentTypeRegistry,
     ContentTypeSpec,
 )
-from smuves_sync.hubspot.responses import error_for_status, json_object, read_error
+from smuves_sync.hubspot.responses import error_for_status, json_object, read_capped, read_error
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.settings import Settings
 
 log = logging.getLogger(__name__)
+
+# An error answer is read this far at most: its message and ids sit at the start, and a
+# 5xx or 429 with a runaway body must still be retried or waited on as what it is.
+_ERROR_BODY_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +117,8 @@ class HubSpotClient:
         self._token = token if isinstance(token, SecretStr) else SecretStr(token)
         self._auth = _BearerAuth(self._token)
         self._api_version = settings.hubspot_api_version
+        self._max_body = settings.hubspot_max_response_bytes
+        self._max_retry_after = settings.hubspot_max_retry_after_seconds
         self._registry = registry
         self._retry = retry or RetryPolicy.from_settings(settings)
         self._clock = limits.clock
@@ -166,12 +181,15 @@ class HubSpotClient:
         """Every page of `content_type`, from the beginning or from a page's saved `cursor`.
 
         `expected`: how many objects are still to come (both passes), if the caller knows.
+        It also bounds the listing: one that produces far more (`paging.runaway_limit`; the
+        listings' own totals when `expected` is None) raises `RunawayListing`.
         """
         spec = self._registry.get(content_type)
         state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
         if state.done:
             return
         left = expected
+        bound = ListingBound(spec.page_size, expected)
         lane = self._budget.lane(_requests_for(left, spec.page_size))
         try:
             passes = [False, True] if include_archived and spec.archived_pass else [False]
@@ -192,6 +210,16 @@ class HubSpotClient:
                     async for items, nxt, total in self._walk(
                         spec, path, archived, start, parent_id, spec.name, lane
                     ):
+                        if seen == 0:
+                            bound.part_started(total)
+                        if not bound.add(len(items)):
+                            raise RunawayListing(
+                                f"the {spec.name} listing does not end: {bound.describe()}; "
+                                "HubSpot keeps handing out new cursors. The next fetch counts "
+                                "afresh and lists from the start",
+                                portal_id=self.portal_id,
+                                content_type=str(spec.name),
+                            )
                         seen += len(items)
                         if left is not None:
                             left = max(left - len(items), 0)
@@ -308,35 +336,58 @@ class HubSpotClient:
             )
         await self._budget.acquire(lane)
         request = f"GET {path}"
+        status: int | None = None
         try:
-            response = await self._http.get(path, params=params, auth=self._auth)
+            async with self._http.stream("GET", path, params=params, auth=self._auth) as response:
+                status, headers = response.status_code, response.headers
+                self._budget.observe(headers)
+                metrics.hubspot_response(status)
+                ok = 200 <= status < 300
+                content, whole = await read_capped(
+                    response, self._max_body if ok else _ERROR_BODY_BYTES
+                )
         except httpx.TransportError as exc:
-            metrics.hubspot_response(None)
+            if status is None:  # else counted already, with the status it came with
+                metrics.hubspot_response(None)
             raise HubSpotRetryableError(
                 f"could not complete {request}: {type(exc).__name__}", **context
             ) from exc
-        self._budget.observe(response.headers)
-        metrics.hubspot_response(response.status_code)
-        log.debug("%s %s -> %d", request, dict(params), response.status_code)
-        status = response.status_code
+        log.debug("%s %s -> %d", request, dict(params), status)
         if status == 429:
-            raise self._rate_limit_error(response, request, context)
-        if not 200 <= status < 300:
-            info = read_error(response, self._token.get_secret_value())
+            raise self._rate_limit_error(content, headers, request, context)
+        if not ok:
+            # A cut error body still gives its message and ids: they come first.
+            info = read_error(content, headers, self._token.get_secret_value())
             raise error_for_status(status, info, request, **context)
+        if not whole:
+            raise ResponseTooLarge(
+                f"HubSpot's answer to {request} is larger than {self._max_body:,} bytes "
+                f"(SMUVES_HUBSPOT_MAX_RESPONSE_BYTES); reading stopped there",
+                status=status,
+                correlation_id=headers.get("X-HubSpot-Correlation-Id"),
+                **context,
+            )
         try:
-            return json_object(response)
+            return json_object(content, headers)
         except ValueError as exc:
             raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
 
     def _rate_limit_error(
-        self, response: httpx.Response, request: str, context: dict[str, Any]
+        self, content: bytes, headers: httpx.Headers, request: str, context: dict[str, Any]
     ) -> HubSpotError:
-        info = read_error(response, self._token.get_secret_value())
+        info = read_error(content, headers, self._token.get_secret_value())
         metrics.hubspot_rate_limited(info.policy)
-        retry_after = parse_retry_after(response.headers.get("Retry-After"), self._clock.now())
+        retry_after = parse_retry_after(headers.get("Retry-After"), self._clock.now())
         extra = {"status": 429, "correlation_id": info.correlation_id, **context}
         if info.policy == "DAILY":
+            if retry_after is not None and retry_after > MAX_DAILY_RESET_SECONDS:
+                log.warning(
+                    "portal %s: a DAILY 429 says the limit resets in %.0f hours, refused as "
+                    "malformed; parking until the next midnight instead",
+                    self.portal_id,
+                    retry_after / 3600,
+                )
+                retry_after = None
             resets_at = self._budget.daily_limit_reached(retry_after)
             return HubSpotDailyLimitReached(
                 f"the portal's daily HubSpot API limit is spent ({request}); "
@@ -344,6 +395,16 @@ class HubSpotClient:
                 resets_at=resets_at,
                 **extra,
             )
+        if retry_after is not None and retry_after > self._max_retry_after:
+            log.warning(
+                "portal %s: a %s 429 asks for a %.0f s pause; pausing %.0f s "
+                "(SMUVES_HUBSPOT_MAX_RETRY_AFTER_SECONDS)",
+                self.portal_id,
+                info.policy or "short-window",
+                retry_after,
+                self._max_retry_after,
+            )
+            retry_after = self._max_retry_after
         return HubSpotRateLimited(
             f"HubSpot rate limit {info.policy or 'unknown policy'} reached ({request})",
             policy=info.policy,

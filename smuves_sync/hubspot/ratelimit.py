@@ -18,12 +18,14 @@ and the others leave it room, so the fetch's longest listing (its critical path)
 that does not wait. A request without a lane (a count) only needs the window to have room.
 
 On a short-window 429 (`TEN_SECONDLY_ROLLING`, `SECONDLY`) the whole portal pauses: for
-`Retry-After` when HubSpot sends it, else until our oldest request in the window has left it.
+`Retry-After` when HubSpot sends it (the client caps it, `hubspot_max_retry_after_seconds`),
+else until our oldest request in the window has left it.
 
 Daily limit: the headers give the daily allowance and what is left, not when it resets.
 HubSpot resets it at midnight in the portal's time zone; we assume the time zone given to the
 budget (UTC unless the caller knows better). Waking too early costs one request that answers
-429 DAILY again, nothing more.
+429 DAILY again, nothing more. A DAILY `Retry-After` is honoured up to `MAX_DAILY_RESET_SECONDS`;
+one further away is refused as malformed and the next midnight is used instead.
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ HEADER_DAILY_REMAINING = "X-HubSpot-RateLimit-Daily-Remaining"
 
 # Lanes are given room to end this share of the way to the earliest the portal can be done.
 _PLAN_AHEAD = 0.9
+
+# The daily limit resets at the next midnight of the portal's time zone: at most 24 hours
+# away (25 on a DST day). Twice that still covers a time zone we guessed wrong by a whole day
+# (UTC-12 against UTC+14) and refuses the days, months or years a broken header may claim.
+MAX_DAILY_RESET_SECONDS = 48 * 3600
 
 # Until a response tells us otherwise, assume HubSpot's smallest private-app allowance.
 DEFAULT_LIMIT = 100

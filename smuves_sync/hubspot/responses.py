@@ -1,13 +1,16 @@
 """Reading HubSpot's answers: JSON bodies, error bodies, and which typed error a status means.
 
-HubSpot's error body (the `Error` schema) carries `message`, `correlationId`, `category` and,
-on a 429, `policyName`. Text taken from a body is shortened and scrubbed of the token before it
-goes into an exception, in case a body ever echoes a credential back.
+Bodies are read as a stream and never past a byte limit (`read_capped`), so an answer of any
+size costs at most the limit in memory. HubSpot's error body (the `Error` schema) carries
+`message`, `correlationId`, `category` and, on a 429, `policyName`. Text taken from a body is
+shortened and scrubbed of the token before it goes into an exception, in case a body ever
+echoes a credential back.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,15 +45,32 @@ def is_retryable_status(status: int) -> bool:
     return status >= 500 or status in RETRYABLE_CLIENT_STATUSES
 
 
-def read_error(response: httpx.Response, secret: str) -> ErrorInfo:
-    """Pull message, correlationId, category and policyName out of an error response."""
-    header_id = response.headers.get("X-HubSpot-Correlation-Id")
+async def read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    """The streamed `response`'s body, decoded, and whether it was complete.
+
+    Reading stops as soon as the body is known to exceed `limit` bytes (at once when its
+    Content-Length says so): what was read, cut to `limit`, comes back with False.
+    """
+    declared = response.headers.get("Content-Length", "")
+    if declared.strip().isdigit() and int(declared) > limit:
+        return b"", False
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            return bytes(body[:limit]), False
+    return bytes(body), True
+
+
+def read_error(content: bytes, headers: Mapping[str, str], secret: str) -> ErrorInfo:
+    """Pull message, correlationId, category and policyName out of an error answer."""
+    header_id = headers.get("X-HubSpot-Correlation-Id")
     try:
-        body = json.loads(response.content)
+        body = json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError):
         body = None
     if not isinstance(body, dict):
-        text = response.content[:_MAX_MESSAGE].decode("utf-8", "replace").strip()
+        text = content[:_MAX_MESSAGE].decode("utf-8", "replace").strip()
         return ErrorInfo(message=scrub(text, secret) or None, correlation_id=header_id)
 
     def text_field(key: str) -> str | None:
@@ -92,12 +112,12 @@ def error_for_status(status: int, info: ErrorInfo, request: str, **context: Any)
     return HubSpotError(f"HubSpot answered {request} with an unexpected status{said}", **kwargs)
 
 
-def json_object(response: httpx.Response) -> dict[str, Any]:
+def json_object(content: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
     """The body as a JSON object; ValueError when it is not JSON or not an object."""
     try:
-        body = json.loads(response.content)
+        body = json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        content_type = response.headers.get("content-type", "no content type")
+        content_type = headers.get("content-type", "no content type")
         raise ValueError(f"the body is not JSON ({content_type})") from None
     if not isinstance(body, dict):
         raise ValueError(f"the body is a JSON {type(body).__name__}, expected an object")

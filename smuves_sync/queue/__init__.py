@@ -1,12 +1,13 @@
 """The Postgres job queue: thin Python over the SQL functions of migrations/0004_queue.sql
-and 0005_queue_runs.sql.
+and 0005_queue_runs.sql (called through `smuves_sync.db.jobs`), fencing every state change
+with the job's lease.
 
 Public API:
 
     Queue(db: Database, settings: Settings, *, worker_id: str | None = None)
         .enqueue(run_id, content_type, *, run_after=None, total=None, idempotency_key=None)
                                                                         -> Job | None
-        .claim(kinds, *, limit=1, now=None)                             -> list[Job]
+        .claim(kinds, *, limit=1, run_id=None, now=None)                -> list[Job]
         .heartbeat(job, *, now=None)                                    -> Job
         .checkpoint(job, cursor, processed, *, total=None, now=None)    -> Job
         .complete(job, *, processed=None, now=None)                     -> Job

@@ -1,7 +1,7 @@
-"""`Queue`: the worker's view of the job queue, over `Database` and the queue's SQL functions.
+"""`Queue`: the worker's view of the job queue, over the queue's calls in `smuves_sync.db.jobs`.
 
     queue = Queue(Database(worker_pool), settings, worker_id="host:1234")
-    for job in await queue.claim([JobKind.FETCH], limit=free_slots):
+    for job in await queue.claim([JobKind.FETCH], limit=free_slots):   # or run_id=…: one run
         token = await queue.portal_token(job)         # encrypted; decrypt in the worker
         job = await queue.checkpoint(job, cursor, processed, total=total)  # per page
         ...
@@ -25,7 +25,9 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from smuves_sync.db import jobs
 from smuves_sync.db.database import Database
+from smuves_sync.db.runs import run_reconcile
 from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, Job, JobKind, Run
 from smuves_sync.settings import Settings
@@ -73,6 +75,16 @@ class Queue:
         """How long an export job's lease lasts without a heartbeat."""
         return timedelta(seconds=self.settings.export_lease_seconds)
 
+    def _claim(self, kinds: Sequence[JobKind] | None, limit: int, run_id: int | None) -> jobs.Claim:
+        return jobs.Claim(
+            self.worker_id,
+            kinds,
+            fetch_lease=self.fetch_lease,
+            export_lease=self.export_lease,
+            limit=limit,
+            run_id=run_id,
+        )
+
     async def enqueue(
         self,
         run_id: int,
@@ -83,7 +95,8 @@ class Queue:
         idempotency_key: str | None = None,
     ) -> Job | None:
         """A new pending job of the run (None when an equal job is in flight)."""
-        return await self.db.job_enqueue(
+        return await jobs.job_enqueue(
+            self.db,
             run_id,
             content_type,
             max_attempts=self.settings.max_attempts,
@@ -93,21 +106,20 @@ class Queue:
         )
 
     async def claim(
-        self, kinds: Sequence[JobKind] | None, *, limit: int = 1, now: datetime | None = None
+        self,
+        kinds: Sequence[JobKind] | None,
+        *,
+        limit: int = 1,
+        run_id: int | None = None,
+        now: datetime | None = None,
     ) -> list[Job]:
-        """Up to `limit` jobs of `kinds` (None: any), now running under this worker's leases."""
-        return await self.db.job_claim(
-            self.worker_id,
-            kinds,
-            limit=limit,
-            fetch_lease=self.fetch_lease,
-            export_lease=self.export_lease,
-            now=now,
-        )
+        """Up to `limit` jobs of `kinds` (None: any), now running under this worker's leases;
+        with `run_id`, only that run's jobs (expired leases of other runs are left alone)."""
+        return await jobs.job_claim(self.db, self._claim(kinds, limit, run_id), now=now)
 
     async def heartbeat(self, job: Job, *, now: datetime | None = None) -> Job:
         """Extend the job's lease."""
-        return _fenced(job, await self.db.job_heartbeat(job.id, _token(job), now=now))
+        return _fenced(job, await jobs.job_heartbeat(self.db, job.id, _token(job), now=now))
 
     async def checkpoint(
         self,
@@ -119,8 +131,8 @@ class Queue:
         now: datetime | None = None,
     ) -> Job:
         """Save where the job got to (resume point, progress); extends the lease."""
-        changed = await self.db.job_checkpoint(
-            job.id, _token(job), cursor, processed, total=total, now=now
+        changed = await jobs.job_checkpoint(
+            self.db, job.id, _token(job), cursor, processed, total=total, now=now
         )
         return _fenced(job, changed)
 
@@ -128,12 +140,14 @@ class Queue:
         self, job: Job, *, processed: int | None = None, now: datetime | None = None
     ) -> Job:
         """Finish the job; its run is settled when this was its last open job."""
-        changed = await self.db.job_complete(job.id, _token(job), processed=processed, now=now)
+        changed = await jobs.job_complete(
+            self.db, job.id, _token(job), processed=processed, now=now
+        )
         return _fenced(job, changed)
 
-    async def complete_many(self, jobs: Sequence[Job], *, now: datetime | None = None) -> list[int]:
+    async def complete_many(self, done: Sequence[Job], *, now: datetime | None = None) -> list[int]:
         """Finish many jobs in one round trip; returns the ids completed (lost leases left out)."""
-        return await self.db.job_complete_many([(j.id, _token(j)) for j in jobs], now=now)
+        return await jobs.job_complete_many(self.db, [(j.id, _token(j)) for j in done], now=now)
 
     async def complete_and_claim(
         self,
@@ -149,15 +163,9 @@ class Queue:
         Lost leases are left out of the ids, as with `complete_many`. If either step fails,
         neither happened: the finished jobs are still running under this worker's leases.
         """
-        return await self.db.job_complete_and_claim(
-            [(j.id, _token(j)) for j in done],
-            self.worker_id,
-            kinds,
-            limit=limit,
-            fetch_lease=self.fetch_lease,
-            export_lease=self.export_lease,
-            now=now,
-        )
+        leases = [(j.id, _token(j)) for j in done]
+        claim = self._claim(kinds, limit, None)
+        return await jobs.job_complete_and_claim(self.db, leases, claim, now=now)
 
     async def fail(
         self,
@@ -171,7 +179,8 @@ class Queue:
         failed for good (owner notified). `retryable` defaults to the error's own flag."""
         if retryable is None:
             retryable = bool(getattr(error, "retryable", False))
-        changed = await self.db.job_fail(
+        changed = await jobs.job_fail(
+            self.db,
             job.id,
             _token(job),
             error_text(error),
@@ -187,19 +196,20 @@ class Queue:
         self, job: Job, until: datetime, reason: str, *, now: datetime | None = None
     ) -> Job:
         """Wait until `until` (e.g. a daily rate limit) without spending an attempt."""
-        return _fenced(job, await self.db.job_park(job.id, _token(job), until, reason, now=now))
+        changed = await jobs.job_park(self.db, job.id, _token(job), until, reason, now=now)
+        return _fenced(job, changed)
 
     async def release(self, job: Job, *, now: datetime | None = None) -> Job:
         """Hand the job back for another worker now (shutdown) without spending an attempt."""
-        return _fenced(job, await self.db.job_release(job.id, _token(job), now=now))
+        return _fenced(job, await jobs.job_release(self.db, job.id, _token(job), now=now))
 
     async def portal_token(self, job: Job) -> bytes | None:
         """The encrypted token of the job's portal (None: the portal has none stored)."""
-        found = await self.db.portal_token(job.id, _token(job))
+        found = await jobs.job_portal_token(self.db, job.id, _token(job))
         if found is None:
             raise LeaseLost(job.id)
         return found[1]
 
     async def reconcile(self, *, now: datetime | None = None) -> list[Run]:
         """Settle runs whose jobs are all finished; returns the runs changed."""
-        return await self.db.run_reconcile(now=now)
+        return await run_reconcile(self.db, now=now)

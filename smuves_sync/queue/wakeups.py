@@ -42,7 +42,7 @@ class Wakeups:
         max_reconnect_delay: float = 30.0,
         idle_check: float = 30.0,
     ) -> None:
-        self._conninfo = conninfo
+        self._url = conninfo
         self._kinds = None if kinds is None else {str(k) for k in kinds}
         self._reconnect_delay = reconnect_delay
         self._max_reconnect_delay = max_reconnect_delay
@@ -90,7 +90,7 @@ class Wakeups:
         while True:
             try:
                 async for kind in job_notifications(
-                    self._conninfo, on_listening=self._on_listening, idle_check=self._idle_check
+                    self._url, on_listening=self._on_listening, idle_check=self._idle_check
                 ):
                     delay = self._reconnect_delay
                     if self._kinds is None or kind in self._kinds:

@@ -4,7 +4,9 @@ A handler raises; the runner asks `outcome_for` what to do with the error:
 
 - ``HubSpotDailyLimitReached`` parks the job until the budget resets (no attempt spent);
 - permanent errors fail the job at once, with a message that tells a person what to do
-  (401: reconnect the portal; 403: grant the scope or leave the type out);
+  (401: reconnect the portal; 403: grant the scope or leave the type out; an answer past
+  the body limit names the setting that raises it; a listing that never ends says so, and
+  the next fetch starts over from a fresh count);
 - everything else is retried with backoff while attempts remain. A page HubSpot sent in the
   wrong shape is retried too: a cut-off answer is usually transient, and the job resumes
   from its last checkpoint, not from the first page.

@@ -8,7 +8,8 @@
    Each page is ONE transaction scoped to the portal: the page's upsert (one statement) and
    the job's fenced checkpoint (cursor, processed). A lost lease raises `LeaseLost` inside
    it, so the page rolls back and the handler stops; a killed worker's successor resumes
-   after the last committed page.
+   after the last committed page. What is still to come (total less processed) is passed to
+   the listing, which also stops with `RunawayListing` if it runs far past that count.
 4. At the end (the cursor says done), in one transaction: mark deleted what this run did not
    see, and complete the job.
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from smuves_sync.db import Database
-from smuves_sync.db.progress import run_jobs
+from smuves_sync.db.runs import run_get, run_jobs
 from smuves_sync.errors import NotFound
 from smuves_sync.models import Job, Run
 
@@ -28,7 +28,7 @@ class RunSnapshot:
 async def run_snapshot(db: Database, portal_id: int, run_id: int) -> RunSnapshot:
     """The run and its jobs now; `NotFound` when the run is not the portal's."""
     async with db.for_portal(portal_id) as scoped:
-        run = await scoped.run_get(run_id)
+        run = await run_get(scoped, run_id)
         jobs = await run_jobs(scoped, run_id)
     if run is None:
         raise NotFound(f"run {run_id} of portal {portal_id} not found")

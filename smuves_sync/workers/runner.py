@@ -19,6 +19,9 @@
   attempt spent, cursor kept) before returning.
 - Database trouble (a restart, a dropped connection) is logged and retried with backoff; the
   pool replaces dead connections, so the runner goes on when the server is back.
+- No single row ends the loop: a periodic duty or a claim that fails unexpectedly (a row this
+  code cannot read) is logged with its traceback and tried again later, and whatever a
+  handler raises, even SystemExit, becomes that job's failure.
 - ``burst``: return once nothing is claimable and nothing runs. ``until``: an async predicate
   checked when idle (`smuves sync` stops when its run has settled).
 """
@@ -35,7 +38,7 @@ from typing import TypeVar
 import psycopg
 
 from smuves_sync.db import Database
-from smuves_sync.db.progress import run_jobs_claim
+from smuves_sync.db.runs import run_reconcile
 from smuves_sync.errors import LeaseLost, SmuvesError
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobKind, JobStatus
@@ -201,27 +204,32 @@ class Runner:
                 return
             except (psycopg.Error, SmuvesError) as error:
                 log.error("%s failed: %s", getattr(duty, "__name__", "a periodic duty"), error)
+            except Exception as error:
+                log.error(
+                    "%s failed unexpectedly (%s: %s); the worker goes on",
+                    getattr(duty, "__name__", "a periodic duty"),
+                    type(error).__name__,
+                    error,
+                    exc_info=error,
+                )
             due[index] = now + interval
 
     async def _claim(self) -> list[Job]:
         free = self.concurrency - len(self._active)
         if free <= 0 or self._stopping.is_set():
             return []
+        # A run holds jobs of its one kind: the run, not the kinds, says what to claim.
+        kinds = self.kinds if self.run_id is None else None
         try:
-            if self.run_id is not None:
-                jobs = await run_jobs_claim(
-                    self.db,
-                    self.worker_id,
-                    self.run_id,
-                    limit=free,
-                    fetch_lease=self.queue.fetch_lease,
-                    export_lease=self.queue.export_lease,
-                )
-            else:
-                jobs = await self.queue.claim(self.kinds, limit=free)
+            jobs = await self.queue.claim(kinds, limit=free, run_id=self.run_id)
         except psycopg.OperationalError as error:
             self._database_lost("claiming", error)
             await self._check_pool()
+            return []
+        except Exception as error:
+            # E.g. a claimed row this code cannot read; the claim's leases expire and the
+            # queue's attempts bound how often that row comes back.
+            log.error("claiming failed (%s: %s)", type(error).__name__, error, exc_info=error)
             return []
         self._database_back()
         self.stats.claim_rounds += 1
@@ -264,7 +272,7 @@ class Runner:
     async def _work(self, job: Job) -> None:
         handler = self.handlers[job.kind]
         ctx = JobContext(job, self.db, self.settings, self.limits, self.worker_id)
-        handling = asyncio.create_task(handler(ctx), name=f"smuves-handler-{job.id}")
+        handling = asyncio.create_task(_contained(handler(ctx)), name=f"smuves-handler-{job.id}")
         self._handler_tasks[job.id] = handling
         lost = asyncio.Event()
         beating = asyncio.create_task(self._heartbeat(job, handling, lost))
@@ -384,8 +392,27 @@ class Runner:
         await asyncio.wait(list(self._active.values()), timeout=_RELEASE_TIMEOUT)
 
 
+class HandlerEscaped(Exception):
+    """A handler raised a BaseException that is not cancellation (SystemExit, say)."""
+
+
+async def _contained(handling: Awaitable[None]) -> None:
+    """Await a handler so that nothing it raises can end the worker.
+
+    asyncio re-raises a task's SystemExit out of the event loop, which would end the process;
+    here it becomes an ordinary exception, and so the job's failure. Cancellation and Ctrl-C
+    (KeyboardInterrupt) pass through.
+    """
+    try:
+        await handling
+    except (asyncio.CancelledError, KeyboardInterrupt, Exception):
+        raise
+    except BaseException as error:
+        raise HandlerEscaped(f"the handler raised {type(error).__name__}: {error}") from error
+
+
 async def _reconcile(db: Database) -> None:
     """Settle runs whose jobs are all finished."""
-    settled = await db.run_reconcile()
+    settled = await run_reconcile(db)
     for run in settled:
         log.info("run %s settled as %s", run.id, run.status)

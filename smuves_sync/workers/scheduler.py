@@ -11,6 +11,12 @@ and logged), then move ``next_run_at`` to the next time the expression fires aft
 a schedule missed while no worker ran fires once, not once per missed slot. The commit
 releases the row, which is no longer due.
 
+A schedule that cannot be fired — an expression that never fires (written past `schedule
+add`), a row that trips an error nobody foresaw — is disabled in the same transaction,
+announced (`announce_schedule_disabled`, with its id) and passed over, so one bad row never
+stops the others or the worker that fires them. Trouble with the database itself (a lost
+connection, a missing grant) is not the row's fault: it propagates, and the schedule stays due.
+
 Any role may fire: the claim goes through a SECURITY DEFINER function that sees every
 portal's schedules, and the rest runs scoped to the schedule's portal (``for_portal``), as
 the worker role's row-level security wants.
@@ -23,7 +29,9 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from smuves_sync.cron import next_fire_time, validate_cron
+import psycopg
+
+from smuves_sync.cron import MUST_FIRE_WITHIN_YEARS, next_fire_time, validate_cron
 from smuves_sync.db import Database
 from smuves_sync.db.schedules import (
     DueSchedule,
@@ -37,7 +45,6 @@ from smuves_sync.db.schedules import (
 )
 from smuves_sync.errors import (
     AllDuplicateJobs,
-    InvalidCronExpression,
     InvalidInput,
     NotFound,
     SmuvesError,
@@ -46,6 +53,12 @@ from smuves_sync.models import ContentType, Schedule
 from smuves_sync.orchestrator import FetchStarted, parse_content_types, start_fetch
 
 log = logging.getLogger(__name__)
+
+# Failures of the database itself rather than of a schedule row: a lost connection, a
+# timeout, a serialization conflict (all OperationalError), a missing grant or function after
+# a half-finished deploy (ProgrammingError). Disabling schedules for them would turn off every
+# schedule of every portal; they propagate instead and the schedule is fired by a later call.
+_NOT_THE_ROWS_FAULT = (psycopg.OperationalError, psycopg.InterfaceError, psycopg.ProgrammingError)
 
 
 async def add_schedule(
@@ -59,8 +72,9 @@ async def add_schedule(
 ) -> Schedule:
     """A new enabled schedule fetching `content_types` (None: all) of `portal_id`.
 
-    Raises `InvalidCronExpression`, `UnknownContentType` / `InvalidInput`, or `NotFound` for
-    an unknown portal; nothing is written then.
+    Raises `InvalidCronExpression` (also for one that would not fire within
+    `MUST_FIRE_WITHIN_YEARS`), `UnknownContentType` / `InvalidInput`, or `NotFound` for an
+    unknown portal; nothing is written then.
     """
     expression = validate_cron(cron_expression)
     types = (
@@ -76,7 +90,9 @@ async def add_schedule(
         portal_id,
         expression,
         types,
-        next_run_at=next_fire_time(expression, clock.astimezone(UTC)),
+        next_run_at=next_fire_time(
+            expression, clock.astimezone(UTC), within_years=MUST_FIRE_WITHIN_YEARS
+        ),
         owner_id=owner_id,
     )
     if schedule is None:
@@ -113,8 +129,9 @@ async def fire_due_schedules(
     """Start a fetch for every schedule due at `now` (None: the database's clock).
 
     Safe to call from any number of workers at once: each due schedule fires exactly once.
-    Returns the fetches this call started. Database errors propagate (the schedule being
-    fired stays due and is fired by a later call).
+    Returns the fetches this call started. A schedule that cannot be fired is disabled and
+    announced; database trouble propagates (the schedule being fired stays due and is fired
+    by a later call).
     """
     started: list[FetchStarted] = []
     tried: list[int] = []
@@ -124,23 +141,55 @@ async def fire_due_schedules(
             if due is None:
                 return started
             tried.append(due.schedule.id)
-            fetch = await _fire(tx, due, max_attempts)
+            try:
+                # A savepoint: a failing firing rolls back alone, the row stays locked.
+                async with tx.transaction() as firing:
+                    fetch = await _fire(firing, due, max_attempts)
+            except _NOT_THE_ROWS_FAULT:
+                raise
+            except Exception as error:
+                await _disable(tx, due.schedule, error)
+                fetch = None
         if fetch is not None:
             started.append(fetch)
 
 
+async def announce_schedule_disabled(db: Database, schedule: Schedule, reason: str) -> None:
+    """Tell the people who must know that `schedule` was disabled and why.
+
+    Every disabled schedule is announced here and only here, inside the transaction that
+    disabled it (`db` is scoped to the schedule's portal), so whatever is written here for
+    `schedule.owner_id` commits or rolls back together with the disable.
+    """
+    log.error(
+        "schedule %s (portal %s, %r) disabled, it cannot be fired: %s; fix it and add it "
+        "again with `smuves schedule add`",
+        schedule.id,
+        schedule.portal_id,
+        schedule.cron_expression,
+        reason,
+    )
+
+
+async def _disable(tx: Database, schedule: Schedule, error: Exception) -> None:
+    reason = str(error) if isinstance(error, SmuvesError) else f"{type(error).__name__}: {error}"
+    if not isinstance(error, SmuvesError):
+        # Nobody foresaw this one: keep the traceback for whoever fixes the code.
+        log.error("schedule %s failed to fire", schedule.id, exc_info=error)
+    async with tx.for_portal(schedule.portal_id) as scoped:
+        await schedule_disable(scoped, schedule.id)
+        await announce_schedule_disabled(scoped, schedule, reason)
+
+
 async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> FetchStarted | None:
-    """Fire one claimed schedule inside the claiming transaction and advance it."""
+    """Fire one claimed schedule inside the claiming transaction and advance it.
+
+    Raises when the schedule cannot be fired at all (`InvalidCronExpression` for an expression
+    that never fires, or anything unforeseen); the caller disables it then.
+    """
     schedule = due.schedule
     fired_at = due.fired_at.astimezone(UTC)
-    try:
-        next_at = next_fire_time(schedule.cron_expression, fired_at)
-    except InvalidCronExpression as error:
-        # Written by hand past `schedule add`; firing it every poll would only repeat this.
-        log.error("schedule %s disabled: %s", schedule.id, error)
-        async with tx.for_portal(schedule.portal_id) as scoped:
-            await schedule_disable(scoped, schedule.id)
-        return None
+    next_at = next_fire_time(schedule.cron_expression, fired_at)
 
     fetch: FetchStarted | None = None
     if schedule.next_run_at is None:

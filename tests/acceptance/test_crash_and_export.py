@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.db.jobs import job_get
 from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import PortalSpec
@@ -32,13 +33,13 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     first = await spawn(env, "worker", "--kinds", "fetch", log=tmp_path / "first.log")
 
     async def some_pages_stored() -> bool:
-        job = await db.job_get(started.jobs[0].id)
+        job = await job_get(db, started.jobs[0].id)
         return job is not None and job.processed >= 1000
 
     await eventually(some_pages_stored, timeout=60)
     first.kill()  # SIGKILL: no goodbye, the lease just stops being renewed
     await first.wait()
-    killed_at = await db.job_get(started.jobs[0].id)
+    killed_at = await job_get(db, started.jobs[0].id)
     assert killed_at is not None and killed_at.status == "running"
     assert killed_at.total is not None and killed_at.processed < killed_at.total
 
@@ -53,7 +54,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     finally:
         assert await stop(second) == 0, (tmp_path / "second.log").read_text()
 
-    job = await db.job_get(started.jobs[0].id)
+    job = await job_get(db, started.jobs[0].id)
     truth = sync.truth(portal, ContentType.BLOG_POST)
     assert job is not None
     assert (job.status, job.attempts) == ("completed", 2)

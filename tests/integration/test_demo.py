@@ -16,6 +16,7 @@ from rich.console import Console
 from smuves_sync.cli.common import ExitCode
 from smuves_sync.models import RunStatus
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import new_secret_key
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +39,7 @@ async def test_the_demo_syncs_the_fake_portal_and_exports_its_site_pages(
     settings = Settings(
         database_url=db_url,
         export_dir=tmp_path / "exports",
-        secret_key=SecretStr("demo test key"),
+        secret_key=SecretStr(new_secret_key()),
         poll_interval_seconds=0.2,
     )
     output = io.StringIO()

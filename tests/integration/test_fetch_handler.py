@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from smuves_sync.db.jobs import job_get
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import Churn, FaultKind, FaultRule, PortalSpec
@@ -62,7 +64,7 @@ async def test_a_full_fetch_stores_exactly_what_hubspot_serves(sync: Sync) -> No
         expected = len(fake.ground_truth(SPEC.portal_id, job["content_type"]))
         assert (job["status"], job["attempts"]) == ("completed", 1)
         assert job["processed"] == job["total"] == expected
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["run_completed"]
@@ -154,7 +156,7 @@ async def test_a_daily_limit_parks_the_job_with_its_cursor_and_no_attempt_spent(
     runner = await work(sync)
 
     assert runner.stats.parked == 1
-    job = await sync.db.job_get(started.jobs[0].id)
+    job = await job_get(sync.db, started.jobs[0].id)
     assert job is not None
     assert (job.status, job.attempts, job.processed) == (JobStatus.PENDING, 0, 100)
     assert job.cursor is not None
@@ -176,7 +178,7 @@ async def test_a_revoked_token_fails_every_job_at_once_with_advice(sync: Sync) -
     assert all("smuves portal add 7001" in j["last_error"] for j in jobs)
     assert all(TOKEN not in j["last_error"] for j in jobs)
     assert fake.unauthorized == 5  # one request per job: a 401 is never retried
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert sorted(n["kind"] for n in told) == ["job_failed"] * 5 + ["run_failed"]
@@ -198,7 +200,7 @@ async def test_a_forbidden_type_fails_alone_and_the_run_is_partially_failed(sync
     assert (jobs["site_page"]["status"], jobs["blog_post"]["status"]) == ("completed", "failed")
     assert jobs["blog_post"]["attempts"] == 1
     assert "lacks the 'content' scope" in jobs["blog_post"]["last_error"]
-    run = await db.run_get(started.run.id)
+    run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.PARTIALLY_FAILED
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]

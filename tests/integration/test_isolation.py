@@ -20,12 +20,14 @@ from psycopg.rows import TupleRow
 
 from smuves_sync.db import Database, DbRole, Pool
 from smuves_sync.db.queries import queries
+from smuves_sync.db.runs import run_create
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.support import query
 
-# Not tenant data: the migration ledger. Everything else must be under row-level security.
-SHARED_TABLES = {"schema_migrations"}
+# Not tenant data: the migration ledger and the list of content types. Everything else must be
+# under row-level security.
+SHARED_TABLES = {"schema_migrations", "content_types"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 
 
@@ -125,6 +127,12 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
         assert not function["public_can_execute"], f"PUBLIC may execute {function['signature']}"
 
 
+async def test_no_function_is_executable_by_public(admin_pool: Pool) -> None:
+    # 0001 revokes it once, by default privileges, for every function the owner creates.
+    async with admin_pool.connection() as conn:
+        assert await query(conn, "catalog_functions_public_may_execute") == []
+
+
 async def test_every_object_belongs_to_the_owner_role(admin_pool: Pool) -> None:
     async with admin_pool.connection() as conn:
         assert await query(conn, "catalog_objects_not_owned_by_smuves_owner") == []
@@ -182,10 +190,10 @@ async def test_writes_into_another_tenant_are_refused(
     a, b = tenants
     async with app_db.as_user(a.user_id) as scoped:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            await scoped.run_create(b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
+            await run_create(scoped, b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
     async with worker_db.for_portal(a.portal_id) as scoped:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            await scoped.run_create(b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
+            await run_create(scoped, b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
     async with app_db.as_user(a.user_id) as scoped:
-        run = await scoped.run_create(a.portal_id, JobKind.FETCH, [ContentType.HUBDB_TABLE])
+        run = await run_create(scoped, a.portal_id, JobKind.FETCH, [ContentType.HUBDB_TABLE])
         assert run.owner_id is None and run.portal_id == a.portal_id

@@ -23,6 +23,7 @@ EXPECTED_TABLES = {
     "notifications",
     "schedules",
     "schema_migrations",
+    "content_types",
 }
 
 

@@ -8,19 +8,17 @@ import psycopg
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.ops import (
-    DepthCount,
-    PendingSummary,
-    PruneCounts,
+from smuves_sync.db.jobs import (
+    Claim,
     RequeueOutcome,
-    history_prune,
+    job_claim,
+    job_complete,
     job_list,
     job_requeue,
     jobs_retry_failed,
-    queue_stats,
-    run_jobs,
-    run_list,
 )
+from smuves_sync.db.runs import PruneCounts, history_prune, run_jobs, run_list
+from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.support import db_now, query
@@ -172,12 +170,11 @@ async def test_requeue_resets_attempts_keeps_the_checkpoint_and_reopens_the_run(
 
     # The requeued job runs again, and its run settles again when it finishes.
     later = T + timedelta(minutes=2)
-    [claimed] = await db.job_claim(
-        "w1", [FETCH], fetch_lease=FETCH_LEASE, export_lease=EXPORT_LEASE, now=later
-    )
+    claim = Claim("w1", [FETCH], fetch_lease=FETCH_LEASE, export_lease=EXPORT_LEASE)
+    [claimed] = await job_claim(db, claim, now=later)
     assert (claimed.id, claimed.attempts, claimed.cursor) == (failed.id, 1, "page-7")
     assert claimed.lease_token is not None
-    await db.job_complete(claimed.id, claimed.lease_token, processed=1000, now=later)
+    await job_complete(db, claimed.id, claimed.lease_token, processed=1000, now=later)
     assert (await _run_row(db, run.id))["status"] == "completed"
 
 

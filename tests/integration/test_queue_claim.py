@@ -11,6 +11,8 @@ import psycopg
 import pytest
 
 from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db.jobs import Claim, job_claim_next, job_get
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
@@ -60,7 +62,7 @@ async def test_claim_sets_the_lease_and_starts_the_run(
     assert job.attempts == 1
     assert (job.locked_at, job.heartbeat_at, job.locked_by) == (T0, T0, "w1")
     assert job.lease_token is not None
-    started = await db.run_get(run.id)
+    started = await run_get(db, run.id)
     assert started is not None
     assert (started.status, started.started_at) == (RunStatus.RUNNING, T0)
 
@@ -95,13 +97,10 @@ async def test_claim_next_job_claims_at_most_one(
 ) -> None:
     await factory.backlog(1, run_after=T0 - timedelta(seconds=1))
     queue = Queue(worker_db, settings)
-    first = await worker_db.job_claim_next(
-        "w",
-        [JobKind.FETCH],
-        fetch_lease=queue.fetch_lease,
-        export_lease=queue.export_lease,
-        now=T0,
+    claim = Claim(
+        "w", [JobKind.FETCH], fetch_lease=queue.fetch_lease, export_lease=queue.export_lease
     )
+    first = await job_claim_next(worker_db, claim, now=T0)
     assert first is not None and first.status is JobStatus.RUNNING
     assert len(await queue.claim([JobKind.FETCH], limit=10, now=T0)) == 4
 
@@ -129,8 +128,8 @@ async def test_a_claim_takes_expired_leases_first_then_due_jobs_within_its_limit
     assert [j.id for j in claimed] == sorted([stale.id, due[2].id, due[1].id])
     assert {j.id: j.attempts for j in claimed} == {stale.id: 2, due[2].id: 1, due[1].id: 1}
     # every field of the returned records is the row as stored
-    assert claimed == [await db.job_get(j.id) for j in claimed]
-    left = await db.job_get(due[0].id)
+    assert claimed == [await job_get(db, j.id) for j in claimed]
+    left = await job_get(db, due[0].id)
     assert left is not None and left.status is JobStatus.PENDING
 
 
@@ -162,6 +161,6 @@ async def test_complete_and_claim_is_one_transaction(
     with pytest.raises(psycopg.errors.InvalidParameterValue):
         await queue.complete_and_claim(claimed, [JobKind.FETCH], limit=0, now=T0)
 
-    assert [await db.job_get(j.id) for j in claimed] == claimed
+    assert [await job_get(db, j.id) for j in claimed] == claimed
     completed, _ = await queue.complete_and_claim(claimed, [JobKind.FETCH], limit=1, now=T0)
     assert completed == [j.id for j in claimed]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.db.runs import run_get
 from smuves_sync.errors import HubSpotAuthError, HubSpotRetryableError
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from smuves_sync.queue import Queue, Wakeups
@@ -70,7 +71,7 @@ async def test_retryable_failures_back_off_exponentially_then_give_up(
     )
     [note] = await query(db, "job_failed_notifications_of_run", run_id=run.id)
     assert note["user_id"] == owner and "after 3 attempt(s): timeout again" in note["message"]
-    settled = await db.run_get(run.id)
+    settled = await run_get(db, run.id)
     assert settled is not None and settled.status is RunStatus.FAILED
 
 

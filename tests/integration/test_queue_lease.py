@@ -10,6 +10,8 @@ from datetime import timedelta
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.db.jobs import job_complete_many, job_get, job_heartbeat
+from smuves_sync.db.runs import run_get
 from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
@@ -55,7 +57,7 @@ async def test_a_fetch_locked_four_minutes_ago_is_not_reclaimed(
     fresh = await _running(factory, JobKind.FETCH, 4 * MINUTE)
 
     assert await queue.claim([JobKind.FETCH], now=T0) == []
-    assert await db.job_get(fresh.id) == fresh
+    assert await job_get(db, fresh.id) == fresh
 
 
 async def test_exports_use_a_two_minute_lease(factory: Factory, queue: Queue) -> None:
@@ -89,7 +91,7 @@ async def test_a_stale_job_at_its_last_attempt_fails_and_its_owner_is_notified(
 
     assert await queue.claim(None, now=T0) == []
 
-    failed = await db.job_get(stale.id)
+    failed = await job_get(db, stale.id)
     assert failed is not None
     assert (failed.status, failed.attempts, failed.finished_at) == (JobStatus.FAILED, 3, T0)
     assert failed.last_error is not None
@@ -98,7 +100,7 @@ async def test_a_stale_job_at_its_last_attempt_fails_and_its_owner_is_notified(
     [note] = await query(db, "job_failed_notifications_of_run", run_id=run.id)
     assert (note["user_id"], note["kind"], note["created_at"]) == (owner, "job_failed", T0)
     assert f"portal {run.portal_id}" in note["message"]
-    settled = await db.run_get(run.id)
+    settled = await run_get(db, run.id)
     assert settled is not None and settled.status is RunStatus.FAILED
 
 
@@ -143,9 +145,9 @@ async def test_after_a_reclaim_the_first_worker_changes_nothing(
         with pytest.raises(LeaseLost):
             await call()
     # the raw calls change 0 rows
-    assert await worker_db.job_heartbeat(mine.id, mine.lease_token, now=later) is None  # type: ignore[arg-type]
-    assert await worker_db.job_complete_many([(mine.id, mine.lease_token)], now=later) == []  # type: ignore[list-item]
-    assert await db.job_get(mine.id) == theirs
+    assert await job_heartbeat(worker_db, mine.id, mine.lease_token, now=later) is None  # type: ignore[arg-type]
+    assert await job_complete_many(worker_db, [(mine.id, mine.lease_token)], now=later) == []  # type: ignore[list-item]
+    assert await job_get(db, mine.id) == theirs
     assert await first.complete_many([mine]) == []
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from smuves_sync.db import Database
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobStatus, Run, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
@@ -58,7 +59,7 @@ async def test_reconcile_through_the_worker_role_heals_runs_of_several_users(
         already_settled.id: RunStatus.COMPLETED,
     }
     for run_id, status in expected_unchanged.items():
-        run = await db.run_get(run_id)
+        run = await run_get(db, run_id)
         assert run is not None and run.status is status and run.finished_at is None
     assert await Queue(worker_db, settings).reconcile(now=T0) == []
 
@@ -68,7 +69,7 @@ async def test_reconcile_marks_running_a_pending_run_whose_jobs_started(
 ) -> None:
     run = await _run_with_jobs(factory, [JobStatus.RUNNING, JobStatus.PENDING], RunStatus.PENDING)
     assert await Queue(worker_db, settings).reconcile(now=T0) == []
-    started = await db.run_get(run.id)
+    started = await run_get(db, run.id)
     assert started is not None
     assert (started.status, started.started_at) == (RunStatus.RUNNING, T0)
 
@@ -83,9 +84,9 @@ async def test_the_last_job_finishing_settles_its_run(
     first, second = await queue.claim(None, limit=2, now=T0)
 
     await queue.complete(first, processed=10, now=T0)
-    still = await db.run_get(run.id)
+    still = await run_get(db, run.id)
     assert still is not None and still.status is RunStatus.RUNNING
     await queue.fail(second, "403: missing scope", retryable=False, now=T0)
-    settled = await db.run_get(run.id)
+    settled = await run_get(db, run.id)
     assert settled is not None
     assert (settled.status, settled.finished_at) == (RunStatus.PARTIALLY_FAILED, T0)

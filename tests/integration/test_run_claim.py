@@ -5,12 +5,18 @@ from __future__ import annotations
 from datetime import timedelta
 
 from smuves_sync.db import Database
-from smuves_sync.db.progress import run_jobs, run_jobs_claim
+from smuves_sync.db.jobs import Claim, job_claim
+from smuves_sync.db.runs import run_get, run_jobs
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.factories import Factory
 from tests.support import T0, query
 
 LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes=2)}
+
+
+def _run_claim(worker: str, run_id: int) -> Claim:
+    """A claim of up to five jobs of run `run_id` only."""
+    return Claim(worker, None, limit=5, run_id=run_id, **LEASES)
 
 
 async def expired_jobs(factory: Factory, run: Run) -> tuple[Job, Job]:
@@ -42,14 +48,14 @@ async def test_only_the_runs_own_jobs_are_claimed(
         for t in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
     ]
 
-    claimed = await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES)
+    claimed = await job_claim(worker_db, _run_claim("w1", mine.id), now=T0)
 
     assert [j.id for j in claimed] == [j.id for j in planted]
     assert all(j.status is JobStatus.RUNNING and j.attempts == 1 for j in claimed)
-    assert await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES) == []
-    started = await db.run_get(mine.id)
+    assert await job_claim(worker_db, _run_claim("w1", mine.id), now=T0) == []
+    started = await run_get(db, mine.id)
     assert started is not None and started.status is RunStatus.RUNNING
-    untouched = await db.run_get(other.id)
+    untouched = await run_get(db, other.id)
     assert untouched is not None and untouched.status is RunStatus.PENDING
 
 
@@ -59,7 +65,7 @@ async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
     run = await factory.run(status=RunStatus.RUNNING)
     again, exhausted = await expired_jobs(factory, run)
 
-    claimed = await run_jobs_claim(worker_db, "w2", run.id, limit=5, now=T0, **LEASES)
+    claimed = await job_claim(worker_db, _run_claim("w2", run.id), now=T0)
 
     assert [(j.id, j.attempts, j.locked_by) for j in claimed] == [(again.id, 2, "w2")]
     jobs = {j.id: j for j in await run_jobs(db, run.id)}
@@ -76,7 +82,7 @@ async def test_other_runs_expired_leases_are_left_alone(
     again, exhausted = await expired_jobs(factory, other)
     mine = await factory.run()
 
-    assert await run_jobs_claim(worker_db, "w1", mine.id, limit=5, now=T0, **LEASES) == []
+    assert await job_claim(worker_db, _run_claim("w1", mine.id), now=T0) == []
 
     jobs = {j.id: j for j in await run_jobs(db, other.id)}
     assert [(jobs[j.id].status, jobs[j.id].locked_by) for j in (again, exhausted)] == [

@@ -7,6 +7,8 @@ import asyncio
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.db.jobs import job_get
+from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import PortalSpec
@@ -24,7 +26,7 @@ async def processed_at_least(db: Database, job_id: int, n: int, timeout: float =
     """Wait until the job has checkpointed `n` objects (fail at the deadline)."""
 
     async def checkpointed() -> bool:
-        job = await db.job_get(job_id)
+        job = await job_get(db, job_id)
         assert job is not None
         assert job.processed >= n, f"job {job_id} stuck at {job.processed}"
         return True
@@ -54,7 +56,7 @@ async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(sync: Sync
     await asyncio.wait_for(running, 30)
 
     assert (runner.stats.lost, runner.stats.completed, runner.stats.failed) == (1, 0, 0)
-    job = await db.job_get(job_id)
+    job = await job_get(db, job_id)
     assert job is not None and job.status is JobStatus.RUNNING  # the new holder's now
     assert job.total is not None and job.processed < job.total
     # Nothing after the takeover was kept: the rows are exactly the checkpointed pages.
@@ -73,7 +75,7 @@ async def test_a_stop_hands_running_jobs_back_with_their_cursor(sync: Sync) -> N
     stats = await asyncio.wait_for(running, 30)
 
     assert (stats.released, stats.completed, stats.failed) == (1, 0, 0)
-    job = await db.job_get(job_id)
+    job = await job_get(db, job_id)
     assert job is not None
     assert (job.status, job.attempts, job.lease_token) == (JobStatus.PENDING, 0, None)
     assert job.cursor is not None and job.processed >= 200
@@ -144,7 +146,7 @@ async def test_the_runner_rides_out_a_database_restart(sync: Sync) -> None:
     await asyncio.wait_for(running, 60)
 
     await db.pool.check()  # this test's own idle connections died too
-    run = await db.run_get(run_id)
+    run = await run_get(db, run_id)
     assert run is not None and run.status is RunStatus.COMPLETED
     assert await sync.stored(portal, ContentType.SITE_PAGE) == sync.truth(
         portal, ContentType.SITE_PAGE

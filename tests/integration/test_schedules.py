@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
+import psycopg
 import pytest
 
 from smuves_sync.db import Database, DbRole, pool_for
@@ -58,6 +59,8 @@ async def test_add_sets_the_next_firing_in_utc(factory: Factory, db: Database) -
         ("61 3 * * *", None, InvalidCronExpression, "invalid cron expression '61 3"),
         ("0 3 * * * *", None, InvalidCronExpression, "expected 5 fields"),
         ("0 3 * * *", ["blog_posts"], UnknownContentType, "unknown content type 'blog_posts'"),
+        ("0 0 31 2 *", None, InvalidCronExpression, "'0 0 31 2 \\*': it never fires"),
+        ("0 0 30 2 *", None, InvalidCronExpression, "within 5 years of 2031-01-01"),
     ],
 )
 async def test_bad_input_is_refused_and_changes_nothing(
@@ -200,6 +203,85 @@ async def test_a_schedule_with_a_broken_expression_is_disabled(
     rows = await _schedules(db)
     assert [(r["portal_id"], r["enabled"]) for r in rows] == [(portal, False), (good, True)]
     assert await _runs(db, portal) == []
+
+
+async def test_a_planted_schedule_that_never_fires_is_disabled_and_the_others_fire(
+    factory: Factory, db: Database, worker_db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Written past `schedule add`, and first in line (the oldest due).
+    bad_portal = await factory.portal()
+    bad = await factory.schedule(
+        bad_portal, cron_expression="0 0 31 2 *", next_run_at=T - timedelta(days=1)
+    )
+    good = await factory.portal()
+    await factory.schedule(good, next_run_at=T)
+    caplog.set_level(logging.INFO, logger="smuves_sync.workers.scheduler")
+
+    fired = await fire_due_schedules(worker_db, now=T)
+
+    assert [f.run.portal_id for f in fired] == [good]
+    rows = await _schedules(db)
+    assert [(r["id"], r["enabled"]) for r in rows] == [(bad, False), (rows[1]["id"], True)]
+    assert await _runs(db, bad_portal) == []
+    [said] = [r for r in caplog.records if f"schedule {bad} " in r.getMessage()]
+    assert said.levelno == logging.ERROR
+    assert "disabled" in said.getMessage() and "it never fires" in said.getMessage()
+    # Disabled, it is not claimed again.
+    assert await fire_due_schedules(worker_db, now=T + timedelta(days=1)) == []
+
+
+async def test_a_firing_that_fails_unforeseen_is_rolled_back_and_disables_its_schedule(
+    factory: Factory,
+    db: Database,
+    worker_db: Database,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    cursed = await factory.portal()
+    bad = await factory.schedule(cursed, next_run_at=T - timedelta(minutes=1))
+    good = await factory.portal()
+    await factory.schedule(good, next_run_at=T)
+
+    async def start_then_trip(tx: Database, portal_id: int, *args: object, **kw: object) -> object:
+        started = await start_fetch(tx, portal_id, *args, **kw)  # type: ignore[arg-type]
+        if portal_id == cursed:
+            raise KeyError("a value this code never met")
+        return started
+
+    monkeypatch.setattr("smuves_sync.workers.scheduler.start_fetch", start_then_trip)
+    caplog.set_level(logging.INFO, logger="smuves_sync.workers.scheduler")
+
+    fired = await fire_due_schedules(worker_db, now=T)
+
+    assert [f.run.portal_id for f in fired] == [good]
+    # The failed firing's run was rolled back with it; its schedule is off.
+    assert await _runs(db, cursed) == []
+    assert [(r["portal_id"], r["enabled"]) for r in await _schedules(db)] == [
+        (cursed, False),
+        (good, True),
+    ]
+    said = [r.getMessage() for r in caplog.records if f"schedule {bad} " in r.getMessage()]
+    assert any("disabled" in m and "KeyError" in m for m in said)
+
+
+async def test_database_trouble_while_firing_leaves_the_schedule_enabled_and_due(
+    factory: Factory, db: Database, worker_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    portal = await factory.portal()
+    await factory.schedule(portal, next_run_at=T)
+
+    async def connection_lost(*args: object, **kw: object) -> object:
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr("smuves_sync.workers.scheduler.start_fetch", connection_lost)
+    with pytest.raises(psycopg.OperationalError):
+        await fire_due_schedules(worker_db, now=T)
+    monkeypatch.undo()
+
+    [row] = await _schedules(db)
+    assert (row["enabled"], row["next_run_at"]) == (True, T)
+    [fired] = await fire_due_schedules(worker_db, now=T)
+    assert fired.run.portal_id == portal
 
 
 async def test_the_worker_role_fires_schedules_of_every_portal(

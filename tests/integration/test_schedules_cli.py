@@ -73,6 +73,7 @@ async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> N
         (["--cron", "nightly"], "invalid cron expression 'nightly'"),
         (["--cron", "0 3 * * *", "--types", "pages"], "unknown content type 'pages'"),
         (["--cron", "0 3 * * *", "--types", ","], "no content type given"),
+        (["--cron", "0 0 31 2 *"], "invalid cron expression '0 0 31 2 *': it never fires"),
     ],
 )
 async def test_add_refuses_bad_input_and_changes_nothing(
@@ -84,6 +85,7 @@ async def test_add_refuses_bad_input_and_changes_nothing(
 
     assert result.exit_code == 2
     assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
     assert await query(db, "opscheck_schedules") == []
 

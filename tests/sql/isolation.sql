@@ -21,6 +21,16 @@ JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
 WHERE n.nspname = 'public' AND p.prosecdef
 ORDER BY 1
 
+-- name: catalog_functions_public_may_execute
+SELECT p.oid::regprocedure::text AS signature
+FROM pg_catalog.pg_proc AS p
+JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+WHERE n.nspname = 'public'
+  AND EXISTS (SELECT FROM pg_catalog.aclexplode(
+                  coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) AS acl
+              WHERE acl.grantee = 0 AND acl.privilege_type = 'EXECUTE')
+ORDER BY 1
+
 -- name: catalog_objects_not_owned_by_smuves_owner
 SELECT 'relation ' || c.relname AS object FROM pg_catalog.pg_class AS c
 JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace

@@ -20,9 +20,10 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from smuves_sync.cli import cli
+from smuves_sync.token_crypto import new_secret_key
 
 # The key the tests' portal tokens are encrypted with.
-SECRET = "test secret key"
+SECRET = new_secret_key()
 # A HubSpot base URL where nothing listens, for work that must not reach HubSpot.
 NOWHERE = "http://127.0.0.1:9"
 
@@ -37,9 +38,9 @@ class Finished:
 
 
 async def run(
-    *argv: str,
+    *argv: str | bytes,
     env: dict[str, str] | None = None,
-    stdin: str | None = None,
+    stdin: str | bytes | None = None,
     cwd: Path | None = None,
     timeout: float = 120,
 ) -> Finished:
@@ -52,22 +53,22 @@ async def run(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+    sent = stdin.encode() if isinstance(stdin, str) else stdin
     try:
-        out, err = await asyncio.wait_for(
-            proc.communicate(stdin.encode() if stdin is not None else None), timeout
-        )
+        out, err = await asyncio.wait_for(proc.communicate(sent), timeout)
     except TimeoutError:
         proc.kill()
         await proc.wait()
         raise
     assert proc.returncode is not None
-    return Finished(proc.returncode, out.decode(), err.decode())
+    return Finished(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
 
 
 def clean_env(**values: str) -> dict[str, str]:
-    """This process's environment without any SMUVES_ setting, plus `values`."""
+    """This process's environment without any SMUVES_ setting, plus `values`; a `smuves`
+    started with it reads no env file (a playground .env in the checkout stays out)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-    env.update(values)
+    env.update({"SMUVES_ENV_FILE": "", **values})
     return env
 
 
@@ -89,7 +90,7 @@ def smuves_env(db_url: str, base_url: str = NOWHERE, **extra: str) -> dict[str, 
 
 
 async def smuves(
-    env: dict[str, str], *args: str, stdin: str | None = None, timeout: float = 120
+    env: dict[str, str], *args: str | bytes, stdin: str | bytes | None = None, timeout: float = 120
 ) -> Finished:
     """Run `smuves ARGS…` as a subprocess, to its end."""
     return await run(

@@ -43,6 +43,10 @@ from tests.factories import Factory
 from tests.support.sql import query
 from tests.support.sync import Served, Sync, SyncBed, hubspot_setup
 
+# `smuves` commands read ./.env (the playground `make demo` leaves); the tests must not: every
+# command they run, in this process or in a subprocess that inherits this, reads no env file.
+os.environ["SMUVES_ENV_FILE"] = ""
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(

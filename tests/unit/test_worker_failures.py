@@ -13,6 +13,8 @@ from smuves_sync.errors import (
     HubSpotNotFound,
     HubSpotRetryableError,
     MalformedResponse,
+    ResponseTooLarge,
+    RunawayListing,
 )
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus
 from smuves_sync.workers.failures import Fail, Park, outcome_for
@@ -54,6 +56,8 @@ def test_a_forbidden_type_names_the_scope_it_needs() -> None:
         (HubSpotRetryableError("503", status=503), True),
         (MalformedResponse("cut off"), True),
         (HubSpotNotFound("gone", status=404), False),
+        (ResponseTooLarge("past the limit", status=200), False),
+        (RunawayListing("does not end"), False),
         (OSError("disk full"), True),
     ],
 )

@@ -1,5 +1,5 @@
--- content_items: one page of a fetch upserted in one statement, deletions after a complete
--- fetch, and the streaming read of exports (smuves_sync/db/content.py).
+-- content_items (smuves_sync/db/content.py): one page of a fetch upserted in one statement,
+-- deletions after a complete fetch, the streaming read of exports, the API's pages.
 
 -- name: content_upsert_page
 -- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
@@ -59,3 +59,23 @@ ORDER BY hubspot_id
 -- name: content_count
 SELECT count(*) AS n FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
+
+-- name: content_page
+-- The API's keyset page in primary-key order (content_type, hubspot_id) after the given key;
+-- live objects only. %(pattern)s is an ILIKE pattern whose backslashes, percent signs and
+-- underscores from the user are already escaped. One row more than the page is asked for,
+-- to know whether another page follows.
+SELECT c.content_type::text AS content_type, c.hubspot_id, c.name, c.slug, c.url, c.state,
+       c.language, c.hubspot_updated_at, c.archived, c.synced_at, c.data
+FROM public.content_items AS c
+WHERE c.portal_id = %(portal_id)s
+  AND c.deleted_at IS NULL
+  AND (%(content_type)s::text IS NULL OR c.content_type = %(content_type)s::text)
+  AND (%(pattern)s::text IS NULL
+       OR c.name ILIKE %(pattern)s::text
+       OR c.slug ILIKE %(pattern)s::text
+       OR c.url ILIKE %(pattern)s::text)
+  AND (%(after_type)s::text IS NULL
+       OR (c.content_type::text, c.hubspot_id) > (%(after_type)s::text, %(after_id)s::text))
+ORDER BY c.content_type, c.hubspot_id
+LIMIT %(limit)s + 1

@@ -15,3 +15,6 @@ UPDATE public.exports
 SET path = %(path)s, row_count = %(row_count)s, bytes = %(bytes)s
 WHERE id = %(export_id)s
 RETURNING *
+
+-- name: export_get
+SELECT * FROM public.exports WHERE id = %(export_id)s

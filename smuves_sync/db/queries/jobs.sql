@@ -1,20 +1,10 @@
--- Jobs and runs: reads, creation, and calls of the queue functions (migrations/0004_queue.sql,
--- 0005_queue_runs.sql).
--- content_types is cast to text[]: psycopg does not know the domain's array type.
+-- Jobs (smuves_sync/db/jobs.py): reads, creation, the calls of the queue functions
+-- (migrations/0004_queue.sql, 0005_queue_runs.sql) and of the operators' actions
+-- (0007_operations.sql). Rows are read by column name (db/rows.py), so `SELECT *` keeps up
+-- with the table. %(now)s NULL means the database's clock.
 
 -- name: job_get
 SELECT * FROM public.jobs WHERE id = %(job_id)s
-
--- name: run_get
-SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_types,
-       created_at, started_at, finished_at
-FROM public.runs WHERE id = %(run_id)s
-
--- name: run_create
-INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
-VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(content_types)s::text[])
-RETURNING id, portal_id, owner_id, kind, status, content_types::text[] AS content_types,
-          created_at, started_at, finished_at
 
 -- name: job_enqueue
 -- No row back when an equal job is already in flight (the partial unique index on
@@ -27,18 +17,26 @@ FROM public.runs AS r WHERE r.id = %(run_id)s
 ON CONFLICT DO NOTHING
 RETURNING *
 
+-- name: job_list
+-- Newest first.
+SELECT * FROM public.jobs AS j
+WHERE (%(statuses)s::text[] IS NULL OR j.status = ANY (%(statuses)s::text[]))
+  AND (%(kinds)s::text[] IS NULL OR j.kind = ANY (%(kinds)s::text[]))
+  AND (%(portal_id)s::bigint IS NULL OR j.portal_id = %(portal_id)s)
+  AND (%(run_id)s::bigint IS NULL OR j.run_id = %(run_id)s)
+ORDER BY j.id DESC
+LIMIT %(limit)s
+
 -- name: job_list_in_flight
 SELECT * FROM public.jobs
 WHERE portal_id = %(portal_id)s AND kind = %(kind)s AND status IN ('pending', 'running')
 ORDER BY id
 
 -- name: job_claim
--- The columns of the Job record, in its field order (rows.JOB_FIELDS): read as plain tuples.
-SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
-       locked_at, locked_by, lease_token, heartbeat_at, total, processed, cursor, last_error,
-       created_at, finished_at
-FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s,
-                       %(fetch_lease)s, %(export_lease)s, %(now)s)
+-- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
+-- claim_jobs returns its rows in id order.
+SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(fetch_lease)s,
+                                %(export_lease)s, %(now)s, p_run_id => %(run_id)s::bigint)
 
 -- name: job_claim_next
 SELECT * FROM public.claim_next_job(%(worker)s, %(kinds)s::text[],
@@ -70,13 +68,14 @@ SELECT * FROM public.park_job(%(job_id)s, %(lease_token)s, %(until)s, %(reason)s
 -- name: job_release
 SELECT * FROM public.release_job(%(job_id)s, %(lease_token)s, %(now)s)
 
--- name: run_reconcile
-SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_types,
-       created_at, started_at, finished_at
-FROM public.reconcile_stuck_runs(%(now)s)
-
--- name: portal_token_for_job
+-- name: job_portal_token
 SELECT portal_id, token_encrypted FROM public.portal_token(%(job_id)s, %(lease_token)s)
+
+-- name: job_requeue
+SELECT * FROM public.requeue_job(%(job_id)s, %(from_start)s, %(now)s)
+
+-- name: jobs_retry_failed
+SELECT * FROM public.retry_failed_jobs(%(portal_id)s, %(run_id)s, %(now)s)
 
 -- name: jobs_listen
 LISTEN smuves_jobs

@@ -29,11 +29,16 @@ from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, Pool, pool_for
 from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import new_secret_key
 from tests.factories import Factory
 from tests.support import query
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
-SECRET_KEY = "portal-token-key-for-tests-only"
+SECRET_KEY = new_secret_key()
+# The `aud` of the tokens `make_token` signs, as Supabase's user tokens say.
+AUDIENCE = "authenticated"
+METRICS_TOKEN = "metrics-token-for-tests-only"
+METRICS_HEADERS = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 def make_token(
@@ -50,7 +55,7 @@ def make_token(
         "sub": str(sub),
         "email": email,
         "exp": datetime.now(UTC) + expires_in,
-        "aud": "authenticated",
+        "aud": AUDIENCE,
         "role": "authenticated",
         **claims,
     }
@@ -120,7 +125,9 @@ def api_settings(db_url: str, tmp_path: Path) -> Settings:
     return Settings(
         database_url=db_url,
         jwt_secret=SecretStr(JWT_SECRET),
+        jwt_audience=AUDIENCE,
         secret_key=SecretStr(SECRET_KEY),
+        metrics_token=SecretStr(METRICS_TOKEN),
         export_dir=tmp_path / "exports",
     )
 

@@ -7,7 +7,8 @@ import psycopg
 import pytest
 
 from smuves_sync.db import Database, Pool
-from smuves_sync.db.api import run_stop, user_sign_in
+from smuves_sync.db.portals import user_sign_in
+from smuves_sync.db.runs import run_stop
 from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
 from tests.integration.api.conftest import User

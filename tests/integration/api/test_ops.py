@@ -17,7 +17,7 @@ from smuves_sync.db.migrations import find_migrations_dir
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import make_token
+from tests.integration.api.conftest import METRICS_HEADERS, make_token
 from tests.support import query
 
 
@@ -100,7 +100,7 @@ async def test_metrics_count_jobs_durations_and_hubspot_requests(
     counters.hubspot_response(429)
     counters.hubspot_rate_limited("TEN_SECONDLY_ROLLING")
 
-    response = await client.get("/metrics")
+    response = await client.get("/metrics", headers=METRICS_HEADERS)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     samples = _samples(response.text)

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from smuves_sync.db import Database, Pool
+from smuves_sync.db.jobs import job_checkpoint, job_complete
 from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
@@ -141,7 +142,7 @@ async def test_events_push_progress_until_the_run_ends(
         name, first = await anext(events)
         assert (name, first["status"], first["jobs"][0]["processed"]) == ("progress", "running", 10)
 
-        await worker_db.job_checkpoint(job.id, job.lease_token, "cursor-2", 15)
+        await job_checkpoint(worker_db, job.id, job.lease_token, "cursor-2", 15)
         name, second = await anext(events)
         assert (name, second["status"], second["jobs"][0]["processed"]) == (
             "progress",
@@ -150,7 +151,7 @@ async def test_events_push_progress_until_the_run_ends(
         )
 
         # The worker finishes the last job: the run settles and the stream ends with it.
-        await worker_db.job_complete(job.id, job.lease_token, processed=20)
+        await job_complete(worker_db, job.id, job.lease_token, processed=20)
         name, last = await anext(events)
         assert (name, last["status"], last["jobs"][0]["processed"]) == ("end", "completed", 20)
         assert [event async for event in events] == []

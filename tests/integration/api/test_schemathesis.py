@@ -30,6 +30,7 @@ from smuves_sync.api import openapi_document
 from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
 from tests.integration.api.conftest import (
+    AUDIENCE,
     JWT_SECRET,
     SECRET_KEY,
     User,
@@ -78,6 +79,7 @@ async def served(db_url: str, factory: Factory, tmp_path: Path) -> AsyncIterator
         **os.environ,
         "SMUVES_DATABASE_URL": db_url,
         "SMUVES_JWT_SECRET": JWT_SECRET,
+        "SMUVES_JWT_AUDIENCE": AUDIENCE,
         "SMUVES_SECRET_KEY": SECRET_KEY,
         "SMUVES_EXPORT_DIR": str(tmp_path / "exports"),
     }

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from smuves_sync.api import openapi_document
 from smuves_sync.cli import cli
+from smuves_sync.token_crypto import new_secret_key
 
 
 def test_serve_without_a_jwt_secret_is_a_usage_error() -> None:
@@ -16,7 +17,7 @@ def test_serve_without_a_jwt_secret_is_a_usage_error() -> None:
         ["serve", "--port", "0"],
         env={
             "SMUVES_JWT_SECRET": None,
-            "SMUVES_SECRET_KEY": "k",
+            "SMUVES_SECRET_KEY": new_secret_key(),
             # Never reached: the secrets are checked before any database is opened.
             "SMUVES_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
         },

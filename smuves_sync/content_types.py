@@ -1,0 +1,277 @@
+"""The content types: the one list of them, and how each is listed and read from HubSpot.
+
+`ContentType` is the list. Each member is a type's word (the `content_type` column, the CLI's
+`--types` word, the API's `content_type`) and carries its `ContentTypeSpec` — pure data: its
+list path per API version, page size, id field, where its promoted fields live, whether it is
+listed per parent (HubDB rows per table) and whether archived objects need a second pass.
+Everything else is derived from this list: the words the API, the CLI and the row mappers
+accept, and the HubSpot client's registry (`smuves_sync.hubspot.registry.DEFAULT_REGISTRY`).
+Fetching, storing and exporting branch on no type's word, so a new type is one more member,
+for example::
+
+    BLOG_TAG = ContentTypeSpec(
+        name="blog_tag",
+        paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
+        page_size=100,
+        fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
+    )
+
+and one migration that adds the word to the database's list (the `content_type` domain of
+0002_schema.sql follows its `content_types` table)::
+
+    INSERT INTO public.content_types (name) VALUES ('blog_tag');
+
+`ContentTypeSpec.read` turns one raw HubSpot object into a `ContentRecord`: the promoted columns
+(hubspot_id, name, slug, url, state, language, updated_at, archived) plus the raw object.
+This module sits beside `models` (which re-exports `ContentType`): it imports nothing of the
+package but `errors`, so every layer may use it. (Two tables outside the product's data path
+still know the five types by name: the HubSpot scope each needs, for the 403 message of
+`workers.failures`, which has a generic wording for any other type; and the fake HubSpot of
+the tests, which serves the five.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from smuves_sync.errors import ConfigurationError
+
+# HubSpot writes "not archived" as the epoch: 0 (blog posts) or 1970-01-01T00:00:00Z (pages).
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class RecordError(ValueError):
+    """A raw object lacks its id or has a promoted field of the wrong type."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldMap:
+    """Keys each promoted field is read from; the first key present with a non-null value wins.
+
+    An empty tuple means the type has no such field (the column stays NULL).
+    """
+
+    name: tuple[str, ...] = ("name",)
+    slug: tuple[str, ...] = ("slug",)
+    url: tuple[str, ...] = ("url",)
+    state: tuple[str, ...] = ("state", "currentState")
+    language: tuple[str, ...] = ("language",)
+    # HubSpot's schemas say `updated`, its guides and sort parameters say `updatedAt`.
+    updated_at: tuple[str, ...] = ("updatedAt", "updated")
+    archived: tuple[str, ...] = ("archivedAt", "archived")
+
+
+@dataclass(frozen=True, slots=True)
+class ContentRecord:
+    """One HubSpot object: its promoted columns and the object exactly as HubSpot sent it."""
+
+    content_type: str
+    hubspot_id: str
+    name: str | None
+    slug: str | None
+    url: str | None
+    state: str | None
+    language: str | None
+    updated_at: datetime | None
+    archived: bool
+    raw: Mapping[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ContentTypeSpec:
+    """Everything the client needs to list one content type."""
+
+    name: str
+    # API version ("v3", "2026-03") -> list path; a child type's path holds `{parent_id}`.
+    paths: Mapping[str, str]
+    page_size: int
+    id_field: str = "id"
+    fields: FieldMap = FieldMap()
+    # A child type is listed once per object of its parent type (HubDB rows per table); its
+    # hubspot_id is "<parent id>:<own id>".
+    parent: str | None = None
+    # A field of each parent object that counts its children (HubDB: a table's `rowCount`), so
+    # the children are counted from the parent listing alone.
+    parent_count_field: str | None = None
+    # Whether a second pass with `archived=true` lists the archived objects.
+    archived_pass: bool = True
+
+    def list_path(self, api_version: str, parent_id: str | None = None) -> str:
+        """The list endpoint of this type for `api_version` (and the parent object)."""
+        try:
+            template = self.paths[api_version]
+        except KeyError:
+            raise ConfigurationError(
+                f"content type {self.name!r} has no path for HubSpot API version {api_version!r}"
+            ) from None
+        if self.parent is None:
+            return template
+        if parent_id is None:
+            raise ValueError(f"{self.name} is listed per {self.parent}: a parent id is needed")
+        return template.format(parent_id=quote(parent_id, safe=""))
+
+    def read(
+        self, raw: object, *, parent_id: str | None = None, archived_pass: bool = False
+    ) -> ContentRecord:
+        """Read one raw object into a record; raise `RecordError` when it has the wrong shape."""
+        if not isinstance(raw, Mapping):
+            raise RecordError(f"a {self.name} result is {type(raw).__name__}, not an object")
+        own_id = _id(raw.get(self.id_field), self.id_field)
+        fields = self.fields
+        return ContentRecord(
+            content_type=self.name,
+            hubspot_id=own_id if parent_id is None else f"{parent_id}:{own_id}",
+            name=_text(raw, fields.name),
+            slug=_text(raw, fields.slug),
+            url=_text(raw, fields.url),
+            state=_state(raw, fields.state),
+            language=_text(raw, fields.language),
+            updated_at=_timestamp(raw, fields.updated_at),
+            archived=archived_pass or _archived(raw, fields.archived),
+            raw=raw,
+        )
+
+
+_PAGE_PATHS = {"v3": "/cms/v3/pages/{kind}", "2026-03": "/cms/pages/2026-03/{kind}"}
+
+
+class ContentType(StrEnum):
+    """A kind of HubSpot CMS object; the value is the `content_type` column and the CLI word."""
+
+    # (The docstring above is the API document's description of the type: keep it one line.)
+    # Each member is defined by its spec and carries it as `.spec`; its value is the spec's name.
+    _value_: str
+    spec: ContentTypeSpec
+
+    if TYPE_CHECKING:
+        # What mypy sees: a look-up by word, `ContentType("site_page")`.
+        def __new__(cls, value: str) -> ContentType: ...
+    else:
+        # What makes each member below from its spec (a look-up never calls it).
+        def __new__(cls, spec):
+            member = str.__new__(cls, spec.name)
+            member._value_ = spec.name
+            member.spec = spec
+            return member
+
+    SITE_PAGE = ContentTypeSpec(
+        name="site_page",
+        paths={v: p.format(kind="site-pages") for v, p in _PAGE_PATHS.items()},
+        page_size=100,
+    )
+    LANDING_PAGE = ContentTypeSpec(
+        name="landing_page",
+        paths={v: p.format(kind="landing-pages") for v, p in _PAGE_PATHS.items()},
+        page_size=100,
+    )
+    BLOG_POST = ContentTypeSpec(
+        name="blog_post",
+        paths={"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"},
+        page_size=100,
+    )
+    HUBDB_TABLE = ContentTypeSpec(
+        name="hubdb_table",
+        paths={"v3": "/cms/v3/hubdb/tables", "2026-03": "/cms/hubdb/2026-03/tables"},
+        page_size=1000,
+        # `name` is the table's machine name (used in URLs); `label` is what people read.
+        fields=FieldMap(
+            name=("label", "name"),
+            slug=("name",),
+            url=(),
+            state=("published",),
+            language=(),
+            updated_at=("updatedAt", "updated"),
+            archived=("deleted", "archivedAt", "archived"),
+        ),
+    )
+    HUBDB_ROW = ContentTypeSpec(
+        name="hubdb_row",
+        paths={
+            "v3": "/cms/v3/hubdb/tables/{parent_id}/rows",
+            "2026-03": "/cms/hubdb/2026-03/tables/{parent_id}/rows",
+        },
+        page_size=1000,
+        fields=FieldMap(name=("name",), slug=("path",), url=(), state=(), language=(), archived=()),
+        parent="hubdb_table",
+        parent_count_field="rowCount",
+        # Rows of archived tables are not listed; the tables listing shows those tables.
+    )
+
+
+def _first(raw: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
+    for key in keys:
+        value = raw.get(key)
+        if value is not None:
+            return key, value
+    return None
+
+
+def _id(value: object, key: str) -> str:
+    # Ids are strings in every schema we read; some older endpoints send numbers.
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise RecordError(f"object has no usable {key!r} (got {type(value).__name__})")
+
+
+def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    found = _first(raw, keys)
+    if found is None:
+        return None
+    key, value = found
+    if not isinstance(value, str):
+        raise RecordError(f"field {key!r} is {type(value).__name__}, expected text")
+    return value
+
+
+def _state(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    found = _first(raw, keys)
+    # HubDB tables say `published: true/false` where pages and posts carry a state word.
+    if found is not None and isinstance(found[1], bool):
+        return "PUBLISHED" if found[1] else "DRAFT"
+    return _text(raw, keys)
+
+
+def parse_timestamp(value: object) -> datetime:
+    """An ISO 8601 string or epoch milliseconds as an aware UTC datetime; ValueError otherwise."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a timestamp")
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value / 1000, tz=UTC)
+    if isinstance(value, str):
+        parsed = datetime.fromisoformat(value)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise ValueError(f"{type(value).__name__} is not a timestamp")
+
+
+def _timestamp(raw: Mapping[str, Any], keys: tuple[str, ...]) -> datetime | None:
+    found = _first(raw, keys)
+    if found is None:
+        return None
+    key, value = found
+    try:
+        return parse_timestamp(value)
+    except (ValueError, OverflowError, OSError):
+        raise RecordError(f"field {key!r} is not a timestamp: {str(value)[:40]!r}") from None
+
+
+def _archived(raw: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
+    found = _first(raw, keys)
+    if found is None:
+        return False
+    key, value = found
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and not value:
+        return False
+    try:
+        return parse_timestamp(value) != _EPOCH
+    except (ValueError, OverflowError, OSError):
+        shown = str(value)[:40]
+        raise RecordError(f"field {key!r} is not a timestamp or flag: {shown!r}") from None

@@ -1,0 +1,287 @@
+"""Jobs: reads, creation, the queue's state changes and the operators' requeues (jobs.sql).
+
+    job = await job_get(db, 42)                                  # None: absent or not visible
+    job = await job_enqueue(db, run_id, ContentType.SITE_PAGE)   # None: an equal job in flight
+    claim = Claim("host:1", [JobKind.FETCH], fetch_lease=lease, export_lease=lease, limit=8)
+    jobs = await job_claim(db, claim)
+    job = await job_heartbeat(db, job.id, job.lease_token)       # None: the lease was lost
+
+Each queue call wraps one SQL function of migrations/0004_queue.sql or 0005_queue_runs.sql
+(`now` is injected time for tests, None the database's clock). A fenced call answers None, or
+leaves a job out of a list, when the job no longer runs under that lease token; `Queue`
+(smuves_sync.queue), the layer workers use, turns that into `LeaseLost`. The operators'
+requeues are functions of 0007_operations.sql.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from psycopg.rows import scalar_row, tuple_row
+
+from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
+from smuves_sync.models import ContentType, Job, JobKind, JobStatus
+
+# (job id, lease token) of a claimed job.
+Lease = tuple[int, uuid.UUID]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a claim asks for: whose it is, which kinds (None: any), the leases, how many jobs,
+    and optionally one run only (`smuves sync` works its own run)."""
+
+    worker: str
+    kinds: Sequence[JobKind] | None
+    fetch_lease: timedelta
+    export_lease: timedelta
+    limit: int = 1
+    run_id: int | None = None
+
+    def params(self, now: datetime | None) -> dict[str, Any]:
+        """The claim queries' parameters."""
+        kinds = None if self.kinds is None else [str(k) for k in self.kinds]
+        return {
+            "worker": self.worker,
+            "kinds": kinds,
+            "limit": self.limit,
+            "fetch_lease": self.fetch_lease,
+            "export_lease": self.export_lease,
+            "run_id": self.run_id,
+            "now": now,
+        }
+
+
+class RequeueOutcome(StrEnum):
+    REQUEUED = "requeued"
+    NOT_FOUND = "not_found"
+    # pending, running or completed: there is nothing to requeue
+    NOT_FINISHED = "not_finished"
+    # another job of the same portal, kind and type is pending or running
+    IN_FLIGHT = "in_flight"
+
+
+@dataclass(frozen=True, slots=True)
+class RequeueResult:
+    job_id: int
+    outcome: RequeueOutcome
+    previous_status: JobStatus | None
+    blocking_job_id: int | None
+    blocking_run_id: int | None
+
+
+def _words(values: Sequence[StrEnum] | None) -> list[str] | None:
+    return None if values is None else [str(v) for v in values]
+
+
+def _lease(job_id: int, lease_token: uuid.UUID, now: datetime | None) -> dict[str, Any]:
+    return {"job_id": job_id, "lease_token": lease_token, "now": now}
+
+
+def _leases(leases: Sequence[Lease], now: datetime | None) -> dict[str, Any]:
+    return {
+        "job_ids": [job_id for job_id, _ in leases],
+        "lease_tokens": [token for _, token in leases],
+        "now": now,
+    }
+
+
+# -- reads and creation ---------------------------------------------------------------------
+
+
+async def job_get(db: Database, job_id: int) -> Job | None:
+    """The job `job_id`, or None when it does not exist or is not visible."""
+    return await db.one("job_get", {"job_id": job_id}, row=model_row(Job))
+
+
+async def job_list(
+    db: Database,
+    *,
+    statuses: Sequence[JobStatus] | None = None,
+    kinds: Sequence[JobKind] | None = None,
+    portal_id: int | None = None,
+    run_id: int | None = None,
+    limit: int = 50,
+) -> list[Job]:
+    """Jobs, newest first, filtered by statuses, kinds, portal and run."""
+    params = {"portal_id": portal_id, "run_id": run_id, "limit": limit}
+    filters = {"statuses": _words(statuses), "kinds": _words(kinds)}
+    return await db.all("job_list", {**params, **filters}, row=model_row(Job))
+
+
+async def job_list_in_flight(db: Database, portal_id: int, kind: JobKind) -> list[Job]:
+    """The pending and running jobs of `kind` for `portal_id`."""
+    params = {"portal_id": portal_id, "kind": str(kind)}
+    return await db.all("job_list_in_flight", params, row=model_row(Job))
+
+
+async def job_enqueue(
+    db: Database,
+    run_id: int,
+    content_type: ContentType,
+    *,
+    max_attempts: int = 3,
+    run_after: datetime | None = None,
+    total: int | None = None,
+    idempotency_key: str | None = None,
+) -> Job | None:
+    """A new pending job of run `run_id` (its portal and kind), or None when an equal job is
+    already in flight or `idempotency_key` was used before. Wakes listening workers."""
+    params = {"run_id": run_id, "content_type": str(content_type), "max_attempts": max_attempts}
+    more = {"run_after": run_after, "total": total, "idempotency_key": idempotency_key}
+    return await db.one("job_enqueue", {**params, **more}, row=model_row(Job))
+
+
+# -- the queue ------------------------------------------------------------------------------
+
+
+async def job_claim(db: Database, claim: Claim, *, now: datetime | None = None) -> list[Job]:
+    """Claim up to `claim.limit` due or lease-expired jobs, oldest first; in id order."""
+    return await db.all("job_claim", claim.params(now), row=model_row(Job))
+
+
+async def job_claim_next(db: Database, claim: Claim, *, now: datetime | None = None) -> Job | None:
+    """Claim one job (`claim_next_job`, any run), or None when nothing is due."""
+    return await db.one("job_claim_next", claim.params(now), row=model_row(Job))
+
+
+async def job_complete_and_claim(
+    db: Database, leases: Sequence[Lease], claim: Claim, *, now: datetime | None = None
+) -> tuple[list[int], list[Job]]:
+    """Complete `leases` and claim more jobs in one round trip and one transaction; returns
+    (ids completed, lost leases left out; jobs claimed). A batch worker's loop is this call."""
+    claiming = ("job_claim", claim.params(now), model_row(Job))
+    if not leases:
+        [claimed] = await db.pipeline(claiming)
+        return [], claimed
+    completing = ("job_complete_many", _leases(leases, now), scalar_row)
+    completed, claimed = await db.pipeline(completing, claiming)
+    return sorted(completed), claimed
+
+
+async def job_complete_many(
+    db: Database, leases: Sequence[Lease], *, now: datetime | None = None
+) -> list[int]:
+    """Complete many jobs in one statement; the ids completed (lost leases are left out)."""
+    return sorted(await db.all("job_complete_many", _leases(leases, now), row=scalar_row))
+
+
+async def job_heartbeat(
+    db: Database, job_id: int, lease_token: uuid.UUID, *, now: datetime | None = None
+) -> Job | None:
+    """Extend the lease; None when the lease was lost."""
+    return await db.one("job_heartbeat", _lease(job_id, lease_token, now), row=model_row(Job))
+
+
+async def job_checkpoint(
+    db: Database,
+    job_id: int,
+    lease_token: uuid.UUID,
+    cursor: str | None,
+    processed: int,
+    *,
+    total: int | None = None,
+    now: datetime | None = None,
+) -> Job | None:
+    """Save the resume point and progress, extending the lease; None when it was lost."""
+    params = {**_lease(job_id, lease_token, now), "cursor": cursor, "processed": processed}
+    return await db.one("job_checkpoint", {**params, "total": total}, row=model_row(Job))
+
+
+async def job_complete(
+    db: Database,
+    job_id: int,
+    lease_token: uuid.UUID,
+    *,
+    processed: int | None = None,
+    now: datetime | None = None,
+) -> Job | None:
+    """Mark the job completed (and settle its run if it was the last); None: lease lost."""
+    params = {**_lease(job_id, lease_token, now), "processed": processed}
+    return await db.one("job_complete", params, row=model_row(Job))
+
+
+async def job_fail(
+    db: Database,
+    job_id: int,
+    lease_token: uuid.UUID,
+    error: str,
+    *,
+    retryable: bool,
+    backoff_base: timedelta,
+    backoff_max: timedelta,
+    jitter_ratio: float,
+    now: datetime | None = None,
+) -> Job | None:
+    """Retry later with backoff (retryable, attempts left) or fail for good; None when the
+    lease was lost."""
+    params = {**_lease(job_id, lease_token, now), "error": error, "retryable": retryable}
+    backoff = {"backoff_base": backoff_base, "backoff_max": backoff_max}
+    return await db.one(
+        "job_fail", {**params, **backoff, "jitter_ratio": jitter_ratio}, row=model_row(Job)
+    )
+
+
+async def job_park(
+    db: Database,
+    job_id: int,
+    lease_token: uuid.UUID,
+    until: datetime,
+    reason: str,
+    *,
+    now: datetime | None = None,
+) -> Job | None:
+    """Back to pending until `until`, attempt not spent, cursor kept; None: lease lost."""
+    params = {**_lease(job_id, lease_token, now), "until": until, "reason": reason}
+    return await db.one("job_park", params, row=model_row(Job))
+
+
+async def job_release(
+    db: Database, job_id: int, lease_token: uuid.UUID, *, now: datetime | None = None
+) -> Job | None:
+    """Back to pending now, attempt not spent, cursor kept; None: lease lost."""
+    return await db.one("job_release", _lease(job_id, lease_token, now), row=model_row(Job))
+
+
+async def job_portal_token(
+    db: Database, job_id: int, lease_token: uuid.UUID
+) -> tuple[int, bytes | None] | None:
+    """(portal id, encrypted token or None) for the holder of the job's live lease; None when
+    the job does not run under `lease_token`."""
+    params = {"job_id": job_id, "lease_token": lease_token}
+    found = await db.one("job_portal_token", params, row=tuple_row)
+    if found is None:
+        return None
+    portal_id, token = found
+    return portal_id, token
+
+
+# -- operators ------------------------------------------------------------------------------
+
+
+async def job_requeue(
+    db: Database, job_id: int, *, from_start: bool = False, now: datetime | None = None
+) -> RequeueResult:
+    """Put a failed or stopped job back to pending (attempts reset; see `RequeueOutcome`)."""
+    params = {"job_id": job_id, "from_start": from_start, "now": now}
+    result = await db.one("job_requeue", params, row=model_row(RequeueResult))
+    assert result is not None  # requeue_job always answers with one row
+    return result
+
+
+async def jobs_retry_failed(
+    db: Database,
+    *,
+    portal_id: int | None = None,
+    run_id: int | None = None,
+    now: datetime | None = None,
+) -> list[RequeueResult]:
+    """Requeue every failed job of the portal and/or run (None: any), newest first."""
+    params = {"portal_id": portal_id, "run_id": run_id, "now": now}
+    return await db.all("jobs_retry_failed", params, row=model_row(RequeueResult))

@@ -1,0 +1,52 @@
+"""Notifications: what a user is told (runs finished, jobs failed), read through the API
+(notifications.sql).
+
+    async with db.as_user(user_id) as scoped:
+        page = await notification_page(scoped, before=None, limit=50)   # newest first
+        seen = await notification_mark_read(scoped, page.items[0].id)
+
+The queue's SQL functions write them (migrations/0004, 0005); row-level security and the
+queries show each user only their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """Something the user is told: a run finished, a job failed."""
+
+    id: int
+    run_id: int | None
+    kind: str
+    message: str
+    created_at: datetime
+    read_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationPage:
+    """Newest first; `last_id` is set when older notifications follow."""
+
+    items: tuple[Notification, ...]
+    last_id: int | None
+
+
+async def notification_page(db: Database, *, before: int | None, limit: int) -> NotificationPage:
+    """The scoped user's notifications older than id `before` (None: the newest)."""
+    params = {"before": before, "limit": limit}
+    rows = await db.all("notification_list", params, row=model_row(Notification))
+    items = tuple(rows[:limit])
+    return NotificationPage(items=items, last_id=items[-1].id if len(rows) > limit else None)
+
+
+async def notification_mark_read(db: Database, notification_id: int) -> Notification | None:
+    """Mark the notification read (the first read time is kept); None when not visible."""
+    params = {"notification_id": notification_id}
+    return await db.one("notification_read", params, row=model_row(Notification))

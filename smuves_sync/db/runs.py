@@ -1,0 +1,125 @@
+"""Runs: creation, reads (one, a run's jobs, an operator's list), stop, reconcile, prune (runs.sql).
+
+    run = await run_create(db, portal_id, JobKind.FETCH, types, owner_id=user)
+    run = await run_get(db, run_id)                       # None: absent or not visible
+    jobs = await run_jobs(db, run_id)                     # by id
+    found = await run_detail(db, run_id)                  # (run, jobs) as of one moment
+    settled = await run_reconcile(db)                     # the runs it changed
+
+Operators' reads (`run_list`) and `history_prune` run as the login role, across every tenant.
+`run_reconcile` is the queue's SQL function (migrations/0005_queue_runs.sql), which `Queue`
+and the runner call at start and periodically.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from psycopg.rows import RowMaker
+
+from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
+from smuves_sync.models import ContentType, Job, JobKind, Run, RunStatus
+
+
+@dataclass(frozen=True, slots=True)
+class RunOverview:
+    """A run with the progress of its jobs."""
+
+    run: Run
+    jobs: int
+    jobs_completed: int
+    jobs_failed: int
+    processed: int
+    # None while no job of the run knows its total yet.
+    total: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PruneCounts:
+    """Rows deleted (or, in a dry run, that would be) per table."""
+
+    runs: int
+    jobs: int
+    exports: int
+    notifications: int
+
+
+async def run_get(db: Database, run_id: int) -> Run | None:
+    """The run `run_id`, or None when it does not exist or is not visible."""
+    return await db.one("run_get", {"run_id": run_id}, row=model_row(Run))
+
+
+async def run_create(
+    db: Database,
+    portal_id: int,
+    kind: JobKind,
+    content_types: Sequence[ContentType],
+    *,
+    owner_id: uuid.UUID | None = None,
+) -> Run:
+    """A new pending run."""
+    params = {"portal_id": portal_id, "owner_id": owner_id, "kind": str(kind)}
+    types = [str(t) for t in content_types]
+    run = await db.one("run_create", {**params, "content_types": types}, row=model_row(Run))
+    assert run is not None  # INSERT … RETURNING always returns the row
+    return run
+
+
+async def run_jobs(db: Database, run_id: int) -> list[Job]:
+    """Every job of run `run_id` (as visible to the caller), by id."""
+    return await db.all("run_jobs", {"run_id": run_id}, row=model_row(Job))
+
+
+def _run_and_job(cursor: Any) -> RowMaker[tuple[Run, Job | None]]:
+    run_of = model_row(Run, "r_")(cursor)
+    job_of = model_row(Job)(cursor)
+    job_id = [column.name for column in cursor.description or ()].index("id")
+    return lambda values: (run_of(values), job_of(values) if values[job_id] is not None else None)
+
+
+async def run_detail(db: Database, run_id: int) -> tuple[Run, list[Job]] | None:
+    """The run and its jobs (by id) as of one moment; None when absent or not visible."""
+    rows = await db.all("run_detail", {"run_id": run_id}, row=_run_and_job)
+    if not rows:
+        return None
+    return rows[0][0], [job for _, job in rows if job is not None]
+
+
+async def run_list(
+    db: Database,
+    *,
+    portal_id: int | None = None,
+    statuses: Sequence[RunStatus] | None = None,
+    kind: JobKind | None = None,
+    limit: int = 20,
+) -> list[RunOverview]:
+    """Runs, newest first, filtered by portal, statuses and kind, with their jobs' progress."""
+    words = None if statuses is None else [str(s) for s in statuses]
+    params = {"portal_id": portal_id, "statuses": words, "kind": str(kind) if kind else None}
+    return await db.all("run_list", {**params, "limit": limit}, row=model_row(RunOverview))
+
+
+async def run_stop(db: Database, run_id: int, *, now: datetime | None = None) -> Run | None:
+    """Stop the run's open jobs and settle it; None when the run is not visible."""
+    return await db.one("run_stop", {"run_id": run_id, "now": now}, row=model_row(Run))
+
+
+async def run_reconcile(db: Database, *, now: datetime | None = None) -> list[Run]:
+    """Settle runs whose jobs are all finished; returns the runs it changed."""
+    return await db.all("run_reconcile", {"now": now}, row=model_row(Run))
+
+
+async def history_prune(
+    db: Database, older_than: timedelta, *, dry_run: bool = False, now: datetime | None = None
+) -> PruneCounts:
+    """Delete settled runs (with jobs, exports, notifications) and notifications older than
+    `older_than`; with `dry_run`, only count them."""
+    params = {"older_than": older_than, "dry_run": dry_run, "now": now}
+    counts = await db.one("history_prune", params, row=model_row(PruneCounts))
+    assert counts is not None  # prune_history always answers with one row
+    return counts

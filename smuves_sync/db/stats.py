@@ -1,0 +1,106 @@
+"""Monitoring reads: the queue's figures for `smuves stats` and /metrics, and /healthz's
+migration ledger (stats.sql).
+
+    stats = await queue_stats(db, fetch_lease=..., export_lease=...)   # login role, every tenant
+    counts = await metrics_jobs(db)                 # any role: SECURITY DEFINER, counts only
+    buckets = await metrics_job_durations(db, bounds)
+    versions = await migration_versions(Database(pool, connect_timeout=timedelta(seconds=2)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from psycopg.rows import scalar_row
+
+from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
+from smuves_sync.models import Job, JobKind, JobStatus
+
+
+@dataclass(frozen=True, slots=True)
+class DepthCount:
+    kind: JobKind
+    status: JobStatus
+    jobs: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSummary:
+    """Pending jobs of one kind: due now, waiting for a later run_after, oldest due's wait."""
+
+    kind: JobKind
+    due: int
+    waiting: int
+    oldest_due_age: timedelta | None
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredLease:
+    """A running job that has sent no heartbeat for longer than its lease."""
+
+    job: Job
+    silent_for: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    depth: tuple[DepthCount, ...]
+    pending: tuple[PendingSummary, ...]
+    expired_leases: tuple[ExpiredLease, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JobCount:
+    """How many jobs of a kind are in a status (and, for pending, how late the oldest is)."""
+
+    kind: str
+    status: str
+    jobs: int
+    oldest_pending_seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DurationBucket:
+    """Finished jobs of a kind and status whose duration falls in bucket `bucket`."""
+
+    kind: str
+    status: str
+    bucket: int
+    jobs: int
+    seconds: float
+
+
+async def queue_stats(
+    db: Database,
+    *,
+    fetch_lease: timedelta,
+    export_lease: timedelta,
+    now: datetime | None = None,
+) -> QueueStats:
+    """Depth by kind and status, pending summary per kind, running jobs past their lease."""
+    leases = {"fetch_lease": fetch_lease, "export_lease": export_lease, "now": now}
+    # One transaction: now() is the same instant for all three reads.
+    async with db.transaction() as tx:
+        depth = await tx.all("stats_depth", row=model_row(DepthCount))
+        pending = await tx.all("stats_pending", {"now": now}, row=model_row(PendingSummary))
+        expired = await tx.all("stats_expired_leases", leases, row=model_row(ExpiredLease))
+    return QueueStats(depth=tuple(depth), pending=tuple(pending), expired_leases=tuple(expired))
+
+
+async def metrics_jobs(db: Database, *, now: datetime | None = None) -> list[JobCount]:
+    """Jobs by kind and status across every portal, with the oldest due pending job's age."""
+    return await db.all("metrics_jobs", {"now": now}, row=model_row(JobCount))
+
+
+async def metrics_job_durations(db: Database, bounds: Sequence[float]) -> list[DurationBucket]:
+    """Finished jobs counted into the duration buckets with upper `bounds` (ascending)."""
+    params = {"bounds": list(bounds)}
+    return await db.all("metrics_job_durations", params, row=model_row(DurationBucket))
+
+
+async def migration_versions(db: Database) -> list[int]:
+    """The applied migration versions (give `db` a `connect_timeout` to bound the wait)."""
+    return [int(version) for version in await db.all("migration_versions", row=scalar_row)]
