@@ -14,8 +14,8 @@ from smuves_sync.db import Database
 from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
-from smuves_sync.workers.context import JobContext
-from smuves_sync.workers.runner import Runner
+from smuves_sync.workers.context import Handler, JobContext
+from smuves_sync.workers.runner import Runner, RunnerStats
 from tests.factories import Factory
 from tests.support import clean_env, query, run
 
@@ -25,6 +25,24 @@ LONG_AGO = datetime.now(UTC) - timedelta(days=2)
 
 def worker_settings(db_url: str) -> Settings:
     return Settings(database_url=db_url, poll_interval_seconds=0.1, backoff_base_seconds=0)
+
+
+async def work_through(
+    worker_db: Database, db_url: str, handler: Handler, *, concurrency: int
+) -> RunnerStats:
+    """A burst worker that fires due schedules as `smuves worker` does and hands fetch jobs to
+    `handler`, until nothing is left."""
+    settings = worker_settings(db_url)
+    runner = Runner(
+        worker_db,
+        settings,
+        kinds=[JobKind.FETCH],
+        concurrency=concurrency,
+        burst=True,
+        handlers={JobKind.FETCH: handler},
+        periodic=[_schedules(settings)],
+    )
+    return await asyncio.wait_for(runner.run(), 30)
 
 
 async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
@@ -60,18 +78,8 @@ async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
             raise SystemExit("a library called sys.exit()")
         await ctx.queue().complete(ctx.job, processed=0)
 
-    settings = worker_settings(db_url)
-    runner = Runner(
-        worker_db,
-        settings,
-        kinds=[JobKind.FETCH],
-        concurrency=2,
-        burst=True,
-        handlers={JobKind.FETCH: handler},
-        periodic=[_schedules(settings)],
-    )
     caplog.set_level(logging.INFO, logger="smuves_sync")
-    stats = await asyncio.wait_for(runner.run(), 30)
+    stats = await work_through(worker_db, db_url, handler, concurrency=2)
 
     # Every good job, and the one the healthy schedule started, was worked and completed.
     jobs = {j["id"]: j for p in [*waiting, nightly] for j in await _jobs(db, p)}
@@ -113,18 +121,8 @@ async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
     async def handler(ctx: JobContext) -> None:
         await ctx.queue().complete(ctx.job, processed=0)
 
-    settings = worker_settings(db_url)
-    runner = Runner(
-        worker_db,
-        settings,
-        kinds=[JobKind.FETCH],
-        concurrency=1,
-        burst=True,
-        handlers={JobKind.FETCH: handler},
-        periodic=[_schedules(settings)],
-    )
     caplog.set_level(logging.INFO, logger="smuves_sync")
-    stats = await asyncio.wait_for(runner.run(), 30)
+    stats = await work_through(worker_db, db_url, handler, concurrency=1)
 
     assert stats.completed == 1
     [row] = await _jobs(db, portal)
