@@ -12,7 +12,7 @@ from smuves_sync.cli import cli
 from smuves_sync.db import Database
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from tests.factories import Factory
-from tests.integration.api.conftest import AUDIENCE, JWT_SECRET
+from tests.integration.api.conftest import AUDIENCE, JWT_SECRET, serve_refusal
 from tests.support import invoke, query
 
 # What operators have set before: a passphrase (HKDF stretched it), a key cut short, and a
@@ -69,16 +69,12 @@ async def test_a_new_portal_is_not_added_without_a_valid_key(db: Database, db_ur
 
 @pytest.mark.parametrize("case", list(BAD_KEYS))
 def test_serve_refuses_to_start_without_a_valid_key(case: str) -> None:
-    result = CliRunner().invoke(
-        cli,
-        ["serve", "--port", "0"],
-        env={
+    result = serve_refusal(
+        {
             "SMUVES_JWT_SECRET": JWT_SECRET,
             "SMUVES_JWT_AUDIENCE": AUDIENCE,
             "SMUVES_SECRET_KEY": BAD_KEYS[case],
-            # Never reached: the key is checked before any database is opened.
-            "SMUVES_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
-        },
+        }
     )
     _refused_for_the_key(result)
 

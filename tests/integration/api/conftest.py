@@ -4,15 +4,20 @@
         await client.get("/v1/portals", headers=alice.headers)
 
 `client` talks to the app in-process (httpx ASGITransport); `app_server` serves the same app
-under a real uvicorn on a local port. Tokens are signed with JWT_SECRET like Supabase's.
+under a real uvicorn on a local port; `smuves_serve` runs the command in a subprocess. Tokens
+are signed with JWT_SECRET like Supabase's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import socket
+import sys
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,10 +27,12 @@ import httpx
 import jwt
 import pytest
 import uvicorn
+from click.testing import CliRunner, Result
 from fastapi import FastAPI
 from pydantic import SecretStr
 
 from smuves_sync.api import create_app
+from smuves_sync.cli import cli
 from smuves_sync.db import DbRole, Pool, pool_for
 from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
@@ -184,3 +191,62 @@ async def app_server(app: FastAPI) -> AsyncIterator[str]:
         server.should_exit = True
         await task
         sock.close()
+
+
+def serve_refusal(env: dict[str, str | None]) -> Result:
+    """`smuves serve --port 0` in this process with `env` (None unsets), on a database that is
+    nowhere: what is checked first must refuse before any database is opened."""
+    nowhere = "postgresql://nobody@127.0.0.1:1/none"
+    return CliRunner().invoke(
+        cli, ["serve", "--port", "0"], env={**env, "SMUVES_DATABASE_URL": nowhere}
+    )
+
+
+def serve_env(db_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a `smuves serve` subprocess on this test's database."""
+    return {
+        **os.environ,
+        "SMUVES_DATABASE_URL": db_url,
+        "SMUVES_JWT_SECRET": JWT_SECRET,
+        "SMUVES_JWT_AUDIENCE": AUDIENCE,
+        "SMUVES_SECRET_KEY": SECRET_KEY,
+        **extra,
+    }
+
+
+@asynccontextmanager
+async def smuves_serve(
+    env: dict[str, str], *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`smuves serve ARGS…` in a subprocess, its stderr piped; terminated at the end."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "smuves_sync.cli",
+        "serve",
+        *args,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,  # the access log
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        await process.wait()
+
+
+async def stderr_until(
+    process: asyncio.subprocess.Process, pattern: str | re.Pattern[str], timeout: float = 60
+) -> tuple[re.Match[str], str]:
+    """Read the process's stderr until a line matches `pattern`: the match and all read."""
+    assert process.stderr is not None
+    text = ""
+    async with asyncio.timeout(timeout):
+        while True:
+            line = (await process.stderr.readline()).decode()
+            assert line, f"the process exited: {text}"
+            text += line
+            if found := re.search(pattern, line):
+                return found, text
