@@ -3,11 +3,12 @@
 `ContentType` is the list. Each member is a type's word (the `content_type` column, the CLI's
 `--types` word, the API's `content_type`) and carries its `ContentTypeSpec` — pure data: its
 list path per API version, page size, id field, where its promoted fields live, whether it is
-listed per parent (HubDB rows per table) and whether archived objects need a second pass.
-Everything else is derived from this list: the words the API, the CLI and the row mappers
-accept, and the HubSpot client's registry (`smuves_sync.hubspot.registry.DEFAULT_REGISTRY`).
-Fetching, storing and exporting branch on no type's word, so a new type is one more member,
-for example::
+listed per parent (HubDB rows per table), whether archived objects need a second pass, and the
+HubSpot scope it needs. Everything else is derived from this list: the words the API, the CLI
+and the row mappers accept, the HubSpot client's registry
+(`smuves_sync.hubspot.registry.DEFAULT_REGISTRY`) and the scope a 403 message names
+(`workers.failures`). Fetching, storing and exporting branch on no type's word, so a new type
+is one more member, for example::
 
     BLOG_TAG = ContentTypeSpec(
         name="blog_tag",
@@ -17,17 +18,16 @@ for example::
     )
 
 and one migration that adds the word to the database's list (the `content_type` domain of
-0002_schema.sql follows its `content_types` table)::
+0002_schema.sql follows its `content_types` table; 0012_more_content_types.sql added this one)::
 
     INSERT INTO public.content_types (name) VALUES ('blog_tag');
 
 `ContentTypeSpec.read` turns one raw HubSpot object into a `ContentRecord`: the promoted columns
-(hubspot_id, name, slug, url, state, language, updated_at, archived) plus the raw object.
-This module sits beside `models` (which re-exports `ContentType`): it imports nothing of the
-package but `errors`, so every layer may use it. (Two tables outside the product's data path
-still know the five types by name: the HubSpot scope each needs, for the 403 message of
-`workers.failures`, which has a generic wording for any other type; and the fake HubSpot of
-the tests, which serves the five.)
+(hubspot_id, name, slug, url, state, language, updated_at, archived, translated_from_id) plus
+the raw object. This module sits beside `models` (which re-exports `ContentType`): it imports
+nothing of the package but `errors`, so every layer may use it. (The fake HubSpot of the tests
+knows the types by name: it stands in for HubSpot, so it spells out HubSpot's paths itself
+rather than reading the product's.)
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ class FieldMap:
     # HubSpot's schemas say `updated`, its guides and sort parameters say `updatedAt`.
     updated_at: tuple[str, ...] = ("updatedAt", "updated")
     archived: tuple[str, ...] = ("archivedAt", "archived")
+    # The id of the primary object of its language group, for an object that is a translation.
+    translated_from_id: tuple[str, ...] = ("translatedFromId",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,8 @@ class ContentRecord:
     updated_at: datetime | None
     archived: bool
     raw: Mapping[str, Any] = field(repr=False)
+    # The primary object of its language group (None: it is a primary, or has no translations).
+    translated_from_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,8 @@ class ContentTypeSpec:
     parent_count_field: str | None = None
     # Whether a second pass with `archived=true` lists the archived objects.
     archived_pass: bool = True
+    # The private-app scope HubSpot asks for to list it (named when it answers 403).
+    scope: str = "content"
 
     def list_path(self, api_version: str, parent_id: str | None = None) -> str:
         """The list endpoint of this type for `api_version` (and the parent object)."""
@@ -134,6 +140,7 @@ class ContentTypeSpec:
             updated_at=_timestamp(raw, fields.updated_at),
             archived=archived_pass or _archived(raw, fields.archived),
             raw=raw,
+            translated_from_id=_reference(raw, fields.translated_from_id),
         )
 
 
@@ -187,7 +194,9 @@ class ContentType(StrEnum):
             language=(),
             updated_at=("updatedAt", "updated"),
             archived=("deleted", "archivedAt", "archived"),
+            translated_from_id=(),
         ),
+        scope="hubdb",
     )
     HUBDB_ROW = ContentTypeSpec(
         name="hubdb_row",
@@ -196,10 +205,76 @@ class ContentType(StrEnum):
             "2026-03": "/cms/hubdb/2026-03/tables/{parent_id}/rows",
         },
         page_size=1000,
-        fields=FieldMap(name=("name",), slug=("path",), url=(), state=(), language=(), archived=()),
+        fields=FieldMap(
+            name=("name",),
+            slug=("path",),
+            url=(),
+            state=(),
+            language=(),
+            archived=(),
+            translated_from_id=(),
+        ),
         parent="hubdb_table",
         parent_count_field="rowCount",
+        scope="hubdb",
         # Rows of archived tables are not listed; the tables listing shows those tables.
+    )
+    # The blog's other objects and the site's redirects.
+    #
+    # Paging: the dated blogs API also has `…/authors/cursor` and `…/tags/cursor` listings
+    # (in the tags document, beside `…/posts/cursor`). They are not used. Their spec gives
+    # the answer no shape (its `CursorPagedResult…Long` schemas are empty objects: no
+    # `results`, `paging` or `total`) and no description, so nothing shows that they page by
+    # a true cursor rather than an offset (the `Long` hints at a numeric key; a hint is no
+    # contract), and a fake validated against an empty schema would prove nothing. Every
+    # type follows `paging.next.after` of its documented listing instead. That token may be
+    # an offset: an object deleted while a listing runs can shift another past it, which the
+    # deletion pass after the fetch marks deleted and the next fetch finds alive again.
+    BLOG_AUTHOR = ContentTypeSpec(
+        name="blog_author",
+        paths={"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
+        page_size=100,
+        # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
+        fields=FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
+    )
+    BLOG_TAG = ContentTypeSpec(
+        name="blog_tag",
+        paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
+        page_size=100,
+        fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
+    )
+    URL_REDIRECT = ContentTypeSpec(
+        name="url_redirect",
+        # HubSpot's guide lists v3 redirects at /cms/v3/url-redirects (where its spec puts
+        # the single redirect); the spec's own listing path is /cms/url-redirects/v3.
+        paths={"v3": "/cms/v3/url-redirects", "2026-03": "/cms/url-redirects/2026-03"},
+        page_size=100,
+        # A redirect has no name: it is known by what it redirects (`routePrefix`), and its
+        # `url` is where it sends the visitor. An archived one carries no flag of its own:
+        # only the archived pass lists it.
+        fields=FieldMap(
+            name=("routePrefix",),
+            slug=(),
+            url=("destination",),
+            state=(),
+            language=(),
+            archived=(),
+            translated_from_id=(),
+        ),
+    )
+    BLOG = ContentTypeSpec(
+        name="blog",
+        # HubSpot's specs have blog settings in v3 only (its reference pages mention a dated
+        # /cms/blog-settings/2026-03/settings that no spec describes): the v3 listing serves
+        # both versions.
+        paths={
+            "v3": "/cms/v3/blog-settings/settings",
+            "2026-03": "/cms/v3/blog-settings/settings",
+        },
+        page_size=100,
+        # A blog's `language` and `translatedFromId` make its language group: the primary
+        # blog and one translated blog per further language.
+        fields=FieldMap(url=("absoluteUrl",), state=(), archived=("deletedAt",)),
     )
 
 
@@ -228,6 +303,19 @@ def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     if not isinstance(value, str):
         raise RecordError(f"field {key!r} is {type(value).__name__}, expected text")
     return value
+
+
+def _reference(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    found = _first(raw, keys)
+    if found is None:
+        return None
+    key, value = found
+    # An id, text in some schemas and a number in others; "" and 0 say "none" in both.
+    if isinstance(value, str):
+        return value if value not in ("", "0") else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if value else None
+    raise RecordError(f"field {key!r} is {type(value).__name__}, expected an id")
 
 
 def _state(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:

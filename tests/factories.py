@@ -194,6 +194,8 @@ class Factory:
         *,
         content_type: ContentType = ContentType.SITE_PAGE,
         name: str = "A page",
+        language: str | None = None,
+        translated_from_id: str | None = None,
     ) -> str:
         """A content row of the run's portal, first and last seen by `run`."""
         hubspot_id = hubspot_id or str(next(self._numbers))
@@ -207,6 +209,8 @@ class Factory:
             data=Jsonb({"id": hubspot_id, "name": name}),
             content_hash=f"hash-{hubspot_id}",
             run_id=run.id,
+            language=language,
+            translated_from_id=translated_from_id,
         )
         return hubspot_id
 

@@ -3,7 +3,9 @@
 Pages follow the primary key (content type, HubSpot id), so a page costs the same however deep
 it is and rows written meanwhile neither repeat nor vanish between pages. `next` is an opaque
 cursor (the last key, base64url of JSON); `q` matches name, slug or url, case-insensitively,
-as plain text (``%`` and ``_`` are not wildcards).
+as plain text (``%`` and ``_`` are not wildcards). `/content/{type}/{hubspot_id}` is one
+object. With `with=translations` each object comes with its language variants: the other
+live members of its language group (its primary, and the objects translated from that).
 """
 
 from __future__ import annotations
@@ -11,19 +13,31 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found
-from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
-from smuves_sync.db.content import content_page
+from smuves_sync.api.schemas import (
+    MAX_ID,
+    ContentItemOut,
+    ContentPageOut,
+    StorableText,
+    TranslationOut,
+)
+from smuves_sync.db.content import ContentItem, content_language_groups, content_page
 from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
 
 router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
+
+With = Annotated[
+    Literal["translations"] | None,
+    Query(alias="with", description="translations: each object with its language variants"),
+]
+Groups = dict[tuple[ContentType, str], tuple[ContentItem, ...]]
 
 
 def encode_cursor(key: tuple[ContentType, str]) -> str:
@@ -70,6 +84,7 @@ async def list_content(
     after: Annotated[
         str | None, Query(max_length=1000, description="`next` of the previous page")
     ] = None,
+    with_: With = None,
 ) -> ContentPageOut:
     """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
     key = decode_cursor(after) if after is not None else None
@@ -83,7 +98,51 @@ async def list_content(
             after=key,
             limit=limit,
         )
+        groups = None
+        if with_ == "translations":
+            keys = [(item.content_type, item.hubspot_id) for item in page.items]
+            groups = await content_language_groups(db, portal_id, keys, with_data=False)
     return ContentPageOut(
-        items=[ContentItemOut.model_validate(item) for item in page.items],
+        items=[_item_out(item, groups) for item in page.items],
         next=encode_cursor(page.last_key) if page.last_key else None,
     )
+
+
+@router.get(
+    "/v1/portals/{portal_id}/content/{type}/{hubspot_id}",
+    response_model=ContentItemOut,
+    summary="One object of a portal's content",
+)
+async def get_content(
+    portal_id: Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")],
+    type: Annotated[ContentType, Path(description="its content type")],
+    hubspot_id: Annotated[
+        StorableText, Path(min_length=1, max_length=200, description="its HubSpot id")
+    ],
+    ctx: Context,
+    principal: CurrentPrincipal,
+    with_: With = None,
+) -> ContentItemOut:
+    """A live object (404 once it is deleted), with its language variants if asked for."""
+    async with user_session(ctx, principal) as db:
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        key = (type, hubspot_id)
+        groups = await content_language_groups(db, portal_id, [key], with_data=True)
+    members = groups.get(key, ())
+    item = found(
+        next((m for m in members if m.hubspot_id == hubspot_id), None),
+        f"{type} {hubspot_id} of portal {portal_id}",
+    )
+    return _item_out(item, groups if with_ == "translations" else None)
+
+
+def _item_out(item: ContentItem, groups: Groups | None) -> ContentItemOut:
+    """The object, and its language variants when `groups` were looked up."""
+    out = ContentItemOut.model_validate(item)
+    if groups is None:
+        return out
+    members = groups.get((item.content_type, item.hubspot_id), ())
+    variants = [
+        TranslationOut.model_validate(m) for m in members if m.hubspot_id != item.hubspot_id
+    ]
+    return out.model_copy(update={"translations": variants})

@@ -161,6 +161,20 @@ class ExportAccepted(_RunAccepted):
     export: ExportOut
 
 
+class TranslationOut(_Out):
+    """A language variant of an object: of the same type and language group."""
+
+    hubspot_id: str
+    name: str | None
+    slug: str | None
+    url: str | None
+    state: str | None
+    language: str | None
+    translated_from_id: str | None = Field(description="the group's primary; null: this is it")
+    hubspot_updated_at: datetime | None
+    archived: bool
+
+
 class ContentItemOut(_Out):
     content_type: ContentType
     hubspot_id: str
@@ -169,10 +183,18 @@ class ContentItemOut(_Out):
     url: str | None
     state: str | None
     language: str | None
+    translated_from_id: str | None = Field(
+        description="the primary object of its language group; null for a primary"
+    )
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime
     data: Any = Field(description="the object as HubSpot returned it")
+    translations: list[TranslationOut] | None = Field(
+        default=None,
+        description="with=translations: the other live members of its language group, "
+        "primary first (an empty list: it has none); null when not asked for",
+    )
 
 
 class ContentPageOut(BaseModel):

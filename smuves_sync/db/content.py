@@ -12,8 +12,8 @@ binary; each object's JSON text and its hash are made here, so that Postgres par
 documents that changed. It takes any objects shaped like the HubSpot client's
 `ContentRecord` (this package does not import the client). `content_rows` reads through a
 server-side cursor, a batch at a time, so an export never holds the table in memory; it must
-run inside a transaction (`for_portal` or `transaction`). `content_page` runs as the API's
-caller (`Database.as_user`).
+run inside a transaction (`for_portal` or `transaction`). `content_page` and
+`content_language_groups` run as the API's caller (`Database.as_user`).
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ class ContentRow(Protocol):
     def archived(self) -> bool: ...
     @property
     def raw(self) -> Mapping[str, Any]: ...
+    @property
+    def translated_from_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,8 @@ class ContentItem:
     url: str | None
     state: str | None
     language: str | None
+    # The primary object of its language group; None for a primary.
+    translated_from_id: str | None
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime
@@ -110,6 +114,7 @@ def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
         "languages": [item.language for item in items],
         "updated_ats": [item.updated_at for item in items],
         "archived": [item.archived for item in items],
+        "translated_from_ids": [item.translated_from_id for item in items],
         "documents": [document.decode() for document in documents],
         # The same object sent again encodes to the same bytes, so an unchanged hash means
         # an unchanged document (a reordering by HubSpot only costs one rewrite).
@@ -191,3 +196,35 @@ async def content_page(
     more = len(rows) > limit
     last_key = (items[-1].content_type, items[-1].hubspot_id) if more and items else None
     return ContentPage(items=items, last_key=last_key)
+
+
+@dataclass(frozen=True, slots=True)
+class _GroupMember:
+    """A row of `content_language_groups`: the key asked for, and one member of its group."""
+
+    asked_type: ContentType
+    asked_id: str
+    item: ContentItem
+
+
+async def content_language_groups(
+    db: Database,
+    portal_id: int,
+    keys: Sequence[tuple[ContentType, str]],
+    *,
+    with_data: bool,
+) -> dict[tuple[ContentType, str], tuple[ContentItem, ...]]:
+    """The live members of the language group of each live object of `keys`, the object
+    itself included, primary first; `data` only of the asked objects, and only `with_data`.
+    A key of an object that is not live (or not visible) is left out."""
+    params = {
+        "portal_id": portal_id,
+        "content_types": [str(key[0]) for key in keys],
+        "hubspot_ids": [key[1] for key in keys],
+        "with_data": with_data,
+    }
+    rows = await db.all("content_language_groups", params, row=model_row(_GroupMember))
+    groups: dict[tuple[ContentType, str], list[ContentItem]] = {}
+    for row in rows:
+        groups.setdefault((row.asked_type, row.asked_id), []).append(row.item)
+    return {key: tuple(members) for key, members in groups.items()}

@@ -4,7 +4,7 @@
 list of types). `with_types` makes a registry with more specs beside them, for a client that
 lists a type the product does not store (tests, experiments)::
 
-    registry = DEFAULT_REGISTRY.with_types(ContentTypeSpec(name="blog_tag", ...))
+    registry = DEFAULT_REGISTRY.with_types(ContentTypeSpec(name="blog_topic", ...))
 """
 
 from __future__ import annotations

@@ -25,6 +25,8 @@ EXPORT_COLUMNS: Sequence[str] = (
     "archived",
     "deleted_at",
     "synced_at",
+    # Last, so the columns before it keep their places in spreadsheets built on them.
+    "translated_from_id",
 )
 
 # A spreadsheet runs a cell starting with one of these as a formula (OWASP "CSV injection");

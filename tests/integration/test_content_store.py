@@ -157,6 +157,25 @@ async def test_an_object_deleted_and_seen_again_is_live_again_with_its_new_flags
     assert (row["deleted_at"], row["archived"], row["last_seen_run"]) == (None, True, third.id)
 
 
+async def test_the_language_group_is_stored_and_follows_hubspot(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    first = await factory.run()
+    second = await factory.run(first.portal_id)
+    translation = dataclasses.replace(record("2"), language="en", translated_from_id="1")
+    await store(worker_db, first, [record("1"), translation])
+
+    stored = await rows(db, first.portal_id)
+    assert (stored["1"]["translated_from_id"], stored["2"]["translated_from_id"]) == (None, "1")
+    assert stored["2"]["language"] == "en"
+
+    # Detached from its group in HubSpot: the column follows, though the document is the same.
+    await store(
+        worker_db, second, [record("1"), dataclasses.replace(translation, translated_from_id=None)]
+    )
+    assert (await rows(db, first.portal_id))["2"]["translated_from_id"] is None
+
+
 async def test_a_worker_scoped_to_another_portal_cannot_store_this_portals_objects(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:

@@ -34,9 +34,9 @@ RETURNING id
 
 -- name: plant_content_item
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, data, content_hash,
-                                  first_seen_run, last_seen_run)
+                                  first_seen_run, last_seen_run, language, translated_from_id)
 VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
-        %(run_id)s, %(run_id)s)
+        %(run_id)s, %(run_id)s, %(language)s, %(translated_from_id)s)
 
 -- name: plant_content_rows
 -- n rows of one type with ids '00000001'…, every tenth archived.

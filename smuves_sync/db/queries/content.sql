@@ -13,19 +13,20 @@
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
-     last_seen_run, synced_at)
+     last_seen_run, synced_at, translated_from_id)
 SELECT %(portal_id)s, %(content_type)s::text, r.hubspot_id, r.name, r.slug, r.url, r.state,
        r.language, r.hubspot_updated_at, r.archived, NULL,
        coalesce((SELECT s.data FROM public.content_items AS s
                  WHERE s.portal_id = %(portal_id)s AND s.content_type = %(content_type)s::text
                    AND s.hubspot_id = r.hubspot_id AND s.content_hash = r.content_hash),
                 r.document::jsonb),
-       r.content_hash, %(run_id)s, %(run_id)s, now()
+       r.content_hash, %(run_id)s, %(run_id)s, now(), r.translated_from_id
 FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[], %(urls)b::text[],
             %(states)b::text[], %(languages)b::text[], %(updated_ats)b::timestamptz[],
-            %(archived)b::boolean[], %(documents)b::text[], %(content_hashes)b::text[])
+            %(archived)b::boolean[], %(documents)b::text[], %(content_hashes)b::text[],
+            %(translated_from_ids)b::text[])
      AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-           document, content_hash)
+           document, content_hash, translated_from_id)
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,
     slug = excluded.slug,
@@ -38,7 +39,8 @@ SET name = excluded.name,
     data = CASE WHEN c.content_hash = excluded.content_hash THEN c.data ELSE excluded.data END,
     content_hash = excluded.content_hash,
     last_seen_run = excluded.last_seen_run,
-    synced_at = excluded.synced_at
+    synced_at = excluded.synced_at,
+    translated_from_id = excluded.translated_from_id
 
 -- name: content_mark_unseen_deleted
 -- After a complete fetch by run %(run_id)s: what it did not see is gone from HubSpot.
@@ -50,7 +52,7 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 -- name: content_export_rows
 -- Read through a server-side cursor; `data` only when the format carries it.
 SELECT hubspot_id, content_type::text AS content_type, name, slug, url, state, language,
-       hubspot_updated_at, archived, deleted_at, synced_at,
+       translated_from_id, hubspot_updated_at, archived, deleted_at, synced_at,
        CASE WHEN %(with_data)s THEN data END AS data
 FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
@@ -66,7 +68,7 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 -- underscores from the user are already escaped. One row more than the page is asked for,
 -- to know whether another page follows.
 SELECT c.content_type::text AS content_type, c.hubspot_id, c.name, c.slug, c.url, c.state,
-       c.language, c.hubspot_updated_at, c.archived, c.synced_at, c.data
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.synced_at, c.data
 FROM public.content_items AS c
 WHERE c.portal_id = %(portal_id)s
   AND c.deleted_at IS NULL
@@ -79,3 +81,30 @@ WHERE c.portal_id = %(portal_id)s
        OR (c.content_type::text, c.hubspot_id) > (%(after_type)s::text, %(after_id)s::text))
 ORDER BY c.content_type, c.hubspot_id
 LIMIT %(limit)s + 1
+
+-- name: content_language_groups
+-- The API's language groups: the live members of the groups of the live objects asked for
+-- (parallel arrays of types and ids), each object itself included, with the key it was
+-- asked for. A group is its primary (translated_from_id NULL) and every object translated
+-- from it, so an asked object's group is found from its root: its translated_from_id, or its
+-- own id. Members come primary first, then by language; `data` only of the asked objects,
+-- when %(with_data)s.
+WITH asked AS (
+    SELECT c.content_type, c.hubspot_id, coalesce(c.translated_from_id, c.hubspot_id) AS root
+    FROM unnest(%(content_types)s::text[], %(hubspot_ids)s::text[])
+         AS a (content_type, hubspot_id)
+    JOIN public.content_items AS c
+      ON c.portal_id = %(portal_id)s AND c.content_type = a.content_type
+     AND c.hubspot_id = a.hubspot_id AND c.deleted_at IS NULL
+)
+SELECT a.content_type::text AS asked_type, a.hubspot_id AS asked_id,
+       m.content_type::text AS content_type, m.hubspot_id, m.name, m.slug, m.url, m.state,
+       m.language, m.translated_from_id, m.hubspot_updated_at, m.archived, m.synced_at,
+       CASE WHEN %(with_data)s AND m.hubspot_id = a.hubspot_id THEN m.data END AS data
+FROM asked AS a
+JOIN public.content_items AS m
+  ON m.portal_id = %(portal_id)s AND m.content_type = a.content_type
+ AND (m.hubspot_id = a.root OR m.translated_from_id = a.root)
+ AND m.deleted_at IS NULL
+ORDER BY a.content_type, a.hubspot_id, m.translated_from_id NULLS FIRST, m.language,
+         m.hubspot_id

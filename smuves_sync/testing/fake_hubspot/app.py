@@ -1,5 +1,8 @@
 """The Starlette app: HubSpot's CMS listing endpoints (v3 and 2026-03) plus /_fake admin calls.
 
+Pages, posts, blog authors, tags, blogs and redirects are listed and read alike (`_list_pages`,
+`_get_page`); HubDB tables and rows have their own handlers.
+
 Every API request goes through the same steps: bearer token -> portal (401), the portal's
 limits (429 + X-HubSpot-RateLimit-* headers on every answer), an injected fault if one fires,
 the configured latency, then the listing itself.
@@ -33,6 +36,15 @@ PAGE_PATHS = {
     ContentType.BLOG_POST: ("/cms/v3/blogs/posts", "/cms/blogs/2026-03/posts"),
 }
 HUBDB_PATHS = ("/cms/v3/hubdb/tables", "/cms/hubdb/2026-03/tables")
+# The blog's other objects and the redirects. HubSpot has no dated blog-settings API (in its
+# specs); the v3 redirects listing is also served where the v3 spec puts it.
+BLOG_PATHS = {
+    ContentType.BLOG_AUTHOR: ("/cms/v3/blogs/authors", "/cms/blogs/2026-03/authors"),
+    ContentType.BLOG_TAG: ("/cms/v3/blogs/tags", "/cms/blogs/2026-03/tags"),
+    ContentType.URL_REDIRECT: ("/cms/v3/url-redirects", "/cms/url-redirects/2026-03"),
+    ContentType.BLOG: ("/cms/v3/blog-settings/settings",),
+}
+LISTING_ALIASES = {"/cms/url-redirects/v3": ContentType.URL_REDIRECT}
 PAGE_LIMIT = 100
 HUBDB_LIMIT = 1000
 _HTML_ERROR_PAGE = "<html><head><title>Bad gateway</title></head><body>upstream error</body></html>"
@@ -47,7 +59,9 @@ class NotFound(Exception):
 def build_app(fake: FakeHubSpot) -> Starlette:
     """The ASGI application for one FakeHubSpot."""
     routes: list[Route] = []
-    for content_type, paths in PAGE_PATHS.items():
+    for path, content_type in LISTING_ALIASES.items():
+        routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
+    for content_type, paths in {**PAGE_PATHS, **BLOG_PATHS}.items():
         for path in paths:
             routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
             get_one = _api(fake, content_type, _get_page(content_type), False)

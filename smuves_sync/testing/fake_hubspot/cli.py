@@ -17,17 +17,20 @@ from smuves_sync.testing.fake_hubspot.spec import (
     fault_from_text,
 )
 
-DEMO_PORTAL = "1001:demo-token:200,50,100,3,100"
+DEMO_PORTAL = "1001:demo-token:200,50,100,3,100,8,40,60,4"
 
 _EPILOG = """\
-portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABLE[:SEED]
+portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABLE
+                 [,AUTHORS,TAGS,REDIRECTS,BLOGS][:SEED]
                e.g. --portal 1001:demo-token:20000,0,10000,5,2000
+                    --portal 1001:demo-token:200,50,100,3,100,8,40,60,4
                (default: one portal %(demo)s)
 fault format   comma-separated key=value pairs of a fault rule:
                  kind=status|rate_limit|not_json|truncated|missing_results|wrong_types|
                       repeat_cursor|slow
                  share=0..1   on=N+N+...  (1-based numbers of the requests the rule matches)
-                 type=site_page|landing_page|blog_post|hubdb_table|hubdb_row   portal_id=N
+                 type=site_page|landing_page|blog_post|hubdb_table|hubdb_row|
+                      blog_author|blog_tag|url_redirect|blog   portal_id=N
                  status=503   policy=TEN_SECONDLY_ROLLING|SECONDLY|DAILY   retry_after_s=N
                  delay_ms=N
                e.g. --fault kind=status,status=500,type=blog_post,share=1
@@ -47,8 +50,11 @@ def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalS
     if len(parts) not in (3, 4):
         raise ValueError(f"--portal {text!r}: expected ID:TOKEN:COUNTS[:SEED]")
     counts = [int(n) for n in parts[2].split(",")]
-    if len(counts) != 5:
-        raise ValueError("--portal counts: SITE,LANDING,POSTS,TABLES,ROWS")
+    if len(counts) not in (5, 9):
+        raise ValueError(
+            "--portal counts: SITE,LANDING,POSTS,TABLES,ROWS[,AUTHORS,TAGS,REDIRECTS,BLOGS]"
+        )
+    more = counts[5:] or [0, 0, 0, 0]
     return PortalSpec(
         portal_id=int(parts[0]),
         token=parts[1],
@@ -59,13 +65,18 @@ def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalS
         hubdb_tables=counts[3],
         rows_per_table=counts[4],
         archived_share=archived_share,
+        blog_authors=more[0],
+        blog_tags=more[1],
+        url_redirects=more[2],
+        blogs=more[3],
     )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fake_hubspot.py",
-        description="A fake HubSpot CMS API (pages, landing pages, blog posts, HubDB) serving "
+        description="A fake HubSpot CMS API (pages, landing pages, blog posts, HubDB, blog "
+        "authors, tags, blogs, URL redirects) serving "
         "deterministic generated portals, with HubSpot's limits, errors and injectable faults.",
         epilog=_EPILOG % {"demo": DEMO_PORTAL},
         formatter_class=argparse.RawDescriptionHelpFormatter,

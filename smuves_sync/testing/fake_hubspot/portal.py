@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.blog import BUILDERS as BLOG_BUILDERS
 from smuves_sync.testing.fake_hubspot.content import Builder, PageBuilder
 from smuves_sync.testing.fake_hubspot.hubdb import (
     ColumnDef,
@@ -91,6 +92,8 @@ class PortalModel:
             builder = RowBuilder(spec.portal_id, table_slot, self.columns(table_slot), spec.host)
         elif content_type is ContentType.HUBDB_TABLE:
             builder = TableBuilder(spec.portal_id, self._rows_life, self.columns)
+        elif content_type in BLOG_BUILDERS:
+            builder = BLOG_BUILDERS[content_type](spec, self.timestamps)
         else:
             builder = PageBuilder(content_type, spec, self.timestamps)
         life = Lifecycle(life_key, spec.initial_count(content_type), spec.archived_share)

@@ -31,6 +31,12 @@ class PortalSpec:
     # Share of each type (and of each table's rows) that starts archived.
     archived_share: float = 0.05
     domain: str = ""
+    # The blog's other objects and the site's redirects (after the fields above, so specs
+    # written positionally keep their meaning).
+    blog_authors: int = 0
+    blog_tags: int = 0
+    url_redirects: int = 0
+    blogs: int = 0
 
     def __post_init__(self) -> None:
         counts = (
@@ -40,15 +46,19 @@ class PortalSpec:
             self.hubdb_tables,
             self.rows_per_table,
         )
-        if self.portal_id <= 0 or any(count < 0 for count in counts):
+        more = (self.blog_authors, self.blog_tags, self.url_redirects, self.blogs)
+        if self.portal_id <= 0 or any(count < 0 for count in counts + more):
             raise ValueError("portal id must be positive and counts must not be negative")
         # Generated ids reserve a block per portal: keep counts well inside it.
         if (
-            max(counts[:3]) > 50_000_000
+            max(counts[:3] + more) > 50_000_000
             or self.hubdb_tables > 100
             or self.rows_per_table > 5_000_000
         ):
-            raise ValueError("at most 50M pages/posts, 100 tables and 5M rows per table")
+            raise ValueError(
+                "at most 50M objects of a type (pages, posts, authors, tags, redirects, "
+                "blogs), 100 tables and 5M rows per table"
+            )
         if not 0.0 <= self.archived_share < 1.0:
             raise ValueError("archived_share must be in [0, 1)")
         if not self.token:
@@ -67,6 +77,10 @@ class PortalSpec:
             ContentType.BLOG_POST: self.blog_posts,
             ContentType.HUBDB_TABLE: self.hubdb_tables,
             ContentType.HUBDB_ROW: self.rows_per_table,
+            ContentType.BLOG_AUTHOR: self.blog_authors,
+            ContentType.BLOG_TAG: self.blog_tags,
+            ContentType.URL_REDIRECT: self.url_redirects,
+            ContentType.BLOG: self.blogs,
         }[content_type]
 
 

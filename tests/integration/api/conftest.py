@@ -89,14 +89,14 @@ async def plant_one_of_everything(
     run_status: RunStatus,
     job_status: JobStatus,
     name: str = "",
-) -> dict[str, int]:
+) -> dict[str, int | str]:
     """A portal of `owner` with one of everything an API path can name: a fetch run (with a
     job and a content item), a completed export written to `export_file`, a notification.
     Returns their ids by path parameter name."""
     portal = await factory.portal(owner.id, portal_id=portal_id, name=name)
     run = await factory.run(portal, owner=owner.id, status=run_status)
     await factory.job(run, status=job_status)
-    await factory.content_item(run)
+    hubspot_id = await factory.content_item(run)
     export_run = await factory.run(
         portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
     )
@@ -117,6 +117,9 @@ async def plant_one_of_everything(
         "run_id": run.id,
         "export_id": export_id,
         "notification_id": notification,
+        # A content object's key: its type (a word, the same for every tenant) and id.
+        "type": "site_page",
+        "hubspot_id": hubspot_id,
     }
 
 

@@ -53,10 +53,10 @@ CHECKS = [
 class Served:
     base_url: str
     user: User
-    ids: dict[str, int]
+    ids: dict[str, int | str]
 
 
-async def _seed(factory: Factory, export_dir: Path) -> tuple[User, dict[str, int]]:
+async def _seed(factory: Factory, export_dir: Path) -> tuple[User, dict[str, int | str]]:
     user = await new_user(factory, "fuzz")
     ids = await plant_one_of_everything(
         factory,
