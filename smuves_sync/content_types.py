@@ -24,29 +24,74 @@ and one migration that adds the word to the database's list (the `content_type` 
 
 `ContentTypeSpec.read` turns one raw HubSpot object into a `ContentRecord`: the promoted columns
 (hubspot_id, name, slug, url, state, language, updated_at, archived, translated_from_id) plus
-the raw object. This module sits beside `models` (which re-exports `ContentType`): it imports
-nothing of the package but `errors`, so every layer may use it. (The fake HubSpot of the tests
-knows the types by name: it stands in for HubSpot, so it spells out HubSpot's paths itself
-rather than reading the product's.)
+the raw object; an object it cannot read raises `RecordError`. `ContentTypeSpec.read_page`
+reads a listing's results one by one and sets each object it cannot read aside as a
+`RejectedObject` (its id if it has one, the reason, its bytes), so that one bad object never
+costs the rest of its page. Ids are text: a number id is written in decimal, so ``"4"`` and
+``4`` are one object. This module sits beside `models` (which re-exports `ContentType`): it
+imports nothing of the package but `errors` and `content_text`, so every layer may use it.
+(The fake HubSpot of the tests knows the types by name: it stands in for HubSpot, so it spells
+out HubSpot's paths itself rather than reading the product's.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from smuves_sync.content_text import replace_unstorable
 from smuves_sync.errors import ConfigurationError
 
 # HubSpot writes "not archived" as the epoch: 0 (blog posts) or 1970-01-01T00:00:00Z (pages).
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The longest id stored, in bytes of UTF-8. Ids are part of content_items' primary key, and a
+# btree index refuses an entry past about 2.7 KB; HubSpot's ids are a few digits.
+MAX_ID_BYTES = 1024
+# A rejected object keeps at most this many bytes of itself (content_rejects.raw).
+RAW_SIZE_CAP = 64 * 1024
 
 
 class RecordError(ValueError):
     """A raw object lacks its id or has a promoted field of the wrong type."""
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedObject:
+    """An object HubSpot sent that cannot be stored: its id if it has a usable one, why, and the
+    object as ASCII JSON (NULs and lone surrogates as JSON escapes), cut after `RAW_SIZE_CAP`
+    bytes; `size` is its whole length."""
+
+    hubspot_id: str | None
+    reason: str
+    raw: bytes = field(repr=False)
+    size: int
+
+    @classmethod
+    def of(cls, obj: object, reason: str, hubspot_id: str | None = None) -> RejectedObject:
+        """Set `obj` aside for `reason`; an id that could not be stored itself is left out."""
+        try:
+            text = json.dumps(obj, default=_jsonable, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            text = f"<a {type(obj).__name__} that cannot be written as JSON>"
+        data = text.encode("ascii", "backslashreplace")
+        usable = hubspot_id is not None and usable_id(hubspot_id) is None
+        return cls(
+            hubspot_id if usable else None,
+            replace_unstorable(reason),
+            data[:RAW_SIZE_CAP],
+            len(data),
+        )
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, Mapping):
+        return dict(value)
+    return repr(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +187,32 @@ class ContentTypeSpec:
             raw=raw,
             translated_from_id=_reference(raw, fields.translated_from_id),
         )
+
+    def read_page(
+        self,
+        results: Sequence[object],
+        *,
+        parent_id: str | None = None,
+        archived_pass: bool = False,
+    ) -> tuple[tuple[ContentRecord, ...], tuple[RejectedObject, ...]]:
+        """Read a listing's results: the records, and the objects `read` refused, set aside."""
+        records: list[ContentRecord] = []
+        rejects: list[RejectedObject] = []
+        for raw in results:
+            try:
+                records.append(self.read(raw, parent_id=parent_id, archived_pass=archived_pass))
+            except RecordError as exc:
+                rejects.append(RejectedObject.of(raw, str(exc), self._id_if_any(raw, parent_id)))
+        return tuple(records), tuple(rejects)
+
+    def _id_if_any(self, raw: object, parent_id: str | None) -> str | None:
+        if not isinstance(raw, Mapping):
+            return None
+        try:
+            own_id = _id(raw.get(self.id_field), self.id_field)
+        except RecordError:
+            return None
+        return own_id if parent_id is None else f"{parent_id}:{own_id}"
 
 
 _PAGE_PATHS = {"v3": "/cms/v3/pages/{kind}", "2026-03": "/cms/pages/2026-03/{kind}"}
@@ -287,12 +358,33 @@ def _first(raw: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | N
 
 
 def _id(value: object, key: str) -> str:
-    # Ids are strings in every schema we read; some older endpoints send numbers.
+    # Ids are strings in every schema we read; some older endpoints send numbers, which are
+    # written in decimal: "4" and 4 are one object.
+    text: str | None = None
     if isinstance(value, str) and value:
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    raise RecordError(f"object has no usable {key!r} (got {type(value).__name__})")
+        text = value
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            text = str(value)
+        except ValueError:  # more digits than Python writes out
+            text = None
+    if text is None:
+        raise RecordError(f"object has no usable {key!r} (got {type(value).__name__})")
+    problem = usable_id(text)
+    if problem is not None:
+        raise RecordError(f"object has no usable {key!r}: {problem}")
+    return text
+
+
+def usable_id(text: str) -> str | None:
+    """What keeps `text` from being stored as an id (a NUL, a lone surrogate, its length), or
+    None when it can be."""
+    if replace_unstorable(text) != text:
+        return "it holds a NUL or a lone surrogate"
+    size = len(text.encode())
+    if size > MAX_ID_BYTES:
+        return f"it is {size:,} bytes long, more than the {MAX_ID_BYTES:,} an id may have"
+    return None
 
 
 def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:

@@ -228,6 +228,27 @@ class Factory:
             n=n,
         )
 
+    async def content_reject(
+        self,
+        run: Run,
+        hubspot_id: str | None = None,
+        *,
+        content_type: ContentType = ContentType.SITE_PAGE,
+        reason: str = "object has no usable 'id' (got NoneType)",
+    ) -> int:
+        """A rejected object of the run's portal, recorded by `run`."""
+        rows = await query(
+            self.pool,
+            "plant_content_reject",
+            portal_id=run.portal_id,
+            run_id=run.id,
+            content_type=str(content_type),
+            hubspot_id=hubspot_id,
+            reason=reason,
+            raw=b'{"name":"no id"}',
+        )
+        return int(rows[0]["id"])
+
     async def export(
         self,
         run: Run,

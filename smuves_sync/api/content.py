@@ -6,16 +6,20 @@ cursor (the last key, base64url of JSON); `q` matches name, slug or url, case-in
 as plain text (``%`` and ``_`` are not wildcards). `/content/{type}/{hubspot_id}` is one
 object. With `with=translations` each object comes with its language variants: the other
 live members of its language group (its primary, and the objects translated from that).
+Objects come back as HubSpot sent them: text stored escaped (NULs, lone surrogates:
+smuves_sync.content_text) is decoded.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
@@ -27,6 +31,7 @@ from smuves_sync.api.schemas import (
     StorableText,
     TranslationOut,
 )
+from smuves_sync.content_text import unescape_text, unescape_value
 from smuves_sync.db.content import ContentItem, content_language_groups, content_page
 from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
@@ -66,9 +71,22 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
+class ContentJSONResponse(JSONResponse):
+    """JSON as FastAPI writes it; a lone surrogate HubSpot sent goes back as the JSON escape
+    it came as (UTF-8 cannot carry it)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            text = json.dumps(content, allow_nan=False, separators=(",", ":"))
+            return text.encode("ascii")
+
+
 @router.get(
     "/v1/portals/{portal_id}/content",
     response_model=ContentPageOut,
+    response_class=ContentJSONResponse,
     summary="A portal's content, a page at a time",
 )
 async def list_content(
@@ -111,6 +129,7 @@ async def list_content(
 @router.get(
     "/v1/portals/{portal_id}/content/{type}/{hubspot_id}",
     response_model=ContentItemOut,
+    response_class=ContentJSONResponse,
     summary="One object of a portal's content",
 )
 async def get_content(
@@ -137,12 +156,34 @@ async def get_content(
 
 
 def _item_out(item: ContentItem, groups: Groups | None) -> ContentItemOut:
-    """The object, and its language variants when `groups` were looked up."""
-    out = ContentItemOut.model_validate(item)
+    """The object, and its language variants when `groups` were looked up; as HubSpot sent
+    them."""
+    out = ContentItemOut.model_validate(decoded(item))
     if groups is None:
         return out
     members = groups.get((item.content_type, item.hubspot_id), ())
     variants = [
-        TranslationOut.model_validate(m) for m in members if m.hubspot_id != item.hubspot_id
+        TranslationOut.model_validate(decoded(m))
+        for m in members
+        if m.hubspot_id != item.hubspot_id
     ]
     return out.model_copy(update={"translations": variants})
+
+
+def decoded(item: ContentItem) -> ContentItem:
+    """`item` with its stored text decoded (smuves_sync.content_text): NULs and lone
+    surrogates as HubSpot sent them."""
+    return dataclasses.replace(
+        item,
+        name=_unescape(item.name),
+        slug=_unescape(item.slug),
+        url=_unescape(item.url),
+        state=_unescape(item.state),
+        language=_unescape(item.language),
+        translated_from_id=_unescape(item.translated_from_id),
+        data=unescape_value(item.data),
+    )
+
+
+def _unescape(value: str | None) -> str | None:
+    return None if value is None else unescape_text(value)

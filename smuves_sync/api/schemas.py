@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
+from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.models import (
     ContentType,
     Export,
@@ -106,6 +107,23 @@ class JobOut(_Out):
     finished_at: datetime | None
 
 
+class RejectCountOut(_Out):
+    content_type: ContentType
+    objects: int = Field(description="objects of this type the run could not store")
+    reason: str = Field(description="the commonest reason")
+    reasons: int = Field(description="how many different reasons there were")
+
+
+class RejectsOut(_Out):
+    """Objects HubSpot sent that the run could not store (kept aside; the run went on)."""
+
+    objects: int
+    message: str | None = Field(
+        description='"N objects could not be stored: …", with the reasons; null: none'
+    )
+    by_type: list[RejectCountOut]
+
+
 class RunOut(_Out):
     id: int
     portal_id: int
@@ -116,11 +134,13 @@ class RunOut(_Out):
     started_at: datetime | None
     finished_at: datetime | None
     jobs: list[JobOut]
+    rejected: RejectsOut
 
     @classmethod
-    def of(cls, run: Run, jobs: Iterable[Job]) -> RunOut:
-        """From the run and its jobs."""
-        return cls.model_validate({**_attributes(run), "jobs": list(jobs)})
+    def of(cls, run: Run, jobs: Iterable[Job], rejects: RunRejects = NO_REJECTS) -> RunOut:
+        """From the run, its jobs and what it could not store."""
+        rejected = {"objects": rejects.objects, "message": rejects.note, "by_type": rejects.by_type}
+        return cls.model_validate({**_attributes(run), "jobs": list(jobs), "rejected": rejected})
 
 
 class SkippedType(BaseModel):
@@ -205,6 +225,7 @@ class ContentPageOut(BaseModel):
 class NotificationOut(_Out):
     id: int
     run_id: int | None
+    schedule_id: int | None = Field(description="the schedule a schedule_disabled note is about")
     kind: str
     message: str
     created_at: datetime

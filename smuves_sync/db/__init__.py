@@ -11,7 +11,8 @@
 
 The nouns, each a module of noun-verb functions taking a `Database`, with its
 ``queries/<noun>.sql``: jobs (and the queue's calls), runs, portals (members, users),
-content, exports, schedules, notifications, stats (monitoring reads). Rows become the
+content, rejects (objects a fetch could not store), exports, schedules, notifications, stats
+(monitoring reads). Rows become the
 package's records through `rows.model_row`.
 """
 

@@ -14,6 +14,14 @@ documents that changed. It takes any objects shaped like the HubSpot client's
 server-side cursor, a batch at a time, so an export never holds the table in memory; it must
 run inside a transaction (`for_portal` or `transaction`). `content_page` and
 `content_language_groups` run as the API's caller (`Database.as_user`).
+
+Nothing HubSpot sends fails a page. Before the arrays are built, text Postgres cannot hold (NUL
+characters, lone surrogates) is escaped by the one rule of `smuves_sync.content_text`, in the
+documents and the promoted columns alike; an object listed twice in a page is stored once, as
+its last copy; an object that still cannot be stored (an id Postgres cannot key on, a document
+that cannot be written as JSON) is recorded in content_rejects instead (`db.rejects`), with
+the objects the caller could not read (`rejected`). The readers hand back text as stored:
+whoever shows it to a person decodes it (`content_text`).
 """
 
 from __future__ import annotations
@@ -28,7 +36,10 @@ from typing import Any, Protocol
 import orjson
 from psycopg.rows import dict_row, scalar_row
 
+from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
+from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
+from smuves_sync.db.rejects import content_rejects_add
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType
 
@@ -85,6 +96,10 @@ class ContentPage:
     last_key: tuple[ContentType, str] | None
 
 
+class _Unstorable(ValueError):
+    """An object that cannot be stored even escaped; the message says why."""
+
+
 def _json_default(value: object) -> object:
     if isinstance(value, Mapping):  # a read-only mapping from the client
         return dict(value)
@@ -92,34 +107,97 @@ def _json_default(value: object) -> object:
 
 
 def _document(raw: Mapping[str, Any]) -> bytes:
-    """The object as compact JSON, keys in the order HubSpot sent them."""
+    """The object as compact JSON, keys in the order HubSpot sent them, its text escaped where
+    Postgres could not hold it (`content_text`); `_Unstorable` when it cannot be written."""
     try:
-        return orjson.dumps(raw, default=_json_default)
+        document = orjson.dumps(raw, default=_json_default)
     except orjson.JSONEncodeError:
-        # orjson refuses what the standard library accepts, e.g. integers beyond 64 bits.
+        pass  # lone surrogates, integers beyond 64 bits, deep nesting: written out below
+    else:
+        # orjson writes a NUL as this escape; the mark is there only in text to escape.
+        if b"\\u0000" not in document and ESCAPE_UTF8 not in document:
+            return document
+    try:
+        escaped = escape_value(raw)
+    except RecursionError:
+        raise _Unstorable("its document nests too deep to be stored") from None
+    try:
+        return orjson.dumps(escaped, default=_json_default)
+    except orjson.JSONEncodeError:
+        pass  # orjson refuses what the standard library accepts, e.g. integers beyond 64 bits
+    try:
         return json.dumps(
-            raw, default=_json_default, ensure_ascii=False, separators=(",", ":")
+            escaped,
+            default=_json_default,
+            ensure_ascii=False,
+            separators=(",", ":"),
+            allow_nan=False,
         ).encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _Unstorable(f"its document cannot be written as JSON: {exc}") from None
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else escape_text(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _Storable:
+    """One object ready for the arrays: its promoted columns escaped, its document encoded."""
+
+    item: ContentRow
+    hubspot_id: str
+    document: bytes
+
+
+def _prepare_page(
+    items: Sequence[ContentRow],
+) -> tuple[list[_Storable], list[RejectedObject]]:
+    """The page's objects as they will be stored (one per id, the last copy of each), and the
+    ones that cannot be stored."""
+    kept: dict[str, _Storable] = {}
+    rejects: list[RejectedObject] = []
+    for item in items:
+        hubspot_id = str(item.hubspot_id)
+        problem = usable_id(hubspot_id)
+        try:
+            if problem is not None:
+                raise _Unstorable(f"its id cannot be stored: {problem}")
+            document = _document(item.raw)
+        except _Unstorable as exc:
+            rejects.append(RejectedObject.of(item.raw, str(exc), hubspot_id))
+            continue
+        # A page that lists an object twice (ids are text, so "4" and 4 are one id): the last
+        # copy wins, as it would have had the two come in two pages. One statement cannot
+        # write a row twice.
+        kept.pop(hubspot_id, None)
+        kept[hubspot_id] = _Storable(item, hubspot_id, document)
+    return list(kept.values()), rejects
+
+
+def _columns(page: Sequence[_Storable]) -> dict[str, list[Any]]:
+    """The prepared page as one list per column, the shape `content_upsert_page` unnests."""
+    items = [p.item for p in page]
+    return {
+        "hubspot_ids": [p.hubspot_id for p in page],
+        "names": [_text(item.name) for item in items],
+        "slugs": [_text(item.slug) for item in items],
+        "urls": [_text(item.url) for item in items],
+        "states": [_text(item.state) for item in items],
+        "languages": [_text(item.language) for item in items],
+        "updated_ats": [item.updated_at for item in items],
+        "archived": [item.archived for item in items],
+        "translated_from_ids": [_text(item.translated_from_id) for item in items],
+        "documents": [p.document.decode() for p in page],
+        # The same object sent again encodes to the same bytes, so an unchanged hash means
+        # an unchanged document (a reordering by HubSpot only costs one rewrite).
+        "content_hashes": [hashlib.sha256(p.document).hexdigest() for p in page],
+    }
 
 
 def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
-    """The page as one list per column, the shape `content_upsert_page` unnests."""
-    documents = [_document(item.raw) for item in items]
-    return {
-        "hubspot_ids": [item.hubspot_id for item in items],
-        "names": [item.name for item in items],
-        "slugs": [item.slug for item in items],
-        "urls": [item.url for item in items],
-        "states": [item.state for item in items],
-        "languages": [item.language for item in items],
-        "updated_ats": [item.updated_at for item in items],
-        "archived": [item.archived for item in items],
-        "translated_from_ids": [item.translated_from_id for item in items],
-        "documents": [document.decode() for document in documents],
-        # The same object sent again encodes to the same bytes, so an unchanged hash means
-        # an unchanged document (a reordering by HubSpot only costs one rewrite).
-        "content_hashes": [hashlib.sha256(document).hexdigest() for document in documents],
-    }
+    """The page's storable objects as one list per column (what cannot be stored left out)."""
+    return _columns(_prepare_page(items)[0])
 
 
 async def content_upsert_page(
@@ -128,9 +206,17 @@ async def content_upsert_page(
     content_type: ContentType,
     run_id: int,
     items: Sequence[ContentRow],
+    *,
+    rejected: Sequence[RejectedObject] = (),
 ) -> int:
-    """Insert or update one page of objects seen by `run_id`; returns the rows written."""
-    if not items:
+    """Insert or update one page of objects seen by `run_id`; returns the rows written.
+
+    What cannot be stored, and `rejected` (what the caller could not read), is recorded in
+    content_rejects, in the same transaction when `db` is one.
+    """
+    page, rejects = _prepare_page(items)
+    await content_rejects_add(db, portal_id, content_type, run_id, [*rejected, *rejects])
+    if not page:
         return 0
     return await db.execute(
         "content_upsert_page",
@@ -138,7 +224,7 @@ async def content_upsert_page(
             "portal_id": portal_id,
             "content_type": str(content_type),
             "run_id": run_id,
-            **_page_columns(items),
+            **_columns(page),
         },
     )
 

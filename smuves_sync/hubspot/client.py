@@ -21,7 +21,8 @@ and HubSpot's correlation id: transient failures are retried here first (see `re
 wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After` is capped at
 `hubspot_max_retry_after_seconds`), a spent daily budget raises `HubSpotDailyLimitReached`
 with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape
-raises `MalformedResponse`. Answers are bounded: bodies are streamed and never read past
+raises `MalformedResponse` (a page: an object of the wrong shape is only set aside, in
+`Page.rejects`). Answers are bounded: bodies are streamed and never read past
 `hubspot_max_response_bytes` (`ResponseTooLarge`), and a listing that runs far past HubSpot's
 count raises `RunawayListing`. The token is held as a `SecretStr` and never appears in a log
 line, a repr or an error message.
@@ -63,6 +64,7 @@ from smuves_sync.hubspot.registry import (
     ContentRecord,
     ContentTypeRegistry,
     ContentTypeSpec,
+    RejectedObject,
 )
 from smuves_sync.hubspot.responses import error_for_status, json_object, read_capped, read_error
 from smuves_sync.hubspot.retry import RetryPolicy
@@ -77,11 +79,20 @@ _ERROR_BODY_BYTES = 64 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One page of a listing and the cursor that resumes right after it."""
+    """One page of a listing and the cursor that resumes right after it; `rejects` are the
+    objects of the page that could not be read (kept aside, not fatal)."""
 
     items: tuple[ContentRecord, ...]
     cursor: str
     archived: bool = False
+    rejects: tuple[RejectedObject, ...] = ()
+
+    @property
+    def objects(self) -> int:
+        """How many objects the page lists: an object listed twice counts once, and every
+        object that could not be read counts too."""
+        ids = {item.hubspot_id for item in self.items}
+        return len(ids) + sum(1 for r in self.rejects if r.hubspot_id not in ids)
 
 
 class _BearerAuth(httpx.Auth):
@@ -207,12 +218,13 @@ class HubSpotClient:
                     start = state.position if resuming else Position()
                     path = spec.list_path(self._api_version, parent_id)
                     seen = 0
-                    async for items, nxt, total in self._walk(
+                    async for items, rejects, nxt, total in self._walk(
                         spec, path, archived, start, parent_id, spec.name, lane
                     ):
+                        listed = len(items) + len(rejects)
                         if seen == 0:
                             bound.part_started(total)
-                        if not bound.add(len(items)):
+                        if not bound.add(listed):
                             raise RunawayListing(
                                 f"the {spec.name} listing does not end: {bound.describe()}; "
                                 "HubSpot keeps handing out new cursors. The next fetch counts "
@@ -220,9 +232,9 @@ class HubSpotClient:
                                 portal_id=self.portal_id,
                                 content_type=str(spec.name),
                             )
-                        seen += len(items)
+                        seen += listed
                         if left is not None:
-                            left = max(left - len(items), 0)
+                            left = max(left - listed, 0)
                             lane.expect(_requests_for(left, spec.page_size))
                         elif total is not None:
                             lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
@@ -234,7 +246,7 @@ class HubSpotClient:
                             after = Cursor(spec.name, archived=True)
                         else:
                             after = Cursor(spec.name, archived, done=True)
-                        yield Page(items, after.encode(), archived)
+                        yield Page(items, after.encode(), archived, rejects)
         finally:
             lane.close()
 
@@ -249,9 +261,11 @@ class HubSpotClient:
         parent_id: str | None,
         asked: str,
         lane: Lane | None = None,
-    ) -> AsyncIterator[tuple[tuple[ContentRecord, ...], Position | None, int | None]]:
-        """The records of each page of one listing, the position of the page after it, and the
-        listing's `total` if the body gives one.
+    ) -> AsyncIterator[
+        tuple[tuple[ContentRecord, ...], tuple[RejectedObject, ...], Position | None, int | None]
+    ]:
+        """The records of each page of one listing, the objects it could not read, the position
+        of the page after it, and the listing's `total` if the body gives one.
 
         `asked` is the content type the caller asked for, named in errors (a failing HubDB
         tables listing fails the `hubdb_row` fetch that needed it).
@@ -265,14 +279,22 @@ class HubSpotClient:
             body = await self._get(asked, path, params, lane)
             try:
                 results = _results(body)
-                records = tuple(
-                    spec.read(raw, parent_id=parent_id, archived_pass=archived) for raw in results
-                )
                 nxt = paging.advance(body, len(results))
-            except ValueError as exc:  # RecordError, PagingError, or no `results` list
+            except ValueError as exc:  # PagingError, or no `results` list: the page is broken
                 raise self._malformed(asked, f"GET {path}: {exc}") from None
+            # An object that cannot be read is set aside, never the page's failure.
+            records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+            if rejects:
+                log.warning(
+                    "portal %s: %d %s object(s) of GET %s cannot be read: %s",
+                    self.portal_id,
+                    len(rejects),
+                    spec.name,
+                    path,
+                    rejects[0].reason,
+                )
             total = body.get("total")
-            yield records, nxt, total if _is_count(total) else None
+            yield records, rejects, nxt, total if _is_count(total) else None
             if nxt is None:
                 return
             position = nxt
@@ -284,7 +306,8 @@ class HubSpotClient:
         parent = self._registry.get(spec.parent)
         path = parent.list_path(self._api_version)
         found: list[ContentRecord] = []
-        async for records, _, _ in self._walk(
+        # A parent that cannot be read has no children to list; its own type's fetch records it.
+        async for records, _, _, _ in self._walk(
             parent, path, False, Position(), None, spec.name, lane
         ):
             found.extend(records)

@@ -18,6 +18,7 @@ from smuves_sync.content_types import (
     ContentTypeSpec,
     FieldMap,
     RecordError,
+    RejectedObject,
 )
 from smuves_sync.errors import UnknownContentType
 
@@ -28,6 +29,7 @@ __all__ = [
     "ContentTypeSpec",
     "FieldMap",
     "RecordError",
+    "RejectedObject",
 ]
 
 

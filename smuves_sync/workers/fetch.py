@@ -9,7 +9,10 @@
    the job's fenced checkpoint (cursor, processed). A lost lease raises `LeaseLost` inside
    it, so the page rolls back and the handler stops; a killed worker's successor resumes
    after the last committed page. What is still to come (total less processed) is passed to
-   the listing, which also stops with `RunawayListing` if it runs far past that count.
+   the listing, which also stops with `RunawayListing` if it runs far past that count. An
+   object that cannot be read or stored is recorded in content_rejects with the page, and the
+   page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
+   counts once).
 4. At the end (the cursor says done), in one transaction: mark deleted what this run did not
    see, and complete the job.
 
@@ -95,10 +98,15 @@ async def handle_fetch(ctx: JobContext) -> None:
         pages = _pages_ahead(client, content_type, job.cursor, expected)
         try:
             async for page in pages:
-                processed += len(page.items)
+                processed += page.objects
                 async with ctx.db.for_portal(portal_id) as scoped:
                     await content_upsert_page(
-                        scoped, portal_id, content_type, job.run_id, page.items
+                        scoped,
+                        portal_id,
+                        content_type,
+                        job.run_id,
+                        page.items,
+                        rejected=page.rejects,
                     )
                     job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
         finally:

@@ -44,6 +44,7 @@ async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
     await factory.job(run, status=JobStatus.RUNNING)
     await factory.job(run, content_type=ContentType.BLOG_POST)
     await factory.content_item(run)
+    await factory.content_reject(run)
     export_run = await factory.run(portal, owner=user, kind=JobKind.EXPORT)
     await factory.export(export_run)
     await factory.notification(user, run)

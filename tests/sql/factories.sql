@@ -50,6 +50,13 @@ SELECT %(portal_id)s, %(content_type)s, lpad(g::text, 8, '0'), 'Page ' || g, 'pa
        md5(g::text), %(run_id)s, %(run_id)s
 FROM generate_series(1, %(n)s) AS g
 
+-- name: plant_content_reject
+INSERT INTO public.content_rejects (portal_id, run_id, content_type, hubspot_id, reason, raw,
+                                    raw_size)
+VALUES (%(portal_id)s, %(run_id)s, %(content_type)s, %(hubspot_id)s, %(reason)s, %(raw)s,
+        length(%(raw)s))
+RETURNING id
+
 -- name: plant_export
 INSERT INTO public.exports (run_id, portal_id, content_type, format, status)
 VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(status)s)

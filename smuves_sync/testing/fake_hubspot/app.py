@@ -26,6 +26,7 @@ from smuves_sync.testing.fake_hubspot.admin import admin_routes
 from smuves_sync.testing.fake_hubspot.bodies import error_body, json_response, rate_limit_body
 from smuves_sync.testing.fake_hubspot.content import encode_json
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.poison import served_dicts, served_json
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
 from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
 from smuves_sync.testing.fake_hubspot.spec import FaultKind, FaultRule
@@ -177,11 +178,18 @@ def _listing(
 ) -> Response:
     selection = collection.select(query)
     life, builder = collection.life, collection.builder
+    poisons = collection.poisons
     if query.properties:
         keep = set(query.properties)
-        items = [encode_json(_only(builder.as_dict(life, slot), keep)) for slot in selection.slots]
+        items = [
+            encode_json(_only(obj, keep))
+            for slot in selection.slots
+            for obj in served_dicts(poisons, builder, life, slot)
+        ]
     else:
-        items = [builder.as_json(life, slot) for slot in selection.slots]
+        items = [
+            text for slot in selection.slots for text in served_json(poisons, builder, life, slot)
+        ]
     kind = fault.kind if fault is not None else None
     next_page: dict[str, Any] | None = None
     after, offset = selection.next_after, selection.next_offset
@@ -244,7 +252,5 @@ def _one(found: tuple[Collection, int] | None, request: Request, what: str) -> R
     if found is None or found[0].life.is_archived(found[1]) != _archived_param(request):
         raise NotFound(what)
     collection, slot = found
-    return Response(
-        collection.builder.as_json(collection.life, slot),
-        media_type="application/json;charset=utf-8",
-    )
+    served = served_json(collection.poisons, collection.builder, collection.life, slot)
+    return Response(served[-1], media_type="application/json;charset=utf-8")

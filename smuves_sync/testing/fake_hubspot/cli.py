@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
 from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote
 from smuves_sync.testing.fake_hubspot.runner import bind_socket, make_server
 from smuves_sync.testing.fake_hubspot.spec import (
     Churn,
+    Poison,
     PortalSpec,
     ServerConfig,
     decode_setup,
     fault_from_text,
+    poison_from_text,
 )
 
 DEMO_PORTAL = "1001:demo-token:200,50,100,3,100,8,40,60,4"
@@ -35,6 +38,10 @@ fault format   comma-separated key=value pairs of a fault rule:
                  delay_ms=N
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
+poison format  PORTAL_ID:kind=KIND,type=TYPE,slot=N[,table=N]  (one object served spoilt)
+                 kind=nul_in_body|nul_in_key|nul_in_name|lone_surrogate|duplicate_id|
+                      numeric_id|no_id|bad_field
+               e.g. --poison 1001:kind=no_id,type=blog_post,slot=3
 versions       --start-version N serves content N steps on; between two syncs, step a running fake:
                  fake_hubspot.py --advance PORTAL_ID --url http://127.0.0.1:PORT [--churn ...]
 admin          GET /_fake/stats, POST /_fake/portals/ID/advance, GET /_fake/portals/ID/truth?type=T,
@@ -93,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     add("--daily-limit", type=int, default=1_000_000, help="requests per UTC day, 0 = off")
     add("--retry-after", action="store_true", help="send Retry-After on limit 429s")
     add("--fault", action="append", default=[], help="a fault rule (repeatable), see below")
+    add("--poison", action="append", default=[], help="a poisoned object (repeatable), see below")
     add("--fault-seed", type=int, default=0, help="seed of fault shares (default 0)")
     add(
         "--timestamps",
@@ -125,6 +133,16 @@ def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], S
     portals = tuple(
         parse_portal(text, args.seed, args.archived_share) for text in args.portal or [DEMO_PORTAL]
     )
+    poisons: dict[int, list[Poison]] = {}
+    for text in args.poison:
+        portal_id, sep, rest = text.partition(":")
+        if not sep:
+            raise ValueError(f"--poison {text!r}: expected PORTAL_ID:kind=...,type=...,slot=N")
+        poisons.setdefault(int(portal_id), []).append(poison_from_text(rest))
+    unknown = set(poisons) - {p.portal_id for p in portals}
+    if unknown:
+        raise ValueError(f"--poison names portals that are not hosted: {sorted(unknown)}")
+    portals = tuple(replace(p, poison=tuple(poisons.get(p.portal_id, ()))) for p in portals)
     config = ServerConfig(
         latency_ms=args.latency_ms,
         ten_second_limit=args.ten_second_limit or None,

@@ -37,6 +37,8 @@ class PortalSpec:
     blog_tags: int = 0
     url_redirects: int = 0
     blogs: int = 0
+    # Objects served spoilt in one of the ways HubSpot's data can be hostile (see `Poison`).
+    poison: tuple[Poison, ...] = ()
 
     def __post_init__(self) -> None:
         counts = (
@@ -63,6 +65,9 @@ class PortalSpec:
             raise ValueError("archived_share must be in [0, 1)")
         if not self.token:
             raise ValueError("a portal needs a token")
+        spoilt = [(p.content_type, p.table_slot, p.slot) for p in self.poison]
+        if len(set(spoilt)) != len(spoilt):
+            raise ValueError("one object takes one poison")
 
     @property
     def host(self) -> str:
@@ -82,6 +87,53 @@ class PortalSpec:
             ContentType.URL_REDIRECT: self.url_redirects,
             ContentType.BLOG: self.blogs,
         }[content_type]
+
+
+class PoisonKind(StrEnum):
+    """A way one object can be hostile to whoever stores it (smuves_sync/testing/fake_hubspot/
+    poison.py serves each). The first five are storable, the last two are not."""
+
+    NUL_IN_BODY = "nul_in_body"  # a \u0000 inside a long text of the document
+    NUL_IN_KEY = "nul_in_key"  # one more key, with a \u0000 in it
+    NUL_IN_NAME = "nul_in_name"  # a \u0000 in the name (a promoted field)
+    LONE_SURROGATE = "lone_surrogate"  # \ud800 in the name and \udfff in a text, unpaired
+    DUPLICATE_ID = "duplicate_id"  # listed twice in its page; the second copy renamed
+    NUMERIC_ID = "numeric_id"  # as DUPLICATE_ID, the second copy's id a JSON number: "4" and 4
+    NO_ID = "no_id"  # no `id` at all (not storable; against the spec)
+    BAD_FIELD = "bad_field"  # the name is a number (not storable; against the spec)
+
+
+# The poisons whose objects still match HubSpot's schemas (the others cannot: an id that is a
+# number or missing, a name that is not a string).
+SPEC_VALID_POISONS = frozenset(
+    {
+        PoisonKind.NUL_IN_BODY,
+        PoisonKind.NUL_IN_KEY,
+        PoisonKind.NUL_IN_NAME,
+        PoisonKind.LONE_SURROGATE,
+        PoisonKind.DUPLICATE_ID,
+    }
+)
+# The poisons that leave nothing a store could keep.
+UNSTORABLE_POISONS = frozenset({PoisonKind.NO_ID, PoisonKind.BAD_FIELD})
+
+
+@dataclass(frozen=True, slots=True)
+class Poison:
+    """Serve the object in `slot` of a type (HubDB rows: of the table in `table_slot`) spoilt.
+
+    Slots count objects in creation order from 0, as the listings serve them; the object keeps
+    its place and its archived flag.
+    """
+
+    kind: PoisonKind
+    content_type: ContentType
+    slot: int
+    table_slot: int = 0
+
+    def __post_init__(self) -> None:
+        if self.slot < 0 or self.table_slot < 0:
+            raise ValueError("poison slots count from 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +223,40 @@ def encode_setup(portals: tuple[PortalSpec, ...], config: ServerConfig) -> str:
 def decode_setup(text: str) -> tuple[tuple[PortalSpec, ...], ServerConfig]:
     """Inverse of `encode_setup`; raises ValueError on unknown or invalid fields."""
     raw = json.loads(text)
-    portals = tuple(PortalSpec(**_known(PortalSpec, p)) for p in raw["portals"])
+    portals = tuple(_portal_from_dict(p) for p in raw["portals"])
     config_raw = _known(ServerConfig, raw.get("config", {}))
     faults = decode_faults(config_raw.pop("faults", []))
     return portals, ServerConfig(**config_raw, faults=faults)
+
+
+def _portal_from_dict(raw: dict[str, Any]) -> PortalSpec:
+    values = _known(PortalSpec, raw)
+    values["poison"] = tuple(poison_from_dict(p) for p in values.get("poison", ()))
+    return PortalSpec(**values)
+
+
+def poison_from_dict(raw: dict[str, Any]) -> Poison:
+    """A poison from its JSON form (`asdict`)."""
+    values = _known(Poison, raw)
+    values["kind"] = PoisonKind(values["kind"])
+    values["content_type"] = ContentType(values["content_type"])
+    return Poison(**values)
+
+
+def poison_from_text(text: str) -> Poison:
+    """Parse the launcher's `--poison` syntax: `kind=no_id,type=blog_post,slot=3[,table=1]`."""
+    raw: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"poison option {part!r} is not key=value")
+        raw[{"type": "content_type", "table": "table_slot"}.get(key.strip(), key.strip())] = (
+            value.strip()
+        )
+    for name in ("slot", "table_slot"):
+        if name in raw:
+            raw[name] = int(raw[name])
+    return poison_from_dict(raw)
 
 
 def encode_faults(faults: tuple[FaultRule, ...]) -> list[dict[str, Any]]:
