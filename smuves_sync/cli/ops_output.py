@@ -3,7 +3,8 @@
 JSON shapes (times ISO 8601 with offset, durations in seconds, ids as numbers):
 
     run     {id, portal_id, owner_id, kind, status, content_types, created_at, started_at,
-             finished_at}  (+ jobs, jobs_completed, jobs_failed, processed, total in `runs`)
+             finished_at}  (+ portal_name, jobs, jobs_completed, jobs_failed, processed,
+             total in `runs`)
     job     {id, run_id, portal_id, kind, content_type, status, attempts, max_attempts,
              run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor,
              last_error, created_at, finished_at}   (never the lease token)

@@ -13,7 +13,10 @@ documents that changed. It takes any objects shaped like the HubSpot client's
 `ContentRecord` (this package does not import the client). `content_rows` reads through a
 server-side cursor, a batch at a time, so an export never holds the table in memory; it must
 run inside a transaction (`for_portal` or `transaction`). `content_page` and
-`content_language_groups` run as the API's caller (`Database.as_user`).
+`content_language_groups` run as the API's caller (`Database.as_user`); `content_count_by_type`
+as the login role, for the dashboard::
+
+    counts = await content_count_by_type(db, [portal_id])   # {(portal, type): ContentCounts}
 
 Nothing HubSpot sends fails a page. Before the arrays are built, text Postgres cannot hold (NUL
 characters, lone surrogates) is escaped by the one rule of `smuves_sync.content_text`, in the
@@ -94,6 +97,22 @@ class ContentPage:
 
     items: tuple[ContentItem, ...]
     last_key: tuple[ContentType, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ContentCounts:
+    """Stored objects of one portal and type."""
+
+    live: int
+    archived: int
+    deleted: int
+
+
+@dataclass(frozen=True, slots=True)
+class _TypeCounts:
+    portal_id: int
+    content_type: ContentType
+    counts: ContentCounts
 
 
 class _Unstorable(ValueError):
@@ -314,3 +333,12 @@ async def content_language_groups(
     for row in rows:
         groups.setdefault((row.asked_type, row.asked_id), []).append(row.item)
     return {key: tuple(members) for key, members in groups.items()}
+
+
+async def content_count_by_type(
+    db: Database, portal_ids: Sequence[int]
+) -> dict[tuple[int, ContentType], ContentCounts]:
+    """Stored objects by (portal, type); a pair with nothing stored is absent."""
+    params = {"portal_ids": list(portal_ids)}
+    rows = await db.all("content_count_by_type", params, row=model_row(_TypeCounts))
+    return {(r.portal_id, r.content_type): r.counts for r in rows}

@@ -7,8 +7,11 @@ through the API (notifications.sql).
     async with db.for_portal(portal_id) as scoped:                      # the scheduler
         await notification_schedule_disabled(scoped, schedule_id, "Schedule 7 … disabled")
 
+    about = await notification_of_run(db, run_id)    # the operator: a run's, with emails
+
 The queue's SQL functions write those about runs (migrations/0004, 0005, 0006); row-level
-security and the queries show each user only their own.
+security and the queries show each user only their own. `notification_of_run` runs as the
+login role (the dashboard's run page), across every tenant.
 """
 
 from __future__ import annotations
@@ -28,6 +31,18 @@ class Notification:
     run_id: int | None
     # set for a note about a schedule (kind schedule_disabled)
     schedule_id: int | None
+    kind: str
+    message: str
+    created_at: datetime
+    read_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunNotification:
+    """A notification about a run, with its recipient's email (None: the user is gone)."""
+
+    id: int
+    email: str | None
     kind: str
     message: str
     created_at: datetime
@@ -61,3 +76,11 @@ async def notification_schedule_disabled(db: Database, schedule_id: int, message
     `message`; False when nobody could be told (the schedule is not visible)."""
     params = {"schedule_id": schedule_id, "message": message}
     return await db.execute("notification_schedule_disabled", params) == 1
+
+
+async def notification_of_run(
+    db: Database, run_id: int, *, limit: int = 50
+) -> list[RunNotification]:
+    """The run's notifications, newest first, whoever they were for."""
+    params = {"run_id": run_id, "limit": limit}
+    return await db.all("notification_of_run", params, row=model_row(RunNotification))

@@ -25,6 +25,8 @@ EXPECTED_TABLES = {
     "schema_migrations",
     "content_types",
     "content_rejects",
+    "hubspot_minutes",
+    "operator_actions",
 }
 
 

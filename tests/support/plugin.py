@@ -51,8 +51,8 @@ os.environ["SMUVES_ENV_FILE"] = ""
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "hubspot(*specs, **config): the portals (PortalSpec) the `hubspot` and `sync` fixtures' "
-        "fake serves, and its ServerConfig fields",
+        "hubspot(*specs, config=None, **fields): the portals (PortalSpec) the `hubspot` and "
+        "`sync` fixtures' fake serves, and its ServerConfig (with `fields` changed)",
     )
 
 

@@ -10,14 +10,15 @@
             portal, ContentType.SITE_PAGE
         )
 
-The `hubspot` marker names the portals the fake serves and its `ServerConfig` fields; without
-one the fake serves no portal (enough for work that must not need HubSpot).
+The `hubspot` marker names the portals the fake serves and its `ServerConfig` (`config=`, and
+fields to change in it); without one the fake serves no portal (enough for work that must not
+need HubSpot).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -52,7 +53,9 @@ def hubspot_setup(request: pytest.FixtureRequest) -> tuple[tuple[PortalSpec, ...
     marker = request.node.get_closest_marker("hubspot")
     if marker is None:
         return (), ServerConfig()
-    return tuple(marker.args), ServerConfig(**marker.kwargs)
+    fields = dict(marker.kwargs)
+    config = fields.pop("config", None) or ServerConfig()
+    return tuple(marker.args), replace(config, **fields)
 
 
 def sync_settings(db_url: str, base_url: str, **overrides: Any) -> Settings:

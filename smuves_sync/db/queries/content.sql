@@ -1,5 +1,6 @@
 -- content_items (smuves_sync/db/content.py): one page of a fetch upserted in one statement,
--- deletions after a complete fetch, the streaming read of exports, the API's pages.
+-- deletions after a complete fetch, the streaming read of exports, the API's pages, the
+-- dashboard's counts.
 
 -- name: content_upsert_page
 -- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
@@ -108,3 +109,15 @@ JOIN public.content_items AS m
  AND m.deleted_at IS NULL
 ORDER BY a.content_type, a.hubspot_id, m.translated_from_id NULLS FIRST, m.language,
          m.hubspot_id
+
+-- name: content_count_by_type
+-- Stored objects of the portals by type: live, archived (still in HubSpot) and deleted
+-- (gone from HubSpot). Reads every stored row of these portals: its cost grows with their
+-- content, not with the queue.
+SELECT c.portal_id, c.content_type::text AS content_type,
+       count(*) FILTER (WHERE c.deleted_at IS NULL AND NOT c.archived) AS live,
+       count(*) FILTER (WHERE c.deleted_at IS NULL AND c.archived) AS archived,
+       count(*) FILTER (WHERE c.deleted_at IS NOT NULL) AS deleted
+FROM public.content_items AS c
+WHERE c.portal_id = ANY (%(portal_ids)s::bigint[])
+GROUP BY c.portal_id, c.content_type
