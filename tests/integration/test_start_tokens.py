@@ -9,7 +9,7 @@ import pytest
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import portal_token_for_member, portal_token_for_operator
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
+from tests.support import query
 
 SEALED = b"sealed-token-bytes"
 
@@ -35,9 +35,9 @@ async def test_naming_a_non_member_by_hand_gets_no_token(factory: Factory, app_p
     owner, stranger = await factory.user(), await factory.user()
     portal = await factory.portal(owner, token_encrypted=SEALED)
 
-    [row] = await read(app_pool, "start_token_as_user", user_id=stranger, portal_id=portal)
+    [row] = await query(app_pool, "start_token_as_user", user_id=stranger, portal_id=portal)
     assert row["token_encrypted"] is None
-    [row] = await read(app_pool, "start_token_as_user", user_id=owner, portal_id=portal)
+    [row] = await query(app_pool, "start_token_as_user", user_id=owner, portal_id=portal)
     assert row["token_encrypted"] == SEALED
 
 
@@ -78,7 +78,7 @@ async def test_a_worker_gets_no_token_by_naming_a_member(
 
 async def test_only_the_api_role_may_execute_the_members_function(admin_pool: Pool) -> None:
     granted = {
-        (r["name"], r["role"]): r["may"] for r in await read(admin_pool, "start_token_may_execute")
+        (r["name"], r["role"]): r["may"] for r in await query(admin_pool, "start_token_may_execute")
     }
     assert granted == {
         ("public.portal_token_for_member", "smuves_app"): True,

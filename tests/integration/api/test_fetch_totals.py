@@ -4,8 +4,7 @@ fails, is rate limited or slow, the 202 still comes, without totals, and the job
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -20,15 +19,13 @@ from smuves_sync.testing.fake_hubspot import (
     FaultKind,
     FaultRule,
     PortalSpec,
-    ServerConfig,
-    serve_in_thread,
 )
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
 from tests.integration.api.conftest import SECRET_KEY, User, new_user
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import sync_settings
+from tests.support import Served, query
+from tests.support.sync import sync_settings
 
 SPEC = PortalSpec(
     portal_id=9101,
@@ -49,15 +46,17 @@ SPEC = PortalSpec(
 COUNT_TIMEOUT = 0.5
 
 
-@pytest.fixture
-def fake() -> FakeHubSpot:
-    return FakeHubSpot([SPEC], ServerConfig(ten_second_limit=None))
+pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
 
 
 @pytest.fixture
-def base_url(fake: FakeHubSpot) -> Iterator[str]:
-    with serve_in_thread(fake) as url:
-        yield url
+def fake(hubspot: Served[FakeHubSpot]) -> FakeHubSpot:
+    return hubspot.fake
+
+
+@pytest.fixture
+def base_url(hubspot: Served[FakeHubSpot]) -> str:
+    return hubspot.base_url
 
 
 @pytest.fixture
@@ -105,7 +104,7 @@ async def test_the_202_carries_every_types_total(
     assert {j["content_type"]: j["total"] for j in body["run"]["jobs"]} == expected
     assert {j["status"] for j in body["run"]["jobs"]} == {"pending"}
     # Stored on the jobs, before any worker claimed one.
-    stored = await read(admin_pool, "sync_jobs_of_portal", portal_id=SPEC.portal_id)
+    stored = await query(admin_pool, "sync_jobs_of_portal", portal_id=SPEC.portal_id)
     assert {j["content_type"]: j["total"] for j in stored} == expected
     assert {j["attempts"] for j in stored} == {0}
     # Counting asked only for totals (limit=1), and every answer was a 200.
@@ -203,17 +202,18 @@ async def test_hubspot_failing_still_starts_the_fetch_and_its_jobs_count_later(
     # HubSpot recovers; a worker's fetch jobs count their types themselves, as before.
     fake.set_faults(())
     await _work(worker_db, db_url, base_url, body["run"]["id"])
-    jobs = await read(admin_pool, "sync_jobs_of_portal", portal_id=SPEC.portal_id)
+    jobs = await query(admin_pool, "sync_jobs_of_portal", portal_id=SPEC.portal_id)
     assert {j["content_type"]: (j["status"], j["total"], j["processed"]) for j in jobs} == {
         t: ("completed", _truth(fake, t), _truth(fake, t)) for t in wanted
     }
 
 
 async def _work(worker_db: Database, db_url: str, base_url: str, run_id: int) -> None:
-    overrides: dict[str, Any] = {"secret_key": SecretStr(SECRET_KEY)}
+    # The API stored the token under its own key.
+    settings = sync_settings(db_url, base_url, secret_key=SecretStr(SECRET_KEY))
     runner = Runner(
         worker_db,
-        sync_settings(db_url, base_url, **overrides),
+        settings,
         kinds=[JobKind.FETCH],
         concurrency=2,
         until=settled(worker_db, SPEC.portal_id, run_id),
