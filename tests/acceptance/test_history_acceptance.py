@@ -10,14 +10,10 @@ import json
 
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot import Churn, FakeControl, PortalSpec, TruthItem
-from tests.acceptance.conftest import StartFake, smuves, smuves_env
-from tests.acceptance.test_sync_end_to_end import UNLIMITED
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal
+from tests.acceptance.conftest import ProcessSync
+from tests.support import TOKEN, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -71,12 +67,13 @@ def mutations(before: Snapshot, after: Snapshot) -> set[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.hubspot(PORTAL, ten_second_limit=None)
 async def test_changes_list_exactly_what_the_fake_changed_and_diff_shows_the_fields(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
+    sync: ProcessSync,
 ) -> None:
-    fake = fake_hubspot([PORTAL], UNLIMITED)
-    portal = await plant_portal(factory, PORTAL)
-    env = smuves_env(db_url, fake.base_url)
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
     first = await smuves(env, "sync", str(portal))
     assert first.code == 0, first.stderr
     before = snapshot(fake)
@@ -86,7 +83,7 @@ async def test_changes_list_exactly_what_the_fake_changed_and_diff_shows_the_fie
     second = await smuves(env, "sync", str(portal))
     assert second.code == 0, second.stderr
 
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(sync.db, "sync_runs_of_portal", portal_id=portal)
     second_run = max(r["id"] for r in runs)
     listed = await smuves(env, "changes", str(portal), "--since-run", str(second_run))
     assert listed.code == 0, listed.stderr

@@ -4,27 +4,25 @@ prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
+
+from tests.support import run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
 
 
 async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:
-    proc = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         str(SCRIPT),
         *("--only", "ingest", "--ingest-rows", "300", "--baseline-rows", "100"),
         *("--json", "--database-url", pg_server),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
-    stdout, stderr = await proc.communicate()
 
-    assert proc.returncode == 0, stderr.decode()
-    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["ingest_rows"] == 300
     for name in (
         "ingest_rows_per_s",
@@ -38,18 +36,15 @@ async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server
 
 
 async def test_the_history_phase_measures_both_databases_and_prints_json(pg_server: str) -> None:
-    proc = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         str(SCRIPT),
         *("--only", "history", "--history-rows", "300", "--history-rounds", "2"),
         *("--json", "--database-url", pg_server),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
-    stdout, stderr = await proc.communicate()
 
-    assert proc.returncode == 0, stderr.decode()
-    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["history_objects"] == 300
     # Two rounds, each editing another tenth of the objects: one version per edit.
     assert figures["history_versions_written"] == figures["history_documents_kept"] == 60

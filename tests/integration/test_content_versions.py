@@ -20,10 +20,8 @@ from smuves_sync.db.versions import (
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentEvent, ContentType, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.ops_helpers import db_now
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import write
 from tests.integration.test_content_store import record
+from tests.support import db_now, query
 
 TYPE = ContentType.BLOG_POST
 CREATED, UPDATED, DELETED = ContentEvent.CREATED, ContentEvent.UPDATED, ContentEvent.DELETED
@@ -44,14 +42,14 @@ async def fetch(
     async with worker_db.for_portal(portal_id) as scoped:
         await content_upsert_page(scoped, portal_id, TYPE, run.id, items)
     if gone:
-        await write(
+        await query(
             factory.pool,
             "versions_mark_deleted",
             portal_id=portal_id,
             content_type=str(TYPE),
             hubspot_ids=list(gone),
         )
-    await write(factory.pool, "versions_finish_job", job_id=job.id)
+    await query(factory.pool, "versions_finish_job", job_id=job.id)
     return run.id
 
 
@@ -70,7 +68,7 @@ async def documents(db: Database, portal_id: int, hubspot_id: str) -> list[Any]:
 
 async def counts(db: Database, portal_id: int) -> tuple[int, int]:
     """(versions, stored documents) of the portal."""
-    [row] = await read(db.pool, "versions_count", portal_id=portal_id)
+    [row] = await query(db.pool, "versions_count", portal_id=portal_id)
     return row["n"], row["documents"]
 
 
@@ -94,12 +92,12 @@ async def test_an_unchanged_re_sync_writes_no_version_whatever_it_rewrites(
 ) -> None:
     portal = await factory.portal()
     await fetch(factory, worker_db, portal, [record("1"), record("2")])
-    before = await read(db.pool, "versions_rows", portal_id=portal)
+    before = await query(db.pool, "versions_rows", portal_id=portal)
 
     await fetch(factory, worker_db, portal, [record("1"), record("2")])
-    await write(db.pool, "versions_touch_item", portal_id=portal, content_type=str(TYPE))
+    await query(db.pool, "versions_touch_item", portal_id=portal, content_type=str(TYPE))
 
-    assert await read(db.pool, "versions_rows", portal_id=portal) == before
+    assert await query(db.pool, "versions_rows", portal_id=portal) == before
 
 
 async def test_a_changed_document_keeps_the_previous_one_as_a_version(
@@ -175,7 +173,7 @@ async def test_a_removed_row_keeps_its_history_and_the_portal_takes_it_along(
 ) -> None:
     portal = await factory.portal()
     first = await fetch(factory, worker_db, portal, [record("1"), record("2")])
-    await write(
+    await query(
         db.pool, "versions_remove_item", portal_id=portal, content_type=str(TYPE), hubspot_id="1"
     )
     assert await history(db, portal, "1") == [(1, CREATED, first, None), (2, DELETED, None, None)]
@@ -184,7 +182,7 @@ async def test_a_removed_row_keeps_its_history_and_the_portal_takes_it_along(
     back = await fetch(factory, worker_db, portal, [record("1"), record("2")])
     assert (await history(db, portal, "1"))[-1] == (3, ContentEvent.RESTORED, back, None)
 
-    await write(db.pool, "versions_delete_portal", portal_id=portal)
+    await query(db.pool, "versions_delete_portal", portal_id=portal)
     assert await counts(db, portal) == (0, 0)
 
 
@@ -193,7 +191,7 @@ async def test_history_lost_behind_the_triggers_back_is_taken_up_again(
 ) -> None:
     portal = await factory.portal()
     await fetch(factory, worker_db, portal, [record("1")])
-    await write(db.pool, "versions_forget", portal_id=portal, hubspot_id="1")
+    await query(db.pool, "versions_forget", portal_id=portal, hubspot_id="1")
 
     run = await fetch(factory, worker_db, portal, [record("1", name="New")])
 
@@ -221,7 +219,7 @@ async def test_history_is_under_the_row_level_security_of_content(
         assert (await changes_page(scoped, theirs, limit=10)).items == ()
     # Only the triggers write history: not even a worker of the portal may.
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        await read(worker_db.pool, "versions_insert_as_worker", portal_id=mine)
+        await query(worker_db.pool, "versions_insert_as_worker", portal_id=mine)
 
 
 async def test_changes_are_windowed_by_run_time_and_type_and_page_without_gaps(
@@ -283,7 +281,7 @@ async def test_retention_prunes_old_superseded_versions_and_never_the_current_on
     for item in (a, b, a):  # 1 holds a, 2 holds b, 3 (a) is current
         await fetch(factory, worker_db, portal, [item, record("2")])
     await fetch(factory, worker_db, portal, [b, record("2")])  # 4 (b) current, a leaves
-    await write(db.pool, "versions_age", portal_id=portal, hubspot_id=None, by="100 days")
+    await query(db.pool, "versions_age", portal_id=portal, hubspot_id=None, by="100 days")
     await fetch(factory, worker_db, portal, [a, record("2", name="C")])  # recent: 5, and 2's 2
     now = await db_now(db)
 

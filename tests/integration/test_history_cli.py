@@ -10,10 +10,9 @@ import pytest
 
 from smuves_sync.db import Database
 from tests.factories import Factory
-from tests.integration.ops_helpers import json_out, smuves
-from tests.integration.sync_helpers import write
 from tests.integration.test_content_store import record
 from tests.integration.test_content_versions import counts, fetch
+from tests.support import invoke, json_out, query
 
 BODY = "<h1>Hello</h1><p>" + "The first words of a long post body. " * 4 + "</p><p>Kept.</p>"
 EDITED = BODY.replace("first", "edited")
@@ -34,8 +33,8 @@ async def test_history_lists_an_objects_versions(
     db_url: str, portal: tuple[int, list[int]]
 ) -> None:
     portal_id, runs = portal
-    table = await smuves(db_url, "history", str(portal_id), "blog_post", "1")
-    as_json = json_out(await smuves(db_url, "history", str(portal_id), "blog_post", "1", "--json"))
+    table = await invoke(db_url, "history", str(portal_id), "blog_post", "1")
+    as_json = json_out(await invoke(db_url, "history", str(portal_id), "blog_post", "1", "--json"))
 
     assert table.exit_code == 0, table.output
     assert f"versions of blog_post 1 of portal {portal_id}" in table.stdout
@@ -58,7 +57,7 @@ async def test_diff_shows_each_changed_field_and_long_text_as_a_unified_diff(
     db_url: str, portal: tuple[int, list[int]]
 ) -> None:
     portal_id, runs = portal
-    result = await smuves(db_url, "diff", str(portal_id), "blog_post", "1")
+    result = await invoke(db_url, "diff", str(portal_id), "blog_post", "1")
 
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -77,10 +76,10 @@ async def test_diff_shows_each_changed_field_and_long_text_as_a_unified_diff(
         '~ $.name: "Post 1" → "New name"',
     ]
 
-    same = await smuves(db_url, "diff", str(portal_id), "blog_post", "1", "--from", "2")
+    same = await invoke(db_url, "diff", str(portal_id), "blog_post", "1", "--from", "2")
     assert same.stdout.splitlines()[1:] == ["no field changed"]
     first = json_out(
-        await smuves(db_url, "diff", str(portal_id), "blog_post", "2", "--to", "1", "--json")
+        await invoke(db_url, "diff", str(portal_id), "blog_post", "2", "--to", "1", "--json")
     )
     assert first["from"] is None and first["to"]["version"] == 1
     assert [c["path"] for c in first["changes"]] == ["$.id", "$.name", "$.slug", "$.widgets"]
@@ -98,10 +97,10 @@ async def test_diff_refuses_what_does_not_exist(
     db_url: str, portal: tuple[int, list[int]], args: tuple[str, ...], message: str
 ) -> None:
     portal_id, _ = portal
-    result = await smuves(db_url, "diff", str(portal_id), *args)
+    result = await invoke(db_url, "diff", str(portal_id), *args)
     assert result.exit_code == 2
     assert message.format(portal=portal_id) in result.stderr
-    unknown = await smuves(db_url, "diff", "424242", "blog_post", "1")
+    unknown = await invoke(db_url, "diff", "424242", "blog_post", "1")
     assert (unknown.exit_code, unknown.stderr.strip()) == (2, "Error: portal 424242 not found")
 
 
@@ -109,7 +108,7 @@ async def test_changes_streams_a_portals_changes_as_csv_or_json_lines(
     db_url: str, portal: tuple[int, list[int]]
 ) -> None:
     portal_id, runs = portal
-    every = await smuves(db_url, "changes", str(portal_id))
+    every = await invoke(db_url, "changes", str(portal_id))
     assert every.exit_code == 0, every.output
     rows = list(csv.DictReader(io.StringIO(every.stdout)))
     assert [(r["run_id"], r["hubspot_id"], r["version"], r["event"]) for r in rows] == [
@@ -129,7 +128,7 @@ async def test_changes_streams_a_portals_changes_as_csv_or_json_lines(
     ]
     assert rows[0]["name"] == "New name"  # the object's name now
 
-    lines = await smuves(
+    lines = await invoke(
         db_url, "changes", str(portal_id), "--since-run", str(runs[1]), "--format", "jsonl"
     )
     found = [json.loads(line) for line in lines.stdout.splitlines()]
@@ -137,9 +136,9 @@ async def test_changes_streams_a_portals_changes_as_csv_or_json_lines(
         ("1", "updated", runs[1]),
         ("2", "deleted", runs[1]),
     ]
-    later = await smuves(db_url, "changes", str(portal_id), "--since", "2999-01-01")
+    later = await invoke(db_url, "changes", str(portal_id), "--since", "2999-01-01")
     assert later.stdout.splitlines() == [",".join(rows[0])]
-    pages = await smuves(db_url, "changes", str(portal_id), "--type", "site_page")
+    pages = await invoke(db_url, "changes", str(portal_id), "--type", "site_page")
     assert len(pages.stdout.splitlines()) == 1
 
 
@@ -155,7 +154,7 @@ async def test_changes_refuses_bad_windows(
     db_url: str, portal: tuple[int, list[int]], args: tuple[str, ...], message: str
 ) -> None:
     portal_id, _ = portal
-    result = await smuves(db_url, "changes", str(portal_id), *args)
+    result = await invoke(db_url, "changes", str(portal_id), *args)
     assert result.exit_code == 2 and message in result.stderr
     assert result.stdout == ""
 
@@ -164,10 +163,10 @@ async def test_admin_prune_without_an_age_prunes_history_past_its_retention(
     db_url: str, portal: tuple[int, list[int]], db: Database
 ) -> None:
     portal_id, _ = portal
-    await write(db.pool, "versions_age", portal_id=portal_id, hubspot_id=None, by="100 days")
+    await query(db.pool, "versions_age", portal_id=portal_id, hubspot_id=None, by="100 days")
 
-    dry = json_out(await smuves(db_url, "admin", "prune", "--dry-run", "--json"))
-    kept = await smuves(db_url, "admin", "prune", env={"SMUVES_HISTORY_DAYS": "0"})
+    dry = json_out(await invoke(db_url, "admin", "prune", "--dry-run", "--json"))
+    kept = await invoke(db_url, "admin", "prune", env={"SMUVES_HISTORY_DAYS": "0"})
     assert (dry["dry_run"], dry["history_days"], dry["versions"]) == (True, 90, 2)
     assert (
         kept.stdout.strip()
@@ -175,10 +174,10 @@ async def test_admin_prune_without_an_age_prunes_history_past_its_retention(
     )
     assert await counts(db, portal_id) == (4, 1)
 
-    done = await smuves(db_url, "admin", "prune")
+    done = await invoke(db_url, "admin", "prune")
 
     assert done.exit_code == 0, done.output
     assert done.stdout.startswith("deleted 2 content version(s) superseded more than 90 day(s)")
     assert await counts(db, portal_id) == (2, 0)
-    result = json_out(await smuves(db_url, "history", str(portal_id), "blog_post", "1", "--json"))
+    result = json_out(await invoke(db_url, "history", str(portal_id), "blog_post", "1", "--json"))
     assert [v["version"] for v in result] == [2]
