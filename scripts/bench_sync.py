@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Benchmark a full sync, the ingest path alone, and exports.
+"""Benchmark a full sync, the ingest path alone, what content history costs, and exports.
 
     .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
-        [--only sync|ingest|export ...]
+        [--only sync|ingest|history|export ...]
 
 Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
 in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
@@ -17,6 +17,17 @@ connection as one fetch job does: rows/s for inserts and for a second pass over 
 objects; then four connections at once (four jobs ingesting); beside the baseline of one
 INSERT per object, and the bound: the same pages sent the same way with Postgres only parsing
 the documents into jsonb (most of what storing them costs), on one and on four connections.
+
+History: the same pages stored into two scratch databases, one keeping content history
+(content_versions, written by content_items' triggers) and one with those triggers disabled,
+with a fetch job running as while a worker stores pages: a first sync of --history-rows
+objects, an unchanged re-sync, and --history-rounds re-syncs in each of which another 10 % of
+the documents changed (versions written). The two databases store each page in turn, and
+only the time spent storing is counted, so both see the same load of a busy machine. Rows/s
+of each, the median of the changed rounds, and what history costs there (at most 25 %);
+storage from pg_total_relation_size (table, TOAST and indexes): content_items' bytes per
+object, content_versions' bytes per object after the first sync (each object's first
+version), and its growth per version written by the changed rounds.
 
 Export: 100,000 and 10,000 stored rows exported to CSV, each by `smuves export`'s code in a
 child process whose peak RSS is read when it exits; rows/s is timed inside the child.
@@ -37,6 +48,7 @@ import io
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,6 +77,7 @@ from smuves_sync.testing.fake_hubspot import (
     ServerConfig,
     serve_in_subprocess,
 )
+from smuves_sync.testing.history_bench import fetch_job_running, history_off, storage
 from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
 from smuves_sync.testing.scratch import scratch_database
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
@@ -75,7 +88,7 @@ TOKEN = "bench-private-app-token"
 SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
-PHASES = ("sync", "ingest", "export")
+PHASES = ("sync", "ingest", "history", "export")
 
 # Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
 PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
@@ -241,6 +254,22 @@ def pages(base: list[ContentRecord], rows: int, first_id: int = 1) -> Iterator[l
         yield page
 
 
+def edited_pages(base: list[ContentRecord], rows: int, edit: int) -> Iterator[list[ContentRecord]]:
+    """The objects of `pages` as after `edit` rounds of edits (1 to 9): round k edited the
+    tenth of the objects whose id ends in k (a new meta description: a new document), so
+    round `edit` changes exactly that tenth and leaves the earlier rounds' edits as they were.
+    """
+    for page in pages(base, rows):
+        edited = []
+        for record in page:
+            digit = int(record.hubspot_id) % 10
+            if 1 <= digit <= edit:
+                raw = {**record.raw, "metaDescription": f"Edited in round {digit}."}
+                record = dataclasses.replace(record, raw=raw)
+            edited.append(record)
+        yield edited
+
+
 async def upsert_page(
     pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
 ) -> int:
@@ -323,6 +352,80 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
     }
 
 
+# -- history -------------------------------------------------------------------------------
+
+
+async def paired_ingest(
+    pools: dict[str, Pool], run_ids: dict[str, int], rows: int, edit: int | None
+) -> dict[str, float]:
+    """Store the same `rows` objects (as after `edit` rounds of edits) a page per transaction
+    into each pool's database, page by page, taking turns at going first; rows/s of each,
+    from the time spent storing only. Page by page, so that on a busy machine both see the
+    same moments: two runs one after the other would each see a different load."""
+    base = templates()
+    spent = dict.fromkeys(pools, 0.0)
+    labels = list(pools)
+    made = pages(base, rows) if edit is None else edited_pages(base, rows, edit)
+    for number, page in enumerate(made):
+        for label in labels if number % 2 == 0 else labels[::-1]:
+            started = time.perf_counter()
+            await upsert_page(pools[label], ContentType.SITE_PAGE, run_ids[label], page)
+            spent[label] += time.perf_counter() - started
+    return {label: rows / seconds for label, seconds in spent.items()}
+
+
+async def bench_history(server_url: str, rows: int, rounds: int) -> dict[str, Any]:
+    """Ingest with content history and without it; rates, the cost, and storage."""
+    kept, off = "history", "no_history"
+    async with (
+        scratch_database(server_url, prefix="smuves_bench_history") as kept_url,
+        scratch_database(server_url, prefix="smuves_bench_nohistory") as off_url,
+    ):
+        await history_off(off_url)
+        urls = {kept: kept_url, off: off_url}
+        run_ids = {}
+        for label, url in urls.items():
+            await add_bench_portal(url)
+            run_ids[label] = await fetch_job_running(url, PORTAL, ContentType.SITE_PAGE)
+        async with (
+            pool_for(kept_url, role=DbRole.WORKER, max_size=1) as kept_pool,
+            pool_for(off_url, role=DbRole.WORKER, max_size=1) as off_pool,
+        ):
+            pools = {kept: kept_pool, off: off_pool}
+            first = await paired_ingest(pools, run_ids, rows, None)
+            after_first = await storage(kept_url)
+            unchanged = await paired_ingest(pools, run_ids, rows, None)
+            changed: dict[str, list[float]] = {kept: [], off: []}
+            for round_ in range(1, rounds + 1):
+                found = await paired_ingest(pools, run_ids, rows, round_)
+                for label, rate in found.items():
+                    changed[label].append(rate)
+                log(
+                    f"  10 % changed, round {round_}: "
+                    + ", ".join(f"{label} {rate:,.0f} rows/s" for label, rate in found.items())
+                )
+            after = await storage(kept_url)
+    with_history, without = statistics.median(changed[kept]), statistics.median(changed[off])
+    written = after.versions - after_first.versions
+    return {
+        "history_objects": rows,
+        "history_first_sync_rows_per_s": round(first[kept]),
+        "history_first_sync_without_history_rows_per_s": round(first[off]),
+        "history_unchanged_resync_rows_per_s": round(unchanged[kept]),
+        "history_unchanged_resync_without_history_rows_per_s": round(unchanged[off]),
+        "history_changed_10pct_resync_rows_per_s": round(with_history),
+        "history_changed_10pct_resync_without_history_rows_per_s": round(without),
+        "history_changed_10pct_cost_pct": round((1 - with_history / without) * 100, 1),
+        "history_versions_written": written,
+        "history_documents_kept": after.documents,
+        "history_content_items_bytes_per_object": round(after_first.items_bytes / rows),
+        "history_versions_bytes_per_object": round(after_first.versions_bytes / rows),
+        "history_versions_bytes_per_version": round(
+            (after.versions_bytes - after_first.versions_bytes) / max(written, 1)
+        ),
+    }
+
+
 # -- export --------------------------------------------------------------------------------
 
 
@@ -398,6 +501,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if "ingest" in phases:
                 log(f"ingest: {args.ingest_rows:,} rows")
                 figures.update(await bench_ingest(url, args.ingest_rows, args.baseline_rows))
+            if "history" in phases:
+                log(f"history: {args.history_rows:,} rows, {args.history_rounds} rounds")
+                figures.update(await bench_history(url, args.history_rows, args.history_rounds))
             if "export" in phases:
                 log(f"export: {args.export_rows:,} and {args.export_rows // 10:,} rows")
                 figures.update(
@@ -417,9 +523,17 @@ def main() -> None:
     )
     parser.add_argument("--ingest-rows", type=int, default=50_000)
     parser.add_argument("--baseline-rows", type=int, default=5_000)
+    parser.add_argument("--history-rows", type=int, default=50_000)
+    parser.add_argument(
+        "--history-rounds",
+        type=int,
+        choices=range(1, 10),
+        default=3,
+        help="re-syncs with 10 %% changed, each",
+    )
     parser.add_argument("--export-rows", type=int, default=100_000)
     parser.add_argument("--database-url", default=None)
-    parser.add_argument("--skip-sync", action="store_true", help="only ingest and export")
+    parser.add_argument("--skip-sync", action="store_true", help="every phase but the sync")
     parser.add_argument(
         "--only", action="append", choices=PHASES, help="run only this phase (repeatable)"
     )

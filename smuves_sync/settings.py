@@ -68,6 +68,10 @@ class Settings(BaseSettings):
     jwt_allow_any_audience: bool = False
     export_dir: Path = Path("exports")
 
+    # Content history: `smuves admin prune` deletes versions superseded more than this many
+    # days ago (an object's current version is never pruned); 0 keeps every version.
+    history_days: int = Field(default=90, ge=0)
+
     # HTTP API edges.
     # Larger request bodies are refused (413) before they are read to the end.
     max_request_bytes: int = Field(default=1024 * 1024, ge=1)

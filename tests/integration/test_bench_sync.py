@@ -1,5 +1,6 @@
-"""scripts/bench_sync.py's ingest phase runs end to end on a few pages, baseline and bound
-included (its figures are not checked: a benchmark prints numbers, tests do not time things)."""
+"""scripts/bench_sync.py's ingest and history phases run end to end on a few pages, baseline,
+bound and the database without history included (their figures are not checked: a benchmark
+prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,31 @@ async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server
         "ingest_bound_jsonb_parse_only_4_writers_rows_per_s",
     ):
         assert figures[name] > 0
+
+
+async def test_the_history_phase_measures_both_databases_and_prints_json(pg_server: str) -> None:
+    done = await run(
+        sys.executable,
+        str(SCRIPT),
+        *("--only", "history", "--history-rows", "300", "--history-rounds", "2"),
+        *("--json", "--database-url", pg_server),
+    )
+
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["history_objects"] == 300
+    # Two rounds, each editing another tenth of the objects: one version per edit.
+    assert figures["history_versions_written"] == figures["history_documents_kept"] == 60
+    for name in (
+        "history_first_sync_rows_per_s",
+        "history_first_sync_without_history_rows_per_s",
+        "history_unchanged_resync_rows_per_s",
+        "history_unchanged_resync_without_history_rows_per_s",
+        "history_changed_10pct_resync_rows_per_s",
+        "history_changed_10pct_resync_without_history_rows_per_s",
+        "history_content_items_bytes_per_object",
+        "history_versions_bytes_per_object",
+        "history_versions_bytes_per_version",
+    ):
+        assert figures[name] > 0, name
+    assert "history_changed_10pct_cost_pct" in figures

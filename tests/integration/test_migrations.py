@@ -19,6 +19,7 @@ EXPECTED_TABLES = {
     "runs",
     "jobs",
     "content_items",
+    "content_versions",
     "exports",
     "notifications",
     "schedules",
@@ -44,9 +45,9 @@ def test_every_migration_file_is_named_nnnn_snake_name() -> None:
     assert files, "no migration files found"
     assert all(FILE_NAME.match(name) for name in files), files
     versions = [m.version for m in discover(directory)]
-    # 0010, 0011, 0013 and 0014 are taken by changes still on their way in; a gap is allowed
+    # 0011, 0013, 0014 and 0016 are taken by changes still on their way in; a gap is allowed
     # there only (and this set can go once they have landed).
-    reserved = {10, 11, 13, 14}
+    reserved = {11, 13, 14, 16}
     assert versions == [
         v for v in range(1, max(versions) + 1) if v not in reserved or v in versions
     ]

@@ -113,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     add(
         "--churn",
         default="0.1,0.02,0.02,0.01",
-        help="one version step as shares CHANGED,DELETED,ADDED,ARCHIVED (default %(default)s)",
+        help="one version step as shares CHANGED,DELETED,ADDED,ARCHIVED[,UNARCHIVED] "
+        "(default %(default)s)",
     )
     add(
         "--advance",
@@ -157,11 +158,14 @@ def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], S
 
 
 def parse_churn(text: str) -> Churn:
-    """Parse --churn: CHANGED,DELETED,ADDED,ARCHIVED shares."""
+    """Parse --churn: CHANGED,DELETED,ADDED,ARCHIVED[,UNARCHIVED] shares."""
     shares = [float(share) for share in text.split(",")]
-    if len(shares) != 4:
-        raise ValueError("--churn takes four shares: CHANGED,DELETED,ADDED,ARCHIVED")
-    return Churn(*shares)
+    if len(shares) not in (4, 5):
+        raise ValueError(
+            "--churn takes four or five shares: CHANGED,DELETED,ADDED,ARCHIVED[,UNARCHIVED]"
+        )
+    changed, deleted, added, archived, *rest = shares
+    return Churn(changed, deleted, added, archived, unarchived=rest[0] if rest else 0.0)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

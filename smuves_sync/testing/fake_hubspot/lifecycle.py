@@ -19,6 +19,7 @@ import random
 from array import array
 from collections.abc import Sequence
 
+from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.spec import Churn
 
 T0_MS = 1_609_459_200_000  # 2021-01-01T00:00:00Z
@@ -49,8 +50,16 @@ def key_salt(key: str) -> int:
 class Lifecycle:
     """Which slots exist, which are archived and at which revision, at the current version."""
 
-    def __init__(self, key: str, initial: int, archived_share: float) -> None:
+    def __init__(
+        self,
+        key: str,
+        initial: int,
+        archived_share: float,
+        content_type: ContentType | None = None,
+    ) -> None:
         self.key = key
+        # What a step's `Churn.types` is checked against (None: every step applies).
+        self.content_type = content_type
         self.salt = key_salt(key)
         self.initial = initial
         self.version = 0
@@ -78,7 +87,11 @@ class Lifecycle:
 
     def _step(self, churn: Churn) -> None:
         step = self.version + 1
+        if self.content_type is not None and not churn.touches(self.content_type):
+            churn = Churn(changed=0.0, deleted=0.0, added=0.0, archived=0.0)
         present = self.live(archived=False)
+        # Read before this step archives anything: what was archived may come back.
+        archived_before = self.live(archived=True) if churn.unarchived else array("l")
         # Cumulative cut points, so rounding can never pick more slots than there are.
         n = len(present)
         cuts = [
@@ -95,13 +108,22 @@ class Lifecycle:
             self.deleted[slot] = step
         for slot in archived:
             self.archived[slot] = step
+        returned: list[int] = []
+        if churn.unarchived:
+            # A draw of its own: steps without un-archivals replay exactly as they always did.
+            back = random.Random(f"{self.key}|step{step}|unarchived")
+            count = min(len(archived_before), round(len(archived_before) * churn.unarchived))
+            returned = back.sample(list(archived_before), count)
+        for slot in returned:
+            self.archived[slot] = NEVER
+            self.revision[slot] = step
         added = round(self.initial * churn.added)
         self.batches.append((self.size, added))
         self.born.extend([step] * added)
         self.revision.extend(array("H", [0]) * added)
         self.deleted.extend(array("H", [0]) * added)
         self.archived.extend(array("H", [NEVER]) * added)
-        if chosen or added:
+        if chosen or added or returned:
             self.last_change_step = step
         self.version = step
         self._live.clear()

@@ -97,7 +97,9 @@ class PortalModel:
             builder = BLOG_BUILDERS[content_type](spec, self.timestamps)
         else:
             builder = PageBuilder(content_type, spec, self.timestamps)
-        life = Lifecycle(life_key, spec.initial_count(content_type), spec.archived_share)
+        life = Lifecycle(
+            life_key, spec.initial_count(content_type), spec.archived_share, content_type
+        )
         collection = Collection(life, builder)
         collection.poisons = {
             p.slot: p.kind

@@ -140,19 +140,33 @@ class Poison:
 class Churn:
     """What one version step does to each collection, as shares of its live objects.
 
-    `added` is a share of the collection's initial size, so repeated steps add steadily.
-    Counts are rounded, so tiny collections may see no change at all.
+    `added` is a share of the collection's initial size, so repeated steps add steadily;
+    `unarchived` a share of the objects archived before the step, which come back (and are
+    edited as they do). `types` limits the step to those content types (None: every type;
+    a HubDB table follows its rows). Counts are rounded, so tiny collections may see no
+    change at all.
     """
 
     changed: float = 0.10
     deleted: float = 0.02
     added: float = 0.02
     archived: float = 0.01
+    unarchived: float = 0.0
+    types: tuple[ContentType, ...] | None = None
 
     def __post_init__(self) -> None:
-        shares = (self.changed, self.deleted, self.added, self.archived)
+        shares = (self.changed, self.deleted, self.added, self.archived, self.unarchived)
         if any(share < 0 for share in shares) or self.changed + self.deleted + self.archived > 1:
             raise ValueError("churn shares must be >= 0 and changed+deleted+archived <= 1")
+        if self.unarchived > 1:
+            raise ValueError("the unarchived share must be <= 1")
+        if self.types is not None:
+            # From JSON (the admin endpoint) the types arrive as a list of words.
+            object.__setattr__(self, "types", tuple(ContentType(t) for t in self.types))
+
+    def touches(self, content_type: ContentType) -> bool:
+        """Whether this step changes objects of `content_type`."""
+        return self.types is None or content_type in self.types
 
 
 class FaultKind(StrEnum):

@@ -120,6 +120,8 @@ async def plant_one_of_everything(
         # A content object's key: its type (a word, the same for every tenant) and id.
         "type": "site_page",
         "hubspot_id": hubspot_id,
+        # its first version, recorded by the content_items trigger
+        "version": 1,
     }
 
 
