@@ -24,7 +24,7 @@ that would get a job (``limit=1`` requests, live and archived, the types at once
 jobs are born with their totals: the API's 202 carries them and `smuves sync` draws its bars
 with them before any worker has claimed a job. It needs the portal's token, which the database
 hands out only to a member of the portal (the API's session, `Database.as_user`) or to the
-operator (the login role: `smuves sync`); migrations/0016. Fetches that schedules start are
+operator (the login role: `smuves sync`); migrations/0013. Fetches that schedules start are
 not counted here (the worker's role gets no token without a lease). Counting never stands in
 the way of a start: a type HubSpot does not count within ``SMUVES_COUNT_TIMEOUT_SECONDS`` (slow,
 429, 5xx, down, no token) gets its job without a total, and the fetch job counts it before its
@@ -146,7 +146,7 @@ class TotalsCounter:
     ) -> CountPlan:
         """What to count, read in `db`: the session of a member of the portal (the API's,
         `Database.as_user`) or, with `operator`, of the login role (`smuves sync`). The
-        database refuses the token to anyone else (migrations/0016); the plan then has none."""
+        database refuses the token to anyone else (migrations/0013); the plan then has none."""
         types = _requested(content_types)
         if not self.enabled or portal_id <= 0:
             return CountPlan(portal_id, ())

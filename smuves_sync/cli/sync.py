@@ -1,7 +1,7 @@
 """`smuves sync <portal> [--types …] [--no-wait]`: fetch a portal now, with progress bars.
 
 Count the types in HubSpot (as the operator: the login role may read the portal's token,
-migrations/0016), enqueue a fetch run whose jobs carry those totals (the orchestrator: one job
+migrations/0013), enqueue a fetch run whose jobs carry those totals (the orchestrator: one job
 per type not already in flight), then work it in this process to the end, the bars drawn with
 their totals from the first frame, and print a summary (with the objects HubSpot sent that
 could not be stored, per type, and why: they do not fail the run). Counting is bounded by

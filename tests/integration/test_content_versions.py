@@ -1,4 +1,4 @@
-"""Content history against Postgres: content_items' triggers write the versions (0017), and
+"""Content history against Postgres: content_items' triggers write the versions (0014), and
 db/versions.py reads them back; whatever statement writes content, one version per change."""
 
 from __future__ import annotations

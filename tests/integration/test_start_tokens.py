@@ -1,4 +1,4 @@
-"""Tokens for counting when a fetch starts (migrations/0016): a member of the portal (the API,
+"""Tokens for counting when a fetch starts (migrations/0013): a member of the portal (the API,
 app.user_id) or the operator (the login role) gets it; nobody else, whatever they name."""
 
 from __future__ import annotations

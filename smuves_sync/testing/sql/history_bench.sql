@@ -3,7 +3,7 @@
 
 -- name: history_bench_fetch_job
 -- A fetch run of the portal with its job of one type running, as a worker holds it while it
--- stores pages: the history triggers take their run from it (migrations/0017).
+-- stores pages: the history triggers take their run from it (migrations/0014).
 WITH run AS (
     INSERT INTO public.runs (portal_id, kind, status, content_types, started_at)
     VALUES (%(portal_id)s, 'fetch', 'running', ARRAY[%(content_type)s]::text[], now())
