@@ -183,13 +183,18 @@ CREATE TABLE public.content_items (
     data                jsonb NOT NULL,
     -- of the document as the fetch sent it; an equal hash means the document is kept as is
     content_hash        text,
-    -- The runs that first and last saw the object: history, not references. A foreign key
-    -- would cost two lookups in runs for every object stored, and pruning a run would scan
-    -- this whole table for rows to update (no index on these columns). Run ids are never
-    -- reused, so the id of a pruned run still tells the deletion pass "not seen by this run".
+    -- A row is written only when something a user can see changed (content_upsert_page): the
+    -- document (its hash), a promoted field, the archived flag or the deletion mark. So these
+    -- move with the content, never on a sync that found it unchanged: the run that first saw
+    -- the object, the run that last changed its row and when. "When was this last confirmed"
+    -- is not a column here, rewritten on every object by every sync: it is the last completed
+    -- fetch of the portal and type, one row in content_syncs (0006_sync_runs.sql).
+    -- The run ids are history, not references. A foreign key would cost two lookups in runs
+    -- for every object stored, and pruning a run would scan this whole table for rows to
+    -- update (no index on these columns).
     first_seen_run      bigint,
-    last_seen_run       bigint,
-    synced_at           timestamptz NOT NULL DEFAULT now(),
+    changed_run         bigint,
+    changed_at          timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (portal_id, content_type, hubspot_id)
 );
 -- Documents are compressed with lz4 rather than pglz: pglz costs Postgres about a third more

@@ -64,6 +64,9 @@ class FieldMap:
     # HubSpot's schemas say `updated`, its guides and sort parameters say `updatedAt`.
     updated_at: tuple[str, ...] = ("updatedAt", "updated")
     archived: tuple[str, ...] = ("archivedAt", "archived")
+    # Not a column: where a keyset listing by creation time reads each object's (see
+    # `ContentTypeSpec.created_keyset`).
+    created_at: tuple[str, ...] = ("createdAt", "created")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,18 @@ class ContentTypeSpec:
     parent_count_field: str | None = None
     # Whether a second pass with `archived=true` lists the archived objects.
     archived_pass: bool = True
+    # How a listing that may have missed objects is made whole, and how an object the listing
+    # did not see is confirmed gone (see the README's "Fetching"). HubSpot's `after` cursors
+    # are offsets: an object deleted between two page requests moves the next one back across
+    # the page boundary, and the listing never shows it.
+    # created_keyset: the list endpoint takes `sort=createdAt` and `createdAfter`, so a second
+    #   pass can page by the last creation time seen, which no deletion shifts; otherwise the
+    #   second pass lists again from the start.
+    created_keyset: bool = False
+    # batch_read: `POST <list path>/batch/read` answers a batch of ids (with `archived=true`,
+    #   the archived ones); get_by_id: `GET <list path>/<id>` answers one (404: no such one).
+    batch_read: bool = False
+    get_by_id: bool = True
 
     def list_path(self, api_version: str, parent_id: str | None = None) -> str:
         """The list endpoint of this type for `api_version` (and the parent object)."""
@@ -114,6 +129,21 @@ class ContentTypeSpec:
         if parent_id is None:
             raise ValueError(f"{self.name} is listed per {self.parent}: a parent id is needed")
         return template.format(parent_id=quote(parent_id, safe=""))
+
+    def object_path(self, api_version: str, own_id: str, parent_id: str | None = None) -> str:
+        """The endpoint of one object of this type (by its own id, not the stored one)."""
+        return f"{self.list_path(api_version, parent_id)}/{quote(own_id, safe='')}"
+
+    def created_ms(self, raw: Mapping[str, Any]) -> int:
+        """When `raw` was created, in epoch milliseconds; `RecordError` when it does not say."""
+        found = _first(raw, self.fields.created_at)
+        if found is None:
+            raise RecordError(f"object has no creation time ({', '.join(self.fields.created_at)})")
+        key, value = found
+        try:
+            return round(parse_timestamp(value).timestamp() * 1000)
+        except (ValueError, OverflowError, OSError):
+            raise RecordError(f"field {key!r} is not a timestamp: {str(value)[:40]!r}") from None
 
     def read(
         self, raw: object, *, parent_id: str | None = None, archived_pass: bool = False
@@ -163,16 +193,22 @@ class ContentType(StrEnum):
         name="site_page",
         paths={v: p.format(kind="site-pages") for v, p in _PAGE_PATHS.items()},
         page_size=100,
+        created_keyset=True,
+        batch_read=True,
     )
     LANDING_PAGE = ContentTypeSpec(
         name="landing_page",
         paths={v: p.format(kind="landing-pages") for v, p in _PAGE_PATHS.items()},
         page_size=100,
+        created_keyset=True,
+        batch_read=True,
     )
     BLOG_POST = ContentTypeSpec(
         name="blog_post",
         paths={"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"},
         page_size=100,
+        created_keyset=True,
+        batch_read=True,
     )
     HUBDB_TABLE = ContentTypeSpec(
         name="hubdb_table",
@@ -188,6 +224,8 @@ class ContentType(StrEnum):
             updated_at=("updatedAt", "updated"),
             archived=("deleted", "archivedAt", "archived"),
         ),
+        # No batch read of tables: an unseen table is asked about by id.
+        created_keyset=True,
     )
     HUBDB_ROW = ContentTypeSpec(
         name="hubdb_row",
@@ -200,6 +238,9 @@ class ContentType(StrEnum):
         parent="hubdb_table",
         parent_count_field="rowCount",
         # Rows of archived tables are not listed; the tables listing shows those tables.
+        # Rows take neither `sort=createdAt` nor `createdAfter` (a second pass lists again);
+        # `rows/batch/read` answers published rows only (no `archived`).
+        batch_read=True,
     )
 
 

@@ -226,6 +226,27 @@ class Factory:
         )
         return hubspot_id
 
+    async def content_sync(
+        self, run: Run, *, content_type: ContentType = ContentType.SITE_PAGE, job_id: int = 0
+    ) -> None:
+        """The portal's type last confirmed by `run` (a content_syncs row), now."""
+        await self._returning(
+            "plant_content_sync",
+            {
+                "portal_id": run.portal_id,
+                "content_type": str(content_type),
+                "run_id": run.id,
+                "job_id": job_id,
+            },
+        )
+
+    async def seen(self, job: Job, *hubspot_ids: str) -> None:
+        """Ids recorded as seen by fetch job `job` (fetch_seen rows)."""
+        await self._returning(
+            "plant_fetch_seen",
+            {"job_id": job.id, "portal_id": job.portal_id, "hubspot_ids": list(hubspot_ids)},
+        )
+
     async def export(
         self,
         run: Run,

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import tzinfo
 from types import TracebackType
 from typing import Any, TypeGuard
@@ -44,6 +44,7 @@ from smuves_sync import metrics
 from smuves_sync.errors import (
     HubSpotDailyLimitReached,
     HubSpotError,
+    HubSpotNotFound,
     HubSpotRateLimited,
     HubSpotRetryableError,
     MalformedResponse,
@@ -73,15 +74,28 @@ log = logging.getLogger(__name__)
 # An error answer is read this far at most: its message and ids sit at the start, and a
 # 5xx or 429 with a runaway body must still be retried or waited on as what it is.
 _ERROR_BODY_BYTES = 64 * 1024
+# Ids per batch read: HubSpot's batch endpoints take up to 100 inputs.
+BATCH_READ_SIZE = 100
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One page of a listing and the cursor that resumes right after it."""
+    """One page of a listing and the cursor that resumes right after it; `drifted` once a
+    page of the listing reported another total than its part's first page did."""
 
     items: tuple[ContentRecord, ...]
     cursor: str
     archived: bool = False
+    drifted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """What HubSpot answered about objects asked for by id (`HubSpotClient.confirm`)."""
+
+    present: tuple[ContentRecord, ...]  # held, live or archived, as HubSpot has them now
+    gone: tuple[str, ...]  # 404 however asked: deleted
+    unknown: tuple[str, ...]  # the type offers no way to ask
 
 
 class _BearerAuth(httpx.Auth):
@@ -177,68 +191,284 @@ class HubSpotClient:
         *,
         include_archived: bool = True,
         expected: int | None = None,
+        listed: int = 0,
+        verify: bool = False,
     ) -> AsyncGenerator[Page, None]:
         """Every page of `content_type`, from the beginning or from a page's saved `cursor`.
 
         `expected`: how many objects are still to come (both passes), if the caller knows.
         It also bounds the listing: one that produces far more (`paging.runaway_limit`; the
         listings' own totals when `expected` is None) raises `RunawayListing`.
+
+        With `verify`, a listing is not taken to be whole on its word. HubSpot's cursors are
+        offsets, so an object deleted while the listing runs moves another across a page
+        boundary, unseen. At its end the type is counted again: unless the listing saw
+        exactly that many objects (`listed`: those it produced before `cursor`, plus what it
+        produces now) and no page reported a total other than its part's first page did, a
+        second pass follows — by creation time (`createdAfter`, which no deletion shifts)
+        where the type supports it, else a listing from the start — and its pages come next,
+        cursors and all. A `cursor` from a finished listing whose check has not run yet (the
+        job stopped in between) runs the check again.
         """
         spec = self._registry.get(content_type)
         state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
-        if state.done:
+        if state.done and (state.recheck or not verify):
             return
-        left = expected
-        bound = ListingBound(spec.page_size, expected)
-        lane = self._budget.lane(_requests_for(left, spec.page_size))
+        passes = [False, True] if include_archived and spec.archived_pass else [False]
+        lane = self._budget.lane(_requests_for(expected, spec.page_size))
         try:
-            passes = [False, True] if include_archived and spec.archived_pass else [False]
-            parents: list[str | None] = [None]
-            if spec.parent is not None:
-                records = await self._parent_records(spec, lane)
-                parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
-            for archived in passes:
-                if state.archived and not archived:
-                    continue  # the live pass was finished before the cursor was saved
-                resuming_pass = state.archived == archived
-                todo = _from_saved_parent(parents, state) if resuming_pass else parents
-                for index, parent_id in enumerate(todo):
-                    resuming = resuming_pass and parent_id == state.parent and not state.parent_done
-                    start = state.position if resuming else Position()
-                    path = spec.list_path(self._api_version, parent_id)
-                    seen = 0
-                    async for items, nxt, total in self._walk(
-                        spec, path, archived, start, parent_id, spec.name, lane
-                    ):
-                        if seen == 0:
-                            bound.part_started(total)
-                        if not bound.add(len(items)):
-                            raise RunawayListing(
-                                f"the {spec.name} listing does not end: {bound.describe()}; "
-                                "HubSpot keeps handing out new cursors. The next fetch counts "
-                                "afresh and lists from the start",
-                                portal_id=self.portal_id,
-                                content_type=str(spec.name),
-                            )
-                        seen += len(items)
-                        if left is not None:
-                            left = max(left - len(items), 0)
-                            lane.expect(_requests_for(left, spec.page_size))
-                        elif total is not None:
-                            lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
-                        if nxt is not None:
-                            after = Cursor(spec.name, archived, nxt, parent=parent_id)
-                        elif index < len(todo) - 1:
-                            after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
-                        elif archived is not passes[-1]:
-                            after = Cursor(spec.name, archived=True)
-                        else:
-                            after = Cursor(spec.name, archived, done=True)
-                        yield Page(items, after.encode(), archived)
+            if not state.recheck:
+                drifted = state.drifted
+                if not state.done:
+                    bound = ListingBound(spec.page_size, expected)
+                    walk = self._offset_pages(spec, state, passes, lane, bound, expected)
+                    async for page in walk:
+                        listed += len(page.items)
+                        drifted = page.drifted
+                        yield page
+                if not verify or await self._listing_whole(spec, passes, listed, drifted):
+                    return
+                log.info(
+                    "portal %s: the %s listing may have missed objects (%s); listing again %s",
+                    self.portal_id,
+                    spec.name,
+                    "its totals moved while it ran" if drifted else f"{listed:,} listed",
+                    "by creation time" if spec.created_keyset else "from the start",
+                )
+                state = Cursor(str(spec.name), recheck=True)
+            bound = ListingBound(spec.page_size)
+            if spec.created_keyset:
+                again = self._keyset_pages(spec, state, passes, lane, bound)
+            else:
+                again = self._offset_pages(spec, state, passes, lane, bound, None)
+            async for page in again:
+                yield page
         finally:
             lane.close()
 
+    async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
+        """Ask HubSpot about objects by id (as stored; HubDB rows '<table>:<row>'): which it
+        still holds (live or archived, as records) and which it answers 404 for, archived
+        or not (gone).
+
+        A batch read where the type has one (`POST …/batch/read`, live, then archived for the
+        rest), else, and for what a batch could not place, `GET …/<id>` (then with
+        `archived=true`). An id of a type that offers neither is left `unknown`.
+        """
+        spec = self._registry.get(content_type)
+        present: list[ContentRecord] = []
+        gone: list[str] = []
+        unknown: list[str] = []
+        groups: dict[str | None, list[str]] = {}
+        for hubspot_id in hubspot_ids:
+            parent, _, own = hubspot_id.rpartition(":") if spec.parent else ("", "", hubspot_id)
+            groups.setdefault(parent or None, []).append(own)
+        for parent_id, own_ids in groups.items():
+            prefix = f"{parent_id}:" if parent_id is not None else ""
+            todo = list(own_ids)
+            if spec.batch_read:
+                # HubDB's batch read has no `archived`: archived rows are asked for one by one.
+                flags = (False, True) if spec.parent is None else (False,)
+                for archived in flags:
+                    found = await self._batch_read(spec, parent_id, todo, archived)
+                    present.extend(found.values())
+                    todo = [own for own in todo if own not in found]
+            if not spec.get_by_id:
+                unknown.extend(prefix + own for own in todo)
+                continue
+            for own in todo:
+                record = await self._get_one(spec, parent_id, own)
+                if record is None:
+                    gone.append(prefix + own)
+                else:
+                    present.append(record)
+        return Confirmation(tuple(present), tuple(gone), tuple(unknown))
+
     # -- listings -------------------------------------------------------------------------------
+
+    async def _offset_pages(
+        self,
+        spec: ContentTypeSpec,
+        state: Cursor,
+        passes: list[bool],
+        lane: Lane,
+        bound: ListingBound,
+        left: int | None,
+    ) -> AsyncGenerator[Page, None]:
+        """The pages of the cursor-paged listing (live pass, then archived; HubDB rows table
+        by table), from `state` on; each page's cursor resumes right after it."""
+        recheck = state.recheck
+        parents: list[str | None] = [None]
+        if spec.parent is not None:
+            records = await self._parent_records(spec, lane)
+            parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
+        drifted = state.drifted
+        for archived in passes:
+            if state.archived and not archived:
+                continue  # the live pass was finished before the cursor was saved
+            resuming_pass = state.archived == archived
+            todo = _from_saved_parent(parents, state) if resuming_pass else parents
+            for index, parent_id in enumerate(todo):
+                resuming = resuming_pass and parent_id == state.parent and not state.parent_done
+                start = state.position if resuming else Position()
+                part_total = state.part_total if resuming else None
+                path = spec.list_path(self._api_version, parent_id)
+                seen = 0
+                async for items, nxt, total in self._walk(
+                    spec, path, archived, start, parent_id, spec.name, lane
+                ):
+                    if seen == 0:
+                        bound.part_started(total)
+                    if not bound.add(len(items)):
+                        raise RunawayListing(
+                            f"the {spec.name} listing does not end: {bound.describe()}; "
+                            "HubSpot keeps handing out new cursors. The next fetch counts "
+                            "afresh and lists from the start",
+                            portal_id=self.portal_id,
+                            content_type=str(spec.name),
+                        )
+                    seen += len(items)
+                    if total is not None:
+                        # Another total than the part's first page reported: objects came or
+                        # went while the listing ran, and offsets may have moved under it.
+                        drifted = drifted or (part_total is not None and total != part_total)
+                        part_total = total if part_total is None else part_total
+                    if left is not None:
+                        left = max(left - len(items), 0)
+                        lane.expect(_requests_for(left, spec.page_size))
+                    elif total is not None:
+                        lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
+                    if nxt is not None:
+                        after = Cursor(
+                            spec.name, archived, nxt, parent=parent_id, part_total=part_total
+                        )
+                    elif index < len(todo) - 1:
+                        after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
+                    elif archived is not passes[-1]:
+                        after = Cursor(spec.name, archived=True)
+                    else:
+                        after = Cursor(spec.name, archived, done=True)
+                    after = replace(after, recheck=recheck, drifted=drifted)
+                    yield Page(items, after.encode(), archived, drifted)
+
+    async def _keyset_pages(
+        self,
+        spec: ContentTypeSpec,
+        state: Cursor,
+        passes: list[bool],
+        lane: Lane,
+        bound: ListingBound,
+    ) -> AsyncGenerator[Page, None]:
+        """The pages of a listing sorted by creation time, each asking for the objects created
+        after the last one it has (`createdAfter`): a deletion cannot move what is still to
+        come. The boundary is one millisecond before the newest creation time of the page,
+        so that objects created in that same millisecond are not skipped (the one already
+        seen comes again: storing it twice writes nothing)."""
+        path = spec.list_path(self._api_version)
+        for archived in passes:
+            if state.archived and not archived:
+                continue
+            boundary = state.position.created_after if state.archived == archived else None
+            first = True
+            while True:
+                params = {"limit": str(spec.page_size), "sort": "createdAt"}
+                params.update(Position(created_after=boundary).query())
+                if archived:
+                    params["archived"] = "true"
+                body = await self._get(spec.name, path, params, lane)
+                try:
+                    results = _results(body)
+                    records = tuple(spec.read(raw, archived_pass=archived) for raw in results)
+                    newest = max((spec.created_ms(record.raw) for record in records), default=0)
+                    more = _announces_next(body)
+                except ValueError as exc:  # RecordError, or no `results` list
+                    raise self._malformed(spec.name, f"GET {path}: {exc}") from None
+                total = body.get("total")
+                if first:
+                    bound.part_started(total if _is_count(total) else None)
+                    first = False
+                if not bound.add(len(records)):
+                    raise RunawayListing(
+                        f"the second {spec.name} listing does not end: {bound.describe()}",
+                        portal_id=self.portal_id,
+                        content_type=str(spec.name),
+                    )
+                if records and more:
+                    step = newest - 1
+                    if boundary is not None and step <= boundary:
+                        # A whole page created within one millisecond: step past it (what it
+                        # hides was stored before, or comes with the next fetch).
+                        log.warning(
+                            "portal %s: %d %s objects share the creation time %d ms",
+                            self.portal_id,
+                            len(records),
+                            spec.name,
+                            newest,
+                        )
+                        step = newest
+                    boundary = step
+                    after = Cursor(
+                        spec.name, archived, Position(created_after=boundary), recheck=True
+                    )
+                elif archived is not passes[-1]:
+                    after = Cursor(spec.name, archived=True, recheck=True)
+                else:
+                    after = Cursor(spec.name, archived, done=True, recheck=True)
+                yield Page(records, after.encode(), archived)
+                if not (records and more):
+                    break
+
+    async def _listing_whole(
+        self, spec: ContentTypeSpec, passes: list[bool], listed: int, drifted: bool
+    ) -> bool:
+        """Whether a finished listing saw everything: its totals held still while it ran and
+        it listed exactly as many objects as HubSpot counts now."""
+        if drifted:
+            return False
+        counted = 0
+        for archived in passes:
+            counted += await self.count(spec.name, archived=archived)
+        return counted == listed
+
+    async def _batch_read(
+        self, spec: ContentTypeSpec, parent_id: str | None, own_ids: list[str], archived: bool
+    ) -> dict[str, ContentRecord]:
+        """The objects of `own_ids` a batch read returns (by own id), 100 ids a request.
+
+        A batch that answers 404 as a whole places nothing: its ids are asked one by one."""
+        found: dict[str, ContentRecord] = {}
+        path = f"{spec.list_path(self._api_version, parent_id)}/batch/read"
+        params = {"archived": "true"} if archived else {}
+        for start in range(0, len(own_ids), BATCH_READ_SIZE):
+            chunk = own_ids[start : start + BATCH_READ_SIZE]
+            try:
+                body = await self._post(spec.name, path, params, {"inputs": chunk})
+            except HubSpotNotFound:
+                continue
+            try:
+                for raw in _results(body):
+                    record = spec.read(raw, parent_id=parent_id, archived_pass=archived)
+                    found[_own_id(record.hubspot_id, parent_id)] = record
+            except ValueError as exc:
+                raise self._malformed(spec.name, f"POST {path}: {exc}") from None
+        return {own: record for own, record in found.items() if own in set(own_ids)}
+
+    async def _get_one(
+        self, spec: ContentTypeSpec, parent_id: str | None, own_id: str
+    ) -> ContentRecord | None:
+        """The object, live or else archived; None when HubSpot answers 404 to both."""
+        path = spec.object_path(self._api_version, own_id, parent_id)
+        for archived in (False, True) if spec.archived_pass else (False,):
+            params = {"archived": "true" if archived else "false"}
+            try:
+                body = await self._get(spec.name, path, params)
+            except HubSpotNotFound:
+                continue
+            try:
+                return spec.read(body, parent_id=parent_id, archived_pass=archived)
+            except ValueError as exc:
+                raise self._malformed(spec.name, f"GET {path}: {exc}") from None
+        return None
 
     async def _walk(
         self,
@@ -323,8 +553,27 @@ class HubSpotClient:
 
         return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
 
+    async def _post(
+        self, asked: str, path: str, params: Mapping[str, str], body: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """POST a JSON body that only reads (a batch read), through the budget and the retry
+        policy, which may send it again; the JSON object answered (200 or 207)."""
+
+        async def send() -> dict[str, Any]:
+            return await self._send_once(asked, path, params, None, body)
+
+        def on_rate_limited(exc: HubSpotRateLimited) -> float:
+            return self._budget.rate_limited(exc.policy, exc.retry_after)
+
+        return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
+
     async def _send_once(
-        self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None
+        self,
+        asked: str,
+        path: str,
+        params: Mapping[str, str],
+        lane: Lane | None,
+        body: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(asked)}
         resets_at = self._budget.daily_resets_at()
@@ -335,10 +584,13 @@ class HubSpotClient:
                 **context,
             )
         await self._budget.acquire(lane)
-        request = f"GET {path}"
+        method = "GET" if body is None else "POST"
+        request = f"{method} {path}"
         status: int | None = None
         try:
-            async with self._http.stream("GET", path, params=params, auth=self._auth) as response:
+            async with self._http.stream(
+                method, path, params=params, json=body, auth=self._auth
+            ) as response:
                 status, headers = response.status_code, response.headers
                 self._budget.observe(headers)
                 metrics.hubspot_response(status)
@@ -430,6 +682,22 @@ def _requests_for(objects: int | None, page_size: int) -> int:
         return 1
     # The closing request of each pass may come back with fewer objects, or none.
     return math.ceil(objects / page_size) + 1
+
+
+def _announces_next(body: Mapping[str, Any]) -> bool:
+    """Whether the body's `paging.next` says that more follows."""
+    paging = body.get("paging")
+    if paging is None:
+        return False
+    if not isinstance(paging, Mapping):
+        raise ValueError(f"'paging' is {type(paging).__name__}, expected an object")
+    return paging.get("next") is not None
+
+
+def _own_id(hubspot_id: str, parent_id: str | None) -> str:
+    """An object's own id from its stored one (HubDB rows: '<table>:<row>')."""
+    prefix = f"{parent_id}:" if parent_id is not None else ""
+    return hubspot_id.removeprefix(prefix)
 
 
 def _results(body: Mapping[str, Any]) -> list[Any]:

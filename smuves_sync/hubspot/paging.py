@@ -90,10 +90,12 @@ class ListingBound:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """Where a listing continues: an `after` token, an `offset`, or neither (the beginning)."""
+    """Where a listing continues: an `after` token, an `offset`, a creation time (a keyset
+    listing sorted by `createdAt`: objects created after it), or none (the beginning)."""
 
     after: str | None = None
     offset: int | None = None
+    created_after: int | None = None  # epoch milliseconds
 
     def query(self) -> dict[str, str]:
         """The query parameters that ask for the page at this position."""
@@ -102,6 +104,8 @@ class Position:
             params["after"] = self.after
         if self.offset is not None:
             params["offset"] = str(self.offset)
+        if self.created_after is not None:
+            params["createdAfter"] = str(self.created_after)
         return params
 
 

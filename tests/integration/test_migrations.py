@@ -20,6 +20,8 @@ EXPECTED_TABLES = {
     "runs",
     "jobs",
     "content_items",
+    "content_syncs",
+    "fetch_seen",
     "exports",
     "notifications",
     "schedules",

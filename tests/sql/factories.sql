@@ -54,9 +54,18 @@ RETURNING id
 
 -- name: plant_content_item
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, data, content_hash,
-                                  first_seen_run, last_seen_run)
+                                  first_seen_run, changed_run)
 VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
         %(run_id)s, %(run_id)s)
+
+-- name: plant_content_sync
+INSERT INTO public.content_syncs (portal_id, content_type, run_id, job_id, confirmed_at, seen,
+                                  deleted)
+VALUES (%(portal_id)s, %(content_type)s, %(run_id)s, %(job_id)s, now(), 0, 0)
+
+-- name: plant_fetch_seen
+INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
+SELECT %(job_id)s, %(portal_id)s, h FROM unnest(%(hubspot_ids)s::text[]) AS h
 
 -- name: plant_export
 INSERT INTO public.exports (run_id, portal_id, content_type, format, status)

@@ -15,7 +15,7 @@ WHERE r.portal_id = %(portal_id)s ORDER BY n.id
 
 -- name: sync_content_of_portal
 SELECT content_type::text AS content_type, hubspot_id, hubspot_updated_at, archived,
-       deleted_at, first_seen_run, last_seen_run, content_hash, name, data
+       deleted_at, first_seen_run, changed_run, content_hash, name, data, xmin::text AS xmin
 FROM public.content_items WHERE portal_id = %(portal_id)s
 ORDER BY content_type, hubspot_id
 
@@ -38,7 +38,7 @@ SELECT user_id, kind, message FROM public.notifications WHERE run_id = %(run_id)
 -- n rows of one type with ids '00000001'…, every tenth archived.
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, slug, url, state,
                                   language, hubspot_updated_at, archived, data, content_hash,
-                                  first_seen_run, last_seen_run)
+                                  first_seen_run, changed_run)
 SELECT %(portal_id)s, %(content_type)s, lpad(g::text, 8, '0'), 'Page ' || g, 'page-' || g,
        'https://www.example.com/page-' || g, 'PUBLISHED', 'en',
        timestamptz '2030-01-01 00:00:00+00' + g * interval '1 minute', g %% 10 = 0,
