@@ -25,13 +25,15 @@ portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABL
                (default: one portal %(demo)s)
 fault format   comma-separated key=value pairs of a fault rule:
                  kind=status|rate_limit|not_json|truncated|missing_results|wrong_types|
-                      repeat_cursor|slow
+                      repeat_cursor|slow|drift
                  share=0..1   on=N+N+...  (1-based numbers of the requests the rule matches)
                  type=site_page|landing_page|blog_post|hubdb_table|hubdb_row   portal_id=N
                  status=503   policy=TEN_SECONDLY_ROLLING|SECONDLY|DAILY   retry_after_s=N
-                 delay_ms=N
+                 delay_ms=N   deleted=N created=N (drift: objects deleted at the listing's
+                 start and created at its end before the answer; with --cursors offset)
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
+                    --cursors offset --fault kind=drift,on=4,type=blog_post,deleted=1
 versions       --start-version N serves content N steps on; between two syncs, step a running fake:
                  fake_hubspot.py --advance PORTAL_ID --url http://127.0.0.1:PORT [--churn ...]
 admin          GET /_fake/stats, POST /_fake/portals/ID/advance, GET /_fake/portals/ID/truth?type=T,
@@ -89,6 +91,13 @@ def _parser() -> argparse.ArgumentParser:
         default="spec",
         help="pages/posts carry created/updated (spec) or also createdAt/updatedAt (both)",
     )
+    add(
+        "--cursors",
+        choices=("keyed", "offset"),
+        default="keyed",
+        help="the default order's `after` cursors name the last object served (keyed) or a "
+        "position, as HubSpot's do (offset)",
+    )
     add("--config-json", help="portals and config as JSON (replaces the flags above)")
     add("--start-version", type=int, default=0, help="serve every portal N versions on")
     add(
@@ -123,6 +132,7 @@ def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], S
         faults=tuple(fault_from_text(text) for text in args.fault),
         fault_seed=args.fault_seed,
         timestamps=args.timestamps,
+        cursors=args.cursors,
     )
     return portals, config
 
