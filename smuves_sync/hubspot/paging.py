@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 # A listing may run past HubSpot's count: objects created while it runs are listed too, and a
@@ -105,7 +106,10 @@ class Position:
         if self.offset is not None:
             params["offset"] = str(self.offset)
         if self.created_after is not None:
-            params["createdAfter"] = str(self.created_after)
+            moment = datetime.fromtimestamp(self.created_after / 1000, tz=UTC)
+            params["createdAfter"] = moment.isoformat(timespec="milliseconds").replace(
+                "+00:00", "Z"
+            )
         return params
 
 

@@ -16,3 +16,11 @@ WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
 -- name: content_set_hash
 UPDATE public.content_items SET content_hash = %(content_hash)s
 WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
+
+-- name: content_items_size
+-- The table's size on disk (heap, TOAST, indexes) and the dead row versions its updates and
+-- deletes have left (n_tup_upd + n_tup_del, as counted so far).
+SELECT pg_catalog.pg_total_relation_size('public.content_items') AS bytes,
+       pg_catalog.pg_stat_get_tuples_updated('public.content_items'::regclass)
+       + pg_catalog.pg_stat_get_tuples_deleted('public.content_items'::regclass)
+       AS dead_tuples_written
