@@ -11,7 +11,12 @@ Usage (one registry of rate-limit budgets per process, shared by every client)::
 
 `pages` walks the live objects, then (for types that have one) a second pass with
 `archived=true`; HubDB rows are walked table by table, tables in id order. The cursor of the
-last page is a "done" cursor: resuming from it yields nothing. A listing is one request chain
+last page is a "done" cursor: resuming from it yields nothing. With `verify=True` the listing
+is checked at its end (counted again; HubSpot's offsets move under deletions) and, when it
+may have missed objects, completed by another pass whose pages follow. `confirm` asks about
+objects by id (batch reads, else one by one): which HubSpot still holds, which are gone.
+
+A listing is one request chain
 (a `Lane`) of the portal's budget, which serves the chain with the most requests still to go
 first: pass `expected` (objects still to come, e.g. the count minus what is stored) so the
 budget knows from the first request; without it the listing's own `total` is used.
@@ -251,9 +256,13 @@ class HubSpotClient:
         still holds (live or archived, as records) and which it answers 404 for, archived
         or not (gone).
 
-        A batch read where the type has one (`POST …/batch/read`, live, then archived for the
-        rest), else, and for what a batch could not place, `GET …/<id>` (then with
-        `archived=true`). An id of a type that offers neither is left `unknown`.
+        Where the type has a batch read (`POST …/batch/read`): live, then `archived=true` for
+        the rest; what neither returns is gone. HubDB's row batch read has no `archived`: a
+        row it does not return is asked for by id with `archived=true`. A batch read that
+        answers 404 as a whole says nothing about the ids (except that the rows of a table
+        that is itself gone are gone): they are asked for one by one, `GET …/<id>`, live then
+        archived, as are the objects of types without a batch read. An id of a type that
+        offers neither is left `unknown`.
         """
         spec = self._registry.get(content_type)
         present: list[ContentRecord] = []
@@ -266,18 +275,31 @@ class HubSpotClient:
         for parent_id, own_ids in groups.items():
             prefix = f"{parent_id}:" if parent_id is not None else ""
             todo = list(own_ids)
+            # Which states (archived or not) still need asking by id.
+            ask: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
             if spec.batch_read:
-                # HubDB's batch read has no `archived`: archived rows are asked for one by one.
-                flags = (False, True) if spec.parent is None else (False,)
-                for archived in flags:
-                    found = await self._batch_read(spec, parent_id, todo, archived)
+                found = await self._batch_read(spec, parent_id, todo, archived=False)
+                if found is None and spec.parent is not None:
+                    if not await self._parent_exists(spec, parent_id):
+                        gone.extend(prefix + own for own in todo)
+                        continue
+                elif found is not None:
                     present.extend(found.values())
                     todo = [own for own in todo if own not in found]
+                    ask = tuple(archived for archived in ask if archived)
+                    if spec.parent is None and ask:
+                        found = await self._batch_read(spec, parent_id, todo, archived=True)
+                        if found is not None:
+                            present.extend(found.values())
+                            gone.extend(prefix + own for own in todo if own not in found)
+                            continue
+            if not todo:
+                continue
             if not spec.get_by_id:
                 unknown.extend(prefix + own for own in todo)
                 continue
             for own in todo:
-                record = await self._get_one(spec, parent_id, own)
+                record = await self._get_one(spec, parent_id, own, ask)
                 if record is None:
                     gone.append(prefix + own)
                 else:
@@ -432,10 +454,9 @@ class HubSpotClient:
 
     async def _batch_read(
         self, spec: ContentTypeSpec, parent_id: str | None, own_ids: list[str], archived: bool
-    ) -> dict[str, ContentRecord]:
-        """The objects of `own_ids` a batch read returns (by own id), 100 ids a request.
-
-        A batch that answers 404 as a whole places nothing: its ids are asked one by one."""
+    ) -> dict[str, ContentRecord] | None:
+        """The objects of `own_ids` a batch read returns (by own id), 100 ids a request; None
+        when it answers 404 as a whole (no such endpoint, or no such parent)."""
         found: dict[str, ContentRecord] = {}
         path = f"{spec.list_path(self._api_version, parent_id)}/batch/read"
         params = {"archived": "true"} if archived else {}
@@ -444,21 +465,37 @@ class HubSpotClient:
             try:
                 body = await self._post(spec.name, path, params, {"inputs": chunk})
             except HubSpotNotFound:
-                continue
+                return None
             try:
                 for raw in _results(body):
                     record = spec.read(raw, parent_id=parent_id, archived_pass=archived)
                     found[_own_id(record.hubspot_id, parent_id)] = record
             except ValueError as exc:
                 raise self._malformed(spec.name, f"POST {path}: {exc}") from None
-        return {own: record for own, record in found.items() if own in set(own_ids)}
+        asked = set(own_ids)
+        return {own: record for own, record in found.items() if own in asked}
+
+    async def _parent_exists(self, spec: ContentTypeSpec, parent_id: str | None) -> bool:
+        """Whether the (live) parent of a child type's objects is there: a HubDB table."""
+        assert spec.parent is not None and parent_id is not None
+        parent = self._registry.get(spec.parent)
+        try:
+            await self._get(spec.name, parent.object_path(self._api_version, parent_id), {})
+        except HubSpotNotFound:
+            return False
+        return True
 
     async def _get_one(
-        self, spec: ContentTypeSpec, parent_id: str | None, own_id: str
+        self,
+        spec: ContentTypeSpec,
+        parent_id: str | None,
+        own_id: str,
+        states: tuple[bool, ...] = (False, True),
     ) -> ContentRecord | None:
-        """The object, live or else archived; None when HubSpot answers 404 to both."""
+        """The object as HubSpot holds it, asked for live and/or archived (`states`, in that
+        order); None when HubSpot answers 404 to each."""
         path = spec.object_path(self._api_version, own_id, parent_id)
-        for archived in (False, True) if spec.archived_pass else (False,):
+        for archived in states:
             params = {"archived": "true" if archived else "false"}
             try:
                 body = await self._get(spec.name, path, params)

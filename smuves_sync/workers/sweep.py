@@ -9,14 +9,15 @@ one, still live, across a page boundary, and the listing never shows that one.
    resumed by another worker after a crash still knows what the pages before the crash saw.
    A listing that starts from the beginning forgets what an earlier attempt saw and sets the
    job's marker; a resumed job whose marker is gone (Postgres crashed, which empties unlogged
-   tables) cannot know, and lists again from the start.
+   tables, or the job had failed or been stopped, which drops its ids, before an operator
+   requeued it) cannot know, and lists again from the start.
 2. The listing itself checks that it is whole (`HubSpotClient.pages(verify=True)`): a second
    pass completes one that saw fewer objects than HubSpot counts at its end, or whose totals
    moved while it ran.
 3. `finish_fetch`: the objects stored as present that the job did not see are asked about
    by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
-   is now (live, or archived); what it answers 404 for is marked deleted; what a type offers
-   no way to ask about is left as it is. Then, in one transaction, the type's last
+   is now (live, or archived); what it says it does not hold is marked deleted; what a type
+   offers no way to ask about is left as it is. Then, in one transaction, the type's last
    confirmation (`content_syncs`) and the job's completion, which also drops its ids.
 """
 
@@ -50,8 +51,9 @@ async def prepare_seen(ctx: JobContext, job: Job) -> Job:
             job = await ctx.queue(scoped).heartbeat(job)  # fenced like every write of the job
         else:
             log.warning(
-                "job %s: what its listing saw before is lost (Postgres restarted after a "
-                "crash, or failed over): listing %s of portal %s again from the start",
+                "job %s: what its listing saw before is not recorded (it was dropped when the "
+                "job failed or was stopped, or lost when Postgres crashed or failed over): "
+                "listing %s of portal %s again from the start",
                 job.id,
                 job.content_type,
                 job.portal_id,

@@ -179,7 +179,7 @@ def test_cursors_keep_the_second_pass_and_what_the_listing_noticed() -> None:
 # -- asking by id --------------------------------------------------------------------------
 
 
-async def test_confirm_reads_batches_live_then_archived_then_asks_the_rest_one_by_one(
+async def test_confirm_reads_batches_live_then_archived_and_what_neither_holds_is_gone(
     router: respx.MockRouter, make_client: MakeClient
 ) -> None:
     def batch(request: httpx.Request) -> httpx.Response:
@@ -209,7 +209,7 @@ async def test_confirm_reads_batches_live_then_archived_then_asks_the_rest_one_b
         ["1", "2", "3"],
         ["2", "3"],
     ]
-    assert [c.request.url.params["archived"] for c in one.calls] == ["false", "true"]
+    assert one.call_count == 0  # the two batch answers settled it
 
 
 async def test_a_batch_read_answering_404_as_a_whole_is_not_taken_for_gone(
@@ -219,10 +219,14 @@ async def test_a_batch_read_answering_404_as_a_whole_is_not_taken_for_gone(
         return_value=json_response({"status": "error", "message": "?"}, status=404)
     )
     router.get(f"{POSTS}/1").mock(return_value=json_response(post(1)))
+    two = router.get(f"{POSTS}/2").mock(
+        return_value=json_response({"status": "error", "message": "not found"}, status=404)
+    )
 
-    answer = await make_client().confirm("blog_post", ["1"])
+    answer = await make_client().confirm("blog_post", ["1", "2"])
 
-    assert [r.hubspot_id for r in answer.present] == ["1"] and answer.gone == ()
+    assert [r.hubspot_id for r in answer.present] == ["1"] and answer.gone == ("2",)
+    assert [c.request.url.params["archived"] for c in two.calls] == ["false", "true"]
 
 
 async def test_rows_are_read_per_table_and_archived_ones_asked_for_by_id(
@@ -264,4 +268,22 @@ async def test_rows_are_read_per_table_and_archived_ones_asked_for_by_id(
     assert answer.gone == ("20:9",)
     assert [json.loads(c.request.content)["inputs"] for c in reads["10"].calls] == [["7", "8"]]
     assert "archived" not in reads["10"].calls.last.request.url.params
-    assert archived.call_count == 2
+    assert [c.request.url.params["archived"] for c in archived.calls] == ["true"]
+
+
+async def test_the_rows_of_a_table_that_is_gone_are_gone(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    missing = {"status": "error", "message": "no such table"}
+    router.post("/cms/v3/hubdb/tables/30/rows/batch/read").mock(
+        return_value=json_response(missing, status=404)
+    )
+    table = router.get("/cms/v3/hubdb/tables/30").mock(
+        return_value=json_response(missing, status=404)
+    )
+    rows = router.get(path__regex=r"/cms/v3/hubdb/tables/30/rows/\d+")
+
+    answer = await make_client().confirm("hubdb_row", ["30:1", "30:2"])
+
+    assert (answer.present, answer.gone) == ((), ("30:1", "30:2"))
+    assert (table.call_count, rows.call_count) == (1, 0)
