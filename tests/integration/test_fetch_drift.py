@@ -76,9 +76,13 @@ async def runs(db: Database, portal: int) -> list[str]:
 
 
 async def test_a_post_deleted_after_the_first_page_leaves_every_live_post_live(
-    fake: FakeHubSpot, base_url: str, factory: Factory, worker_db: Database, db: Database,
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
     db_url: str,
-) -> None:  # fmt: skip
+) -> None:
     portal = await plant_portal(factory, SPEC)
     await sync(worker_db, db_url, base_url, portal)
     first_post = fake.ground_truth(SPEC.portal_id, POSTS)[0].hubspot_id
@@ -102,9 +106,14 @@ async def test_a_post_deleted_after_the_first_page_leaves_every_live_post_live(
 
 
 async def test_a_first_fetch_amid_deletions_and_creations_stores_every_live_post(
-    fake: FakeHubSpot, base_url: str, factory: Factory, worker_db: Database, db: Database,
-    db_url: str, caplog: pytest.LogCaptureFixture,
-) -> None:  # fmt: skip
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
+    db_url: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.INFO, logger="smuves_sync.hubspot.client")
     portal = await plant_portal(factory, SPEC)
     fake.set_faults((drift(4, deleted=2, created=3),))
@@ -120,9 +129,13 @@ async def test_a_first_fetch_amid_deletions_and_creations_stores_every_live_post
 
 
 async def test_an_unchanged_listing_needs_no_second_pass(
-    fake: FakeHubSpot, base_url: str, factory: Factory, worker_db: Database, db: Database,
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
     db_url: str,
-) -> None:  # fmt: skip
+) -> None:
     portal = await plant_portal(factory, SPEC)
     await sync(worker_db, db_url, base_url, portal)
     fake.reset_stats()
@@ -137,9 +150,13 @@ async def test_an_unchanged_listing_needs_no_second_pass(
 
 
 async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(
-    fake: FakeHubSpot, base_url: str, factory: Factory, worker_db: Database, db: Database,
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
     db_url: str,
-) -> None:  # fmt: skip
+) -> None:
     portal = await plant_portal(factory, SPEC)
     run_id = await sync(worker_db, db_url, base_url, portal)
     [kept, archived, *seen] = [t.hubspot_id for t in fake.ground_truth(SPEC.portal_id, POSTS)]
@@ -178,9 +195,14 @@ async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(
 
 
 async def test_a_job_that_lost_what_it_saw_lists_again_from_the_start(
-    fake: FakeHubSpot, base_url: str, factory: Factory, worker_db: Database, db: Database,
-    db_url: str, caplog: pytest.LogCaptureFixture,
-) -> None:  # fmt: skip
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
+    db_url: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     portal = await plant_portal(factory, SPEC)
     await sync(worker_db, db_url, base_url, portal)
     # A job resumed after Postgres crashed: its cursor says the live pass is done, but the
