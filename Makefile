@@ -11,7 +11,7 @@ KINDS ?= fetch,export
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-fast lint format migrate sync demo fake serve worker bench bench-queue bench-client bench-sync bench-resync export clean
+.PHONY: help install browser test test-fast lint format migrate sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -23,6 +23,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install the package with its dev tools
+
+browser: ## install Debian's chromium for the dashboard's browser tests (apt, as root; idempotent)
+	scripts/install_browser.sh
 
 test: $(STAMP) ## run the whole test suite (unit, integration, acceptance)
 	$(BIN)/pytest
@@ -62,6 +65,9 @@ worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export] 
 
 serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JWT_AUDIENCE, SMUVES_SECRET_KEY); make serve [PORT=8000]
 	$(BIN)/smuves serve --port $(or $(PORT),8000)
+
+dashboard: $(STAMP) ## the operators' dashboard on :8800; open the link it prints. make dashboard [PORT=8800]
+	$(BIN)/smuves dashboard --port $(or $(PORT),8800)
 
 bench: bench-queue bench-client bench-sync bench-resync ## run every benchmark (extra flags for each: ARGS=...)
 

@@ -197,9 +197,10 @@ CREATE TABLE public.content_items (
     changed_at          timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (portal_id, content_type, hubspot_id)
 )
--- HOT. The primary key is the table's only index, and no column an ordinary sync changes is
--- in it (nor may one be: an index on a column that changes makes every update of it write a
--- new index entry). So an update of a changed object is HOT (its new version on the same
+-- HOT. The primary key is the table's only index here (0012 adds a partial one on
+-- translated_from_id, which an ordinary sync does not change), and no column an ordinary sync
+-- changes is in one (nor may one be: an index on a column that changes makes every update of
+-- it write a new index entry). So an update of a changed object is HOT (its new version on the same
 -- page, no index entry, the old one pruned without vacuum) when the page has room. Pages
 -- filled to 80 % keep that room: measured with scripts/bench_sync.py --resync, a re-sync after
 -- 10 % of 5,339 objects changed made 5 % of its updates HOT at the default fillfactor (100),

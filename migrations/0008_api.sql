@@ -1,9 +1,10 @@
 -- What the HTTP API (smuves_app) needs beyond 0003:
 -- * app_user_sign_in: a user named by a verified token's `sub` appears in app_users on their
 --   first request (smuves_app may not write app_users itself);
--- * stop_run: stop a run of one of the caller's portals; its open jobs end `stopped`, and a
---   worker still running one loses its lease at its next heartbeat, checkpoint or finish
---   (every fenced function of 0004 requires status = 'running');
+-- * stop_run: stop a run of one of the caller's portals (run_to_stopped, which the operators'
+--   dashboard calls for any run); its open jobs end `stopped`, and a worker still running
+--   one loses its lease at its next heartbeat, checkpoint or finish (every fenced function
+--   of 0004 requires status = 'running');
 -- * metrics_jobs / metrics_job_durations: queue figures across every tenant for /metrics,
 --   counts and seconds only, never a row;
 -- * owners may delete their portals (everything of the portal goes with it, by cascade);
@@ -61,26 +62,21 @@ CREATE FUNCTION public.app_user_sign_in(p_email text DEFAULT NULL)
     END
     $$;
 
--- Stop run p_run_id if it belongs to one of the caller's portals: its pending and running
--- jobs become stopped (lease columns kept as the record of who ran them), then the run is
--- settled like any other (a stopped job makes it stopped). Jobs are locked before the run,
--- the order claim_jobs and complete_jobs use, so a concurrent claim or finish cannot
--- deadlock with a stop. Returns the run as it is afterwards; no row: not visible.
-CREATE FUNCTION public.stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
+-- Stop run p_run_id, whoever asks (its callers decide who may): its pending and running jobs
+-- become stopped, with p_reason as their error unless they have one (lease columns kept as
+-- the record of who ran them), then the run is settled like any other (a stopped job makes
+-- it stopped). Jobs are locked before the run, the order claim_jobs and complete_jobs use, so
+-- a concurrent claim or finish cannot deadlock with a stop. Returns the run as it is
+-- afterwards; no row: no such run. Written once for stop_run (a tenant, through the API) and
+-- the operators' dashboard (the login role, any run).
+CREATE FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now timestamptz)
     RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
     BEGIN
-        -- The definer sees every row: check the caller's membership explicitly.
-        IF NOT EXISTS (SELECT FROM public.runs AS r
-                       WHERE r.id = p_run_id
-                         AND r.portal_id IN (SELECT public.member_portal_ids())) THEN
-            RETURN;
-        END IF;
-
         -- Lock the open jobs in id order before updating them: two stops of one run then
         -- queue up behind each other instead of locking jobs in opposite orders (deadlock).
         PERFORM FROM public.jobs AS j
@@ -91,11 +87,29 @@ CREATE FUNCTION public.stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
         UPDATE public.jobs AS j
         SET status = 'stopped',
             finished_at = v_now,
-            last_error = coalesce(j.last_error, 'stopped on request')
+            last_error = coalesce(j.last_error, p_reason)
         WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running');
 
         PERFORM public.settle_runs(ARRAY[p_run_id], v_now);
         RETURN QUERY SELECT * FROM public.runs AS r WHERE r.id = p_run_id;
+    END
+    $$;
+
+-- Stop run p_run_id (run_to_stopped) if it belongs to one of the caller's portals. Returns
+-- the run as it is afterwards; no row: not visible.
+CREATE FUNCTION public.stop_run(p_run_id bigint, p_now timestamptz DEFAULT NULL)
+    RETURNS SETOF public.runs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        -- The definer sees every row: check the caller's membership explicitly.
+        IF NOT EXISTS (SELECT FROM public.runs AS r
+                       WHERE r.id = p_run_id
+                         AND r.portal_id IN (SELECT public.member_portal_ids())) THEN
+            RETURN;
+        END IF;
+        RETURN QUERY SELECT * FROM public.run_to_stopped(p_run_id, 'stopped on request', p_now);
     END
     $$;
 

@@ -3,8 +3,8 @@
 
 1. Starts the embedded Postgres (SMUVES_DATABASE_URL unset; set it to use your own) and
    applies the migrations.
-2. Starts the bundled fake HubSpot in a subprocess: portal 1001 with about 20,000 objects
-   over the five content types, under a generous rate limit.
+2. Starts the bundled fake HubSpot in a subprocess: portal 1001 with about 20,500 objects
+   over every content type, under a generous rate limit.
 3. Adds the portal (its token stored encrypted), fetches everything with live progress bars,
    exports the site pages to CSV, and prints where the file is and a summary.
 4. Leaves a playground: the settings it used go to .env (SMUVES_ENV_FILE), which every `smuves`
@@ -61,7 +61,8 @@ SCALE_VARIABLE = "SMUVES_DEMO_SCALE"
 
 
 def demo_portal(scale: float = 1.0) -> PortalSpec:
-    """Portal 1001: 6,000 site pages, 3,000 landing pages, 6,000 posts, 5 tables x 1,000 rows."""
+    """Portal 1001: 6,000 site pages, 3,000 landing pages, 6,000 posts, 5 tables x 1,000 rows,
+    45 blog authors, 150 tags, 300 URL redirects and 5 blogs."""
 
     def n(count: int) -> int:
         return max(1, round(count * scale))
@@ -76,6 +77,10 @@ def demo_portal(scale: float = 1.0) -> PortalSpec:
         hubdb_tables=5,
         rows_per_table=n(1000),
         archived_share=0.05,
+        blog_authors=n(45),
+        blog_tags=n(150),
+        url_redirects=n(300),
+        blogs=n(5),
     )
 
 

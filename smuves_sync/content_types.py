@@ -3,11 +3,12 @@
 `ContentType` is the list. Each member is a type's word (the `content_type` column, the CLI's
 `--types` word, the API's `content_type`) and carries its `ContentTypeSpec` — pure data: its
 list path per API version, page size, id field, where its promoted fields live, whether it is
-listed per parent (HubDB rows per table) and whether archived objects need a second pass.
-Everything else is derived from this list: the words the API, the CLI and the row mappers
-accept, and the HubSpot client's registry (`smuves_sync.hubspot.registry.DEFAULT_REGISTRY`).
-Fetching, storing and exporting branch on no type's word, so a new type is one more member,
-for example::
+listed per parent (HubDB rows per table), whether archived objects need a second pass, and the
+HubSpot scope it needs. Everything else is derived from this list: the words the API, the CLI
+and the row mappers accept, the HubSpot client's registry
+(`smuves_sync.hubspot.registry.DEFAULT_REGISTRY`) and the scope a 403 message names
+(`workers.failures`). Fetching, storing and exporting branch on no type's word, so a new type
+is one more member, for example::
 
     BLOG_TAG = ContentTypeSpec(
         name="blog_tag",
@@ -17,36 +18,80 @@ for example::
     )
 
 and one migration that adds the word to the database's list (the `content_type` domain of
-0002_schema.sql follows its `content_types` table)::
+0002_schema.sql follows its `content_types` table; 0012_more_content_types.sql added this one)::
 
     INSERT INTO public.content_types (name) VALUES ('blog_tag');
 
 `ContentTypeSpec.read` turns one raw HubSpot object into a `ContentRecord`: the promoted columns
-(hubspot_id, name, slug, url, state, language, updated_at, archived) plus the raw object.
-This module sits beside `models` (which re-exports `ContentType`): it imports nothing of the
-package but `errors`, so every layer may use it. (Two tables outside the product's data path
-still know the five types by name: the HubSpot scope each needs, for the 403 message of
-`workers.failures`, which has a generic wording for any other type; and the fake HubSpot of
-the tests, which serves the five.)
+(hubspot_id, name, slug, url, state, language, updated_at, archived, translated_from_id) plus
+the raw object; an object it cannot read raises `RecordError`. `ContentTypeSpec.read_page`
+reads a listing's results one by one and sets each object it cannot read aside as a
+`RejectedObject` (its id if it has one, the reason, its bytes), so that one bad object never
+costs the rest of its page. Ids are text: a number id is written in decimal, so ``"4"`` and
+``4`` are one object. This module sits beside `models` (which re-exports `ContentType`): it
+imports nothing of the package but `errors` and `content_text`, so every layer may use it.
+(The fake HubSpot of the tests knows the types by name: it stands in for HubSpot, so it spells
+out HubSpot's paths itself rather than reading the product's.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from smuves_sync.content_text import replace_unstorable
 from smuves_sync.errors import ConfigurationError
 
 # HubSpot writes "not archived" as the epoch: 0 (blog posts) or 1970-01-01T00:00:00Z (pages).
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The longest id stored, in bytes of UTF-8. Ids are part of content_items' primary key, and a
+# btree index refuses an entry past about 2.7 KB; HubSpot's ids are a few digits.
+MAX_ID_BYTES = 1024
+# A rejected object keeps at most this many bytes of itself (content_rejects.raw).
+RAW_SIZE_CAP = 64 * 1024
 
 
 class RecordError(ValueError):
     """A raw object lacks its id or has a promoted field of the wrong type."""
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedObject:
+    """An object HubSpot sent that cannot be stored: its id if it has a usable one, why, and the
+    object as ASCII JSON (NULs and lone surrogates as JSON escapes), cut after `RAW_SIZE_CAP`
+    bytes; `size` is its whole length."""
+
+    hubspot_id: str | None
+    reason: str
+    raw: bytes = field(repr=False)
+    size: int
+
+    @classmethod
+    def of(cls, obj: object, reason: str, hubspot_id: str | None = None) -> RejectedObject:
+        """Set `obj` aside for `reason`; an id that could not be stored itself is left out."""
+        try:
+            text = json.dumps(obj, default=_jsonable, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            text = f"<a {type(obj).__name__} that cannot be written as JSON>"
+        data = text.encode("ascii", "backslashreplace")
+        usable = hubspot_id is not None and usable_id(hubspot_id) is None
+        return cls(
+            hubspot_id if usable else None,
+            replace_unstorable(reason),
+            data[:RAW_SIZE_CAP],
+            len(data),
+        )
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, Mapping):
+        return dict(value)
+    return repr(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +112,8 @@ class FieldMap:
     # Not a column: where a keyset listing by creation time reads each object's (see
     # `ContentTypeSpec.created_keyset`).
     created_at: tuple[str, ...] = ("createdAt", "created")
+    # The id of the primary object of its language group, for an object that is a translation.
+    translated_from_id: tuple[str, ...] = ("translatedFromId",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +130,8 @@ class ContentRecord:
     updated_at: datetime | None
     archived: bool
     raw: Mapping[str, Any] = field(repr=False)
+    # The primary object of its language group (None: it is a primary, or has no translations).
+    translated_from_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +164,8 @@ class ContentTypeSpec:
     #   the archived ones); get_by_id: `GET <list path>/<id>` answers one (404: no such one).
     batch_read: bool = False
     get_by_id: bool = True
+    # The private-app scope HubSpot asks for to list it (named when it answers 403).
+    scope: str = "content"
 
     def list_path(self, api_version: str, parent_id: str | None = None) -> str:
         """The list endpoint of this type for `api_version` (and the parent object)."""
@@ -164,7 +215,34 @@ class ContentTypeSpec:
             updated_at=_timestamp(raw, fields.updated_at),
             archived=archived_pass or _archived(raw, fields.archived),
             raw=raw,
+            translated_from_id=_reference(raw, fields.translated_from_id),
         )
+
+    def read_page(
+        self,
+        results: Sequence[object],
+        *,
+        parent_id: str | None = None,
+        archived_pass: bool = False,
+    ) -> tuple[tuple[ContentRecord, ...], tuple[RejectedObject, ...]]:
+        """Read a listing's results: the records, and the objects `read` refused, set aside."""
+        records: list[ContentRecord] = []
+        rejects: list[RejectedObject] = []
+        for raw in results:
+            try:
+                records.append(self.read(raw, parent_id=parent_id, archived_pass=archived_pass))
+            except RecordError as exc:
+                rejects.append(RejectedObject.of(raw, str(exc), self._id_if_any(raw, parent_id)))
+        return tuple(records), tuple(rejects)
+
+    def _id_if_any(self, raw: object, parent_id: str | None) -> str | None:
+        if not isinstance(raw, Mapping):
+            return None
+        try:
+            own_id = _id(raw.get(self.id_field), self.id_field)
+        except RecordError:
+            return None
+        return own_id if parent_id is None else f"{parent_id}:{own_id}"
 
 
 _PAGE_PATHS = {"v3": "/cms/v3/pages/{kind}", "2026-03": "/cms/pages/2026-03/{kind}"}
@@ -223,9 +301,11 @@ class ContentType(StrEnum):
             language=(),
             updated_at=("updatedAt", "updated"),
             archived=("deleted", "archivedAt", "archived"),
+            translated_from_id=(),
         ),
         # No batch read of tables: an unseen table is asked about by id.
         created_keyset=True,
+        scope="hubdb",
     )
     HUBDB_ROW = ContentTypeSpec(
         name="hubdb_row",
@@ -234,13 +314,90 @@ class ContentType(StrEnum):
             "2026-03": "/cms/hubdb/2026-03/tables/{parent_id}/rows",
         },
         page_size=1000,
-        fields=FieldMap(name=("name",), slug=("path",), url=(), state=(), language=(), archived=()),
+        fields=FieldMap(
+            name=("name",),
+            slug=("path",),
+            url=(),
+            state=(),
+            language=(),
+            archived=(),
+            translated_from_id=(),
+        ),
         parent="hubdb_table",
         parent_count_field="rowCount",
+        scope="hubdb",
         # Rows of archived tables are not listed; the tables listing shows those tables.
         # Rows take neither `sort=createdAt` nor `createdAfter` (a second pass lists again);
         # `rows/batch/read` answers published rows only (no `archived`).
         batch_read=True,
+    )
+    # The blog's other objects and the site's redirects.
+    #
+    # Paging: the dated blogs API also has `…/authors/cursor` and `…/tags/cursor` listings
+    # (in the tags document, beside `…/posts/cursor`). They are not used. Their spec gives
+    # the answer no shape (its `CursorPagedResult…Long` schemas are empty objects: no
+    # `results`, `paging` or `total`) and no description, so nothing shows that they page by
+    # a true cursor rather than an offset (the `Long` hints at a numeric key; a hint is no
+    # contract), and a fake validated against an empty schema would prove nothing. Every
+    # type follows `paging.next.after` of its documented listing instead. That token may be
+    # an offset: an object deleted while a listing runs can shift another past it. As for
+    # pages and posts, the listing's completeness check and a second pass by creation time
+    # find it again, and nothing unseen is marked deleted before HubSpot confirms it (by
+    # batch read for authors and tags, by id for redirects and blogs, whose specs have no
+    # batch read).
+    BLOG_AUTHOR = ContentTypeSpec(
+        name="blog_author",
+        paths={"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
+        page_size=100,
+        # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
+        fields=FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
+        created_keyset=True,
+        batch_read=True,
+    )
+    BLOG_TAG = ContentTypeSpec(
+        name="blog_tag",
+        paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
+        page_size=100,
+        fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
+        created_keyset=True,
+        batch_read=True,
+    )
+    URL_REDIRECT = ContentTypeSpec(
+        name="url_redirect",
+        # HubSpot's guide lists v3 redirects at /cms/v3/url-redirects (where its spec puts
+        # the single redirect); the spec's own listing path is /cms/url-redirects/v3.
+        paths={"v3": "/cms/v3/url-redirects", "2026-03": "/cms/url-redirects/2026-03"},
+        page_size=100,
+        # A redirect has no name: it is known by what it redirects (`routePrefix`), and its
+        # `url` is where it sends the visitor. An archived one carries no flag of its own:
+        # only the archived pass lists it.
+        fields=FieldMap(
+            name=("routePrefix",),
+            slug=(),
+            url=("destination",),
+            state=(),
+            language=(),
+            archived=(),
+            translated_from_id=(),
+        ),
+        # No batch read of redirects: an unseen one is asked about by id.
+        created_keyset=True,
+    )
+    BLOG = ContentTypeSpec(
+        name="blog",
+        # HubSpot's specs have blog settings in v3 only (its reference pages mention a dated
+        # /cms/blog-settings/2026-03/settings that no spec describes): the v3 listing serves
+        # both versions.
+        paths={
+            "v3": "/cms/v3/blog-settings/settings",
+            "2026-03": "/cms/v3/blog-settings/settings",
+        },
+        page_size=100,
+        # A blog's `language` and `translatedFromId` make its language group: the primary
+        # blog and one translated blog per further language.
+        fields=FieldMap(url=("absoluteUrl",), state=(), archived=("deletedAt",)),
+        # No batch read of blogs: an unseen one is asked about by id.
+        created_keyset=True,
     )
 
 
@@ -253,12 +410,33 @@ def _first(raw: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | N
 
 
 def _id(value: object, key: str) -> str:
-    # Ids are strings in every schema we read; some older endpoints send numbers.
+    # Ids are strings in every schema we read; some older endpoints send numbers, which are
+    # written in decimal: "4" and 4 are one object.
+    text: str | None = None
     if isinstance(value, str) and value:
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    raise RecordError(f"object has no usable {key!r} (got {type(value).__name__})")
+        text = value
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            text = str(value)
+        except ValueError:  # more digits than Python writes out
+            text = None
+    if text is None:
+        raise RecordError(f"object has no usable {key!r} (got {type(value).__name__})")
+    problem = usable_id(text)
+    if problem is not None:
+        raise RecordError(f"object has no usable {key!r}: {problem}")
+    return text
+
+
+def usable_id(text: str) -> str | None:
+    """What keeps `text` from being stored as an id (a NUL, a lone surrogate, its length), or
+    None when it can be."""
+    if replace_unstorable(text) != text:
+        return "it holds a NUL or a lone surrogate"
+    size = len(text.encode())
+    if size > MAX_ID_BYTES:
+        return f"it is {size:,} bytes long, more than the {MAX_ID_BYTES:,} an id may have"
+    return None
 
 
 def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -269,6 +447,19 @@ def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     if not isinstance(value, str):
         raise RecordError(f"field {key!r} is {type(value).__name__}, expected text")
     return value
+
+
+def _reference(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    found = _first(raw, keys)
+    if found is None:
+        return None
+    key, value = found
+    # An id, text in some schemas and a number in others; "" and 0 say "none" in both.
+    if isinstance(value, str):
+        return value if value not in ("", "0") else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if value else None
+    raise RecordError(f"field {key!r} is {type(value).__name__}, expected an id")
 
 
 def _state(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:

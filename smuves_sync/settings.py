@@ -71,6 +71,14 @@ class Settings(BaseSettings):
     # served only on `smuves serve --metrics-port`, never on the tenants' port.
     metrics_token: SecretStr | None = None
 
+    # The operators' dashboard (`smuves dashboard`). Bound to localhost, the login link it
+    # prints is enough; bound to any other address it needs a password or a token of its own
+    # (at least 16 characters; the sign-in page takes the password, /login?token=… the token).
+    dashboard_password: SecretStr | None = None
+    dashboard_token: SecretStr | None = None
+    # Seconds between two looks at the database for a page's live parts (progress bars).
+    dashboard_refresh_seconds: float = Field(default=1.0, gt=0)
+
     def lease_seconds(self, kind: JobKind) -> float:
         """The lease a claimed job of `kind` holds before another worker may take it over."""
         return self.fetch_lease_seconds if kind is JobKind.FETCH else self.export_lease_seconds

@@ -209,6 +209,8 @@ class Factory:
         *,
         content_type: ContentType = ContentType.SITE_PAGE,
         name: str = "A page",
+        language: str | None = None,
+        translated_from_id: str | None = None,
     ) -> str:
         """A content row of the run's portal, first and last seen by `run`."""
         hubspot_id = hubspot_id or str(next(self._numbers))
@@ -222,6 +224,8 @@ class Factory:
                 "data": Jsonb({"id": hubspot_id, "name": name}),
                 "content_hash": f"hash-{hubspot_id}",
                 "run_id": run.id,
+                "language": language,
+                "translated_from_id": translated_from_id,
             },
         )
         return hubspot_id
@@ -246,6 +250,28 @@ class Factory:
             "plant_fetch_seen",
             {"job_id": job.id, "portal_id": job.portal_id, "hubspot_ids": list(hubspot_ids)},
         )
+
+    async def content_reject(
+        self,
+        run: Run,
+        hubspot_id: str | None = None,
+        *,
+        content_type: ContentType = ContentType.SITE_PAGE,
+        reason: str = "object has no usable 'id' (got NoneType)",
+    ) -> int:
+        """A rejected object of the run's portal, recorded by `run`."""
+        rows = await self._returning(
+            "plant_content_reject",
+            {
+                "portal_id": run.portal_id,
+                "run_id": run.id,
+                "content_type": str(content_type),
+                "hubspot_id": hubspot_id,
+                "reason": reason,
+                "raw": b'{"name":"no id"}',
+            },
+        )
+        return int(rows[0]["id"])
 
     async def export(
         self,

@@ -3,27 +3,46 @@
 Pages follow the primary key (content type, HubSpot id), so a page costs the same however deep
 it is and rows written meanwhile neither repeat nor vanish between pages. `next` is an opaque
 cursor (the last key, base64url of JSON); `q` matches name, slug or url, case-insensitively,
-as plain text (``%`` and ``_`` are not wildcards).
+as plain text (``%`` and ``_`` are not wildcards). `/content/{type}/{hubspot_id}` is one
+object. With `with=translations` each object comes with its language variants: the other
+live members of its language group (its primary, and the objects translated from that).
+Objects come back as HubSpot sent them: text stored escaped (NULs, lone surrogates:
+smuves_sync.content_text) is decoded.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found
-from smuves_sync.api.schemas import MAX_ID, ContentItemOut, ContentPageOut, StorableText
-from smuves_sync.db.content import content_page
+from smuves_sync.api.schemas import (
+    MAX_ID,
+    ContentItemOut,
+    ContentPageOut,
+    StorableText,
+    TranslationOut,
+)
+from smuves_sync.content_text import unescape_text, unescape_value
+from smuves_sync.db.content import ContentItem, content_language_groups, content_page
 from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
 
 router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
+
+With = Annotated[
+    Literal["translations"] | None,
+    Query(alias="with", description="translations: each object with its language variants"),
+]
+Groups = dict[tuple[ContentType, str], tuple[ContentItem, ...]]
 
 
 def encode_cursor(key: tuple[ContentType, str]) -> str:
@@ -52,9 +71,22 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
+class ContentJSONResponse(JSONResponse):
+    """JSON as FastAPI writes it; a lone surrogate HubSpot sent goes back as the JSON escape
+    it came as (UTF-8 cannot carry it)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            text = json.dumps(content, allow_nan=False, separators=(",", ":"))
+            return text.encode("ascii")
+
+
 @router.get(
     "/v1/portals/{portal_id}/content",
     response_model=ContentPageOut,
+    response_class=ContentJSONResponse,
     summary="A portal's content, a page at a time",
 )
 async def list_content(
@@ -70,6 +102,7 @@ async def list_content(
     after: Annotated[
         str | None, Query(max_length=1000, description="`next` of the previous page")
     ] = None,
+    with_: With = None,
 ) -> ContentPageOut:
     """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
     key = decode_cursor(after) if after is not None else None
@@ -83,7 +116,74 @@ async def list_content(
             after=key,
             limit=limit,
         )
+        groups = None
+        if with_ == "translations":
+            keys = [(item.content_type, item.hubspot_id) for item in page.items]
+            groups = await content_language_groups(db, portal_id, keys, with_data=False)
     return ContentPageOut(
-        items=[ContentItemOut.model_validate(item) for item in page.items],
+        items=[_item_out(item, groups) for item in page.items],
         next=encode_cursor(page.last_key) if page.last_key else None,
     )
+
+
+@router.get(
+    "/v1/portals/{portal_id}/content/{type}/{hubspot_id}",
+    response_model=ContentItemOut,
+    response_class=ContentJSONResponse,
+    summary="One object of a portal's content",
+)
+async def get_content(
+    portal_id: Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")],
+    type: Annotated[ContentType, Path(description="its content type")],
+    hubspot_id: Annotated[
+        StorableText, Path(min_length=1, max_length=200, description="its HubSpot id")
+    ],
+    ctx: Context,
+    principal: CurrentPrincipal,
+    with_: With = None,
+) -> ContentItemOut:
+    """A live object (404 once it is deleted), with its language variants if asked for."""
+    async with user_session(ctx, principal) as db:
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        key = (type, hubspot_id)
+        groups = await content_language_groups(db, portal_id, [key], with_data=True)
+    members = groups.get(key, ())
+    item = found(
+        next((m for m in members if m.hubspot_id == hubspot_id), None),
+        f"{type} {hubspot_id} of portal {portal_id}",
+    )
+    return _item_out(item, groups if with_ == "translations" else None)
+
+
+def _item_out(item: ContentItem, groups: Groups | None) -> ContentItemOut:
+    """The object, and its language variants when `groups` were looked up; as HubSpot sent
+    them."""
+    out = ContentItemOut.model_validate(decoded(item))
+    if groups is None:
+        return out
+    members = groups.get((item.content_type, item.hubspot_id), ())
+    variants = [
+        TranslationOut.model_validate(decoded(m))
+        for m in members
+        if m.hubspot_id != item.hubspot_id
+    ]
+    return out.model_copy(update={"translations": variants})
+
+
+def decoded(item: ContentItem) -> ContentItem:
+    """`item` with its stored text decoded (smuves_sync.content_text): NULs and lone
+    surrogates as HubSpot sent them."""
+    return dataclasses.replace(
+        item,
+        name=_unescape(item.name),
+        slug=_unescape(item.slug),
+        url=_unescape(item.url),
+        state=_unescape(item.state),
+        language=_unescape(item.language),
+        translated_from_id=_unescape(item.translated_from_id),
+        data=unescape_value(item.data),
+    )
+
+
+def _unescape(value: str | None) -> str | None:
+    return None if value is None else unescape_text(value)

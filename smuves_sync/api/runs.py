@@ -28,6 +28,7 @@ from smuves_sync.api.context import ApiContext, Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, RunOut
 from smuves_sync.db import Database
+from smuves_sync.db.rejects import run_rejects
 from smuves_sync.db.runs import run_detail, run_get, run_stop
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=error_responses(401, 404, 422))
@@ -48,14 +49,18 @@ _KEEP_ALIVE_SECONDS = 15.0
 
 
 async def load_run(db: Database, run_id: int) -> RunOut | None:
-    """The run with its jobs, or None when absent or not visible."""
+    """The run with its jobs and what it could not store, or None when absent or not
+    visible."""
     found = await run_detail(db, run_id)
-    return RunOut.of(*found) if found else None
+    if found is None:
+        return None
+    return RunOut.of(*found, await run_rejects(db, run_id))
 
 
 @router.get("/{run_id}", response_model=RunOut, summary="A run's status and per-job progress")
 async def get_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
-    """Processed / total, attempts and the last error of every job."""
+    """Processed / total, attempts and the last error of every job, and the objects HubSpot
+    sent that could not be stored (`rejected`: how many, why)."""
     async with user_session(ctx, principal) as db:
         return found(await load_run(db, run_id), f"run {run_id}")
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
+from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.models import (
     ContentType,
     Export,
@@ -106,6 +107,23 @@ class JobOut(_Out):
     finished_at: datetime | None
 
 
+class RejectCountOut(_Out):
+    content_type: ContentType
+    objects: int = Field(description="objects of this type the run could not store")
+    reason: str = Field(description="the commonest reason")
+    reasons: int = Field(description="how many different reasons there were")
+
+
+class RejectsOut(_Out):
+    """Objects HubSpot sent that the run could not store (kept aside; the run went on)."""
+
+    objects: int
+    message: str | None = Field(
+        description='"N objects could not be stored: …", with the reasons; null: none'
+    )
+    by_type: list[RejectCountOut]
+
+
 class RunOut(_Out):
     id: int
     portal_id: int
@@ -116,11 +134,13 @@ class RunOut(_Out):
     started_at: datetime | None
     finished_at: datetime | None
     jobs: list[JobOut]
+    rejected: RejectsOut
 
     @classmethod
-    def of(cls, run: Run, jobs: Iterable[Job]) -> RunOut:
-        """From the run and its jobs."""
-        return cls.model_validate({**_attributes(run), "jobs": list(jobs)})
+    def of(cls, run: Run, jobs: Iterable[Job], rejects: RunRejects = NO_REJECTS) -> RunOut:
+        """From the run, its jobs and what it could not store."""
+        rejected = {"objects": rejects.objects, "message": rejects.note, "by_type": rejects.by_type}
+        return cls.model_validate({**_attributes(run), "jobs": list(jobs), "rejected": rejected})
 
 
 class SkippedType(BaseModel):
@@ -161,6 +181,20 @@ class ExportAccepted(_RunAccepted):
     export: ExportOut
 
 
+class TranslationOut(_Out):
+    """A language variant of an object: of the same type and language group."""
+
+    hubspot_id: str
+    name: str | None
+    slug: str | None
+    url: str | None
+    state: str | None
+    language: str | None
+    translated_from_id: str | None = Field(description="the group's primary; null: this is it")
+    hubspot_updated_at: datetime | None
+    archived: bool
+
+
 class ContentItemOut(_Out):
     content_type: ContentType
     hubspot_id: str
@@ -169,6 +203,9 @@ class ContentItemOut(_Out):
     url: str | None
     state: str | None
     language: str | None
+    translated_from_id: str | None = Field(
+        description="the primary object of its language group; null for a primary"
+    )
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime = Field(
@@ -177,6 +214,11 @@ class ContentItemOut(_Out):
         "later fetch wrote this object, whichever is later"
     )
     data: Any = Field(description="the object as HubSpot returned it")
+    translations: list[TranslationOut] | None = Field(
+        default=None,
+        description="with=translations: the other live members of its language group, "
+        "primary first (an empty list: it has none); null when not asked for",
+    )
 
 
 class ContentPageOut(BaseModel):
@@ -187,6 +229,7 @@ class ContentPageOut(BaseModel):
 class NotificationOut(_Out):
     id: int
     run_id: int | None
+    schedule_id: int | None = Field(description="the schedule a schedule_disabled note is about")
     kind: str
     message: str
     created_at: datetime

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from smuves_sync.cli.common import refuse_undecodable
+from smuves_sync.cli.dashboard import dashboard
 from smuves_sync.cli.db import db
 from smuves_sync.cli.export import export
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
@@ -36,6 +37,7 @@ cli.add_command(sync)
 cli.add_command(worker)
 cli.add_command(export)
 cli.add_command(serve)
+cli.add_command(dashboard)
 cli.add_command(secret_key)
 for _command in (*OPS_COMMANDS, schedule):
     cli.add_command(_command)

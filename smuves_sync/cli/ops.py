@@ -27,6 +27,7 @@ from smuves_sync.db.jobs import (
     jobs_retry_failed,
 )
 from smuves_sync.db.portals import portal_get
+from smuves_sync.db.rejects import RunRejects, run_rejects
 from smuves_sync.db.runs import (
     PruneCounts,
     RunOverview,
@@ -132,18 +133,27 @@ def runs(
 @click.argument("run_id", type=ID)
 @json_option
 def run(run_id: int, as_json: bool) -> None:
-    """Show one run and each of its jobs: progress, attempts, status, last error."""
+    """Show one run and each of its jobs: progress, attempts, status, last error; and the
+    objects HubSpot sent that could not be stored, per type and why."""
 
-    async def work(db: Database) -> tuple[Run, list[Job]]:
-        return await get_run(db, run_id), await run_jobs(db, run_id)
+    async def work(db: Database) -> tuple[Run, list[Job], RunRejects]:
+        return await get_run(db, run_id), await run_jobs(db, run_id), await run_rejects(db, run_id)
 
-    found, jobs = with_database(work)
+    found, jobs, rejects = with_database(work)
     if as_json:
-        out.echo_json({**out.run_json(found), "jobs": [out.job_json(j) for j in jobs]})
+        out.echo_json(
+            {
+                **out.run_json(found),
+                "jobs": [out.job_json(j) for j in jobs],
+                "rejected": out.rejects_json(rejects),
+            }
+        )
         return
     console = out.console()
     console.print(out.run_header(found))
     console.print(out.jobs_table(jobs, title=f"jobs of run {run_id}", with_run=False))
+    if rejects.by_type:
+        console.print(out.rejects_table(rejects, run_id))
 
 
 @click.command("jobs")

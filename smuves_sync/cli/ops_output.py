@@ -3,10 +3,13 @@
 JSON shapes (times ISO 8601 with offset, durations in seconds, ids as numbers):
 
     run     {id, portal_id, owner_id, kind, status, content_types, created_at, started_at,
-             finished_at}  (+ jobs, jobs_completed, jobs_failed, processed, total in `runs`)
+             finished_at}  (+ portal_name, jobs, jobs_completed, jobs_failed, processed,
+             total in `runs`)
     job     {id, run_id, portal_id, kind, content_type, status, attempts, max_attempts,
              run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor,
              last_error, created_at, finished_at}   (never the lease token)
+    rejected  {objects, message, by_type: [{content_type, objects, reason, reasons}]}
+            (`run`: the objects HubSpot sent that the run could not store)
     stats   {depth: [{kind, status, jobs}], pending: [{kind, due, waiting,
              oldest_due_age_seconds}], expired_leases: [{job…, silent_for_seconds}]}
 """
@@ -25,6 +28,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from smuves_sync.db.rejects import RunRejects
 from smuves_sync.db.runs import RunOverview
 from smuves_sync.db.stats import QueueStats
 from smuves_sync.models import Job, JobKind, JobStatus, Run, Schedule
@@ -122,6 +126,15 @@ def job_json(job: Job) -> dict[str, JSONValue]:
     return record_json(job, leave_out={"lease_token"})
 
 
+def rejects_json(rejects: RunRejects) -> dict[str, JSONValue]:
+    """What a run could not store as a JSON object: objects, message, by_type."""
+    return {
+        "objects": rejects.objects,
+        "message": rejects.note,
+        "by_type": [record_json(count) for count in rejects.by_type],
+    }
+
+
 def stats_json(stats: QueueStats) -> dict[str, JSONValue]:
     """Queue statistics as a JSON object."""
     seconds = {"oldest_due_age": "oldest_due_age_seconds"}
@@ -203,6 +216,22 @@ def jobs_table(jobs: Sequence[Job], title: str = "jobs", *, with_run: bool = Tru
             job.locked_by or "-",
             job.last_error or "",
         )
+    return table
+
+
+def rejects_table(rejects: RunRejects, run_id: int) -> Table:
+    """Per type, the objects a run could not store and the commonest reason; the caption says
+    where the objects themselves are."""
+    table = Table(title=rejects.note or "", title_justify="left")
+    for header in ("type", "objects", "reasons"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("commonest reason", overflow="fold")
+    for count in rejects.by_type:
+        table.add_row(str(count.content_type), str(count.objects), str(count.reasons), count.reason)
+    table.caption = (
+        f"each object, with its bytes: SELECT hubspot_id, reason, raw FROM content_rejects "
+        f"WHERE run_id = {run_id}"
+    )
     return table
 
 

@@ -29,6 +29,7 @@ from rich.progress import (
 from rich.table import Table
 
 from smuves_sync.db import Database
+from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.follow import RunSnapshot, run_snapshot
@@ -139,22 +140,29 @@ async def work_run(
     return snapshot
 
 
-def summary_table(snapshot: RunSnapshot) -> Table:
-    """One row per job: type, status, processed / total, attempts, last error."""
+def summary_table(snapshot: RunSnapshot, rejects: RunRejects = NO_REJECTS) -> Table:
+    """One row per job: type, status, processed / total, objects not stored, attempts, last
+    error (or why objects were not stored); the caption says how many could not be stored."""
     run = snapshot.run
     table = Table(title=f"{run.kind} run {run.id} of portal {run.portal_id}: {run.status}")
-    for column in ("type", "status", "processed", "total", "attempts", "note"):
-        table.add_column(column, justify="right" if column in ("processed", "total") else "left")
+    numbers = ("processed", "total", "not stored")
+    for column in ("type", "status", *numbers, "attempts", "note"):
+        table.add_column(column, justify="right" if column in numbers else "left")
+    rejected = {count.content_type: count for count in rejects.by_type}
     for job in snapshot.jobs:
-        note = job.last_error or ""
+        count = rejected.get(job.content_type)
+        note = job.last_error or (count.reason if count else "")
         table.add_row(
             str(job.content_type),
             f"[{_STATUS_STYLE.get(job.status, '')}]{job.status}[/]",
             f"{job.processed:,}",
             "?" if job.total is None else f"{job.total:,}",
+            f"{count.objects:,}" if count else "0",
             f"{job.attempts}/{job.max_attempts}",
             note if len(note) <= 160 else note[:157] + "...",
         )
+    if rejects.note:
+        table.caption = f"{rejects.note} (see `smuves run {run.id}`)"
     return table
 
 

@@ -1,7 +1,8 @@
 """`smuves sync <portal> [--types …] [--no-wait]`: fetch a portal now, with progress bars.
 
 Enqueue a fetch run (the orchestrator: one job per type not already in flight), then work it
-in this process to the end and print a summary. Exit codes: 0 the run completed; 1 it
+in this process to the end and print a summary (with the objects HubSpot sent that could not
+be stored, per type, and why: they do not fail the run). Exit codes: 0 the run completed; 1 it
 partially failed, failed or did not finish here; 2 usage or configuration error;
 3 ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait the run
 is only enqueued, for `smuves worker` processes to work.
@@ -19,6 +20,7 @@ from rich.logging import RichHandler
 from smuves_sync.cli.common import ID, ExitCode, concurrency_option, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, token_cipher, worker_database
+from smuves_sync.db.rejects import run_rejects
 from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import parse_content_types, start_fetch
 from smuves_sync.settings import Settings
@@ -54,7 +56,9 @@ async def sync_portal(
         snapshot = await work_run(
             db, conninfo, settings, run, concurrency=concurrency, console=console
         )
-    console.print(summary_table(snapshot))
+        async with db.for_portal(portal_id) as scoped:
+            rejects = await run_rejects(scoped, run.id)
+    console.print(summary_table(snapshot, rejects))
     if not snapshot.run.status.is_terminal:
         console.print(
             f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "

@@ -5,13 +5,15 @@
     database_url(settings)              async context -> str (starts the embedded server)
     DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role)
     Database(pool)                      one, all, execute, stream, pipeline; transaction,
-                                        as_user, for_portal (database.py)
+                                        as_user, for_portal, custom_plans (database.py)
     migrate(conninfo, directory=None)   apply pending migrations -> list[Migration]
     queries()                           the merged named queries of db/queries/*.sql
 
 The nouns, each a module of noun-verb functions taking a `Database`, with its
 ``queries/<noun>.sql``: jobs (and the queue's calls), runs, portals (members, users),
-content, exports, schedules, notifications, stats (monitoring reads). Rows become the
+content, rejects (objects a fetch could not store), exports, schedules, notifications,
+hubspot_minutes (HubSpot requests per minute), operator_actions (the dashboard's audit trail),
+stats (monitoring reads). Rows become the
 package's records through `rows.model_row`.
 """
 

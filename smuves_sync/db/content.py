@@ -20,7 +20,18 @@ fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped 
 row; when it was last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
-`transaction`). `content_page` runs as the API's caller (`Database.as_user`).
+`transaction`). `content_page` and `content_language_groups` run as the API's caller
+(`Database.as_user`); `content_count_by_type` as the login role, for the dashboard::
+
+    counts = await content_count_by_type(db, [portal_id])   # {(portal, type): ContentCounts}
+
+Nothing HubSpot sends fails a page. Before the arrays are built, text Postgres cannot hold (NUL
+characters, lone surrogates) is escaped by the one rule of `smuves_sync.content_text`, in the
+documents and the promoted columns alike; an object listed twice in a page is stored once, as
+its last copy; an object that still cannot be stored (an id Postgres cannot key on, a document
+that cannot be written as JSON) is recorded in content_rejects instead (`db.rejects`), with
+the objects the caller could not read (`rejected`). The readers hand back text as stored:
+whoever shows it to a person decodes it (`content_text`).
 """
 
 from __future__ import annotations
@@ -35,7 +46,10 @@ from typing import Any, Protocol
 import orjson
 from psycopg.rows import dict_row, scalar_row
 
+from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
+from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
+from smuves_sync.db.rejects import content_rejects_add
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType
 
@@ -61,6 +75,8 @@ class ContentRow(Protocol):
     def archived(self) -> bool: ...
     @property
     def raw(self) -> Mapping[str, Any]: ...
+    @property
+    def translated_from_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +90,8 @@ class ContentItem:
     url: str | None
     state: str | None
     language: str | None
+    # The primary object of its language group; None for a primary.
+    translated_from_id: str | None
     hubspot_updated_at: datetime | None
     archived: bool
     synced_at: datetime
@@ -88,6 +106,26 @@ class ContentPage:
     last_key: tuple[ContentType, str] | None
 
 
+@dataclass(frozen=True, slots=True)
+class ContentCounts:
+    """Stored objects of one portal and type."""
+
+    live: int
+    archived: int
+    deleted: int
+
+
+@dataclass(frozen=True, slots=True)
+class _TypeCounts:
+    portal_id: int
+    content_type: ContentType
+    counts: ContentCounts
+
+
+class _Unstorable(ValueError):
+    """An object that cannot be stored even escaped; the message says why."""
+
+
 def _json_default(value: object) -> object:
     if isinstance(value, Mapping):  # a read-only mapping from the client
         return dict(value)
@@ -95,33 +133,97 @@ def _json_default(value: object) -> object:
 
 
 def _document(raw: Mapping[str, Any]) -> bytes:
-    """The object as compact JSON, keys in the order HubSpot sent them."""
+    """The object as compact JSON, keys in the order HubSpot sent them, its text escaped where
+    Postgres could not hold it (`content_text`); `_Unstorable` when it cannot be written."""
     try:
-        return orjson.dumps(raw, default=_json_default)
+        document = orjson.dumps(raw, default=_json_default)
     except orjson.JSONEncodeError:
-        # orjson refuses what the standard library accepts, e.g. integers beyond 64 bits.
+        pass  # lone surrogates, integers beyond 64 bits, deep nesting: written out below
+    else:
+        # orjson writes a NUL as this escape; the mark is there only in text to escape.
+        if b"\\u0000" not in document and ESCAPE_UTF8 not in document:
+            return document
+    try:
+        escaped = escape_value(raw)
+    except RecursionError:
+        raise _Unstorable("its document nests too deep to be stored") from None
+    try:
+        return orjson.dumps(escaped, default=_json_default)
+    except orjson.JSONEncodeError:
+        pass  # orjson refuses what the standard library accepts, e.g. integers beyond 64 bits
+    try:
         return json.dumps(
-            raw, default=_json_default, ensure_ascii=False, separators=(",", ":")
+            escaped,
+            default=_json_default,
+            ensure_ascii=False,
+            separators=(",", ":"),
+            allow_nan=False,
         ).encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _Unstorable(f"its document cannot be written as JSON: {exc}") from None
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else escape_text(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _Storable:
+    """One object ready for the arrays: its promoted columns escaped, its document encoded."""
+
+    item: ContentRow
+    hubspot_id: str
+    document: bytes
+
+
+def _prepare_page(
+    items: Sequence[ContentRow],
+) -> tuple[list[_Storable], list[RejectedObject]]:
+    """The page's objects as they will be stored (one per id, the last copy of each), and the
+    ones that cannot be stored."""
+    kept: dict[str, _Storable] = {}
+    rejects: list[RejectedObject] = []
+    for item in items:
+        hubspot_id = str(item.hubspot_id)
+        problem = usable_id(hubspot_id)
+        try:
+            if problem is not None:
+                raise _Unstorable(f"its id cannot be stored: {problem}")
+            document = _document(item.raw)
+        except _Unstorable as exc:
+            rejects.append(RejectedObject.of(item.raw, str(exc), hubspot_id))
+            continue
+        # A page that lists an object twice (ids are text, so "4" and 4 are one id): the last
+        # copy wins, as it would have had the two come in two pages. One statement cannot
+        # write a row twice.
+        kept.pop(hubspot_id, None)
+        kept[hubspot_id] = _Storable(item, hubspot_id, document)
+    return list(kept.values()), rejects
+
+
+def _columns(page: Sequence[_Storable]) -> dict[str, list[Any]]:
+    """The prepared page as one list per column, the shape `content_upsert_page` unnests."""
+    items = [p.item for p in page]
+    return {
+        "hubspot_ids": [p.hubspot_id for p in page],
+        "names": [_text(item.name) for item in items],
+        "slugs": [_text(item.slug) for item in items],
+        "urls": [_text(item.url) for item in items],
+        "states": [_text(item.state) for item in items],
+        "languages": [_text(item.language) for item in items],
+        "updated_ats": [item.updated_at for item in items],
+        "archived": [item.archived for item in items],
+        "translated_from_ids": [_text(item.translated_from_id) for item in items],
+        "documents": [p.document.decode() for p in page],
+        # The same object sent again encodes to the same bytes, so an unchanged hash means
+        # an unchanged document (a reordering by HubSpot only costs one rewrite).
+        "content_hashes": [hashlib.sha256(p.document).hexdigest() for p in page],
+    }
 
 
 def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
-    """The page as one list per column, the shape `content_upsert_page` unnests."""
-    documents = [_document(item.raw) for item in items]
-    return {
-        "hubspot_ids": [item.hubspot_id for item in items],
-        "names": [item.name for item in items],
-        "slugs": [item.slug for item in items],
-        "urls": [item.url for item in items],
-        "states": [item.state for item in items],
-        "languages": [item.language for item in items],
-        "updated_ats": [item.updated_at for item in items],
-        "archived": [item.archived for item in items],
-        "documents": [document.decode() for document in documents],
-        # The same object sent again encodes to the same bytes, so an unchanged hash means
-        # an unchanged document (a reordering by HubSpot only costs one rewrite).
-        "content_hashes": [hashlib.sha256(document).hexdigest() for document in documents],
-    }
+    """The page's storable objects as one list per column (what cannot be stored left out)."""
+    return _columns(_prepare_page(items)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,19 +246,45 @@ async def content_upsert_page(
     run_id: int,
     items: Sequence[ContentRow],
     *,
+    rejected: Sequence[RejectedObject] = (),
     seen_by: int | None = None,
 ) -> int:
     """Store one page of objects fetched by `run_id`, writing only the rows that changed;
-    returns the rows written. With `seen_by`, the page's ids are recorded as seen by that
-    fetch job (in the same transaction), for its deletion sweep."""
-    if not items:
-        return 0
-    columns = _page_columns(items)
-    params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
-    written = await db.execute("content_upsert_page", {**params, **columns})
+    returns the rows written.
+
+    What cannot be stored, and `rejected` (what the caller could not read), is recorded in
+    content_rejects, in the same transaction when `db` is one. With `seen_by`, the page's ids
+    are recorded as seen by that fetch job, in the same transaction, for its deletion sweep
+    and its count of objects: a rejected object's too (HubSpot holds it and counts it), under
+    a key of its own when it has no usable id.
+    """
+    page, rejects = _prepare_page(items)
+    all_rejects = [*rejected, *rejects]
+    await content_rejects_add(db, portal_id, content_type, run_id, all_rejects)
+    written = 0
+    if page:
+        params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
+        written = await db.execute("content_upsert_page", {**params, **_columns(page)})
     if seen_by is not None:
-        await content_seen_add(db, seen_by, portal_id, columns["hubspot_ids"])
+        seen = [p.hubspot_id for p in page]
+        seen += [_seen_key(r) for r in all_rejects]
+        await content_seen_add(db, seen_by, portal_id, seen)
     return written
+
+
+# Starts the key under which a fetch records an object it saw without a usable id: U+FDD0 is
+# a Unicode noncharacter (the escape mark of `content_text`), in no HubSpot id, so the key
+# matches no stored object, and the sweep never takes it for one.
+_UNIDENTIFIED = "\ufdd0unidentified:"
+
+
+def _seen_key(reject: RejectedObject) -> str:
+    """What `fetch_seen` records for a rejected object: its id, or for one without a usable id
+    a key made from its bytes, so that it is counted once however often it is listed."""
+    if reject.hubspot_id is not None:
+        return reject.hubspot_id
+    digest = hashlib.sha256(reject.raw).hexdigest()
+    return f"{_UNIDENTIFIED}{reject.size}:{digest}"
 
 
 async def content_seen_add(
@@ -299,3 +427,44 @@ async def content_page(
     more = len(rows) > limit
     last_key = (items[-1].content_type, items[-1].hubspot_id) if more and items else None
     return ContentPage(items=items, last_key=last_key)
+
+
+@dataclass(frozen=True, slots=True)
+class _GroupMember:
+    """A row of `content_language_groups`: the key asked for, and one member of its group."""
+
+    asked_type: ContentType
+    asked_id: str
+    item: ContentItem
+
+
+async def content_language_groups(
+    db: Database,
+    portal_id: int,
+    keys: Sequence[tuple[ContentType, str]],
+    *,
+    with_data: bool,
+) -> dict[tuple[ContentType, str], tuple[ContentItem, ...]]:
+    """The live members of the language group of each live object of `keys`, the object
+    itself included, primary first; `data` only of the asked objects, and only `with_data`.
+    A key of an object that is not live (or not visible) is left out."""
+    params = {
+        "portal_id": portal_id,
+        "content_types": [str(key[0]) for key in keys],
+        "hubspot_ids": [key[1] for key in keys],
+        "with_data": with_data,
+    }
+    rows = await db.all("content_language_groups", params, row=model_row(_GroupMember))
+    groups: dict[tuple[ContentType, str], list[ContentItem]] = {}
+    for row in rows:
+        groups.setdefault((row.asked_type, row.asked_id), []).append(row.item)
+    return {key: tuple(members) for key, members in groups.items()}
+
+
+async def content_count_by_type(
+    db: Database, portal_ids: Sequence[int]
+) -> dict[tuple[int, ContentType], ContentCounts]:
+    """Stored objects by (portal, type); a pair with nothing stored is absent."""
+    params = {"portal_ids": list(portal_ids)}
+    rows = await db.all("content_count_by_type", params, row=model_row(_TypeCounts))
+    return {(r.portal_id, r.content_type): r.counts for r in rows}

@@ -11,6 +11,8 @@
         async for row in scoped.stream("content_export_rows", params, row=dict_row): ...
     async with db.transaction() as scoped:           # one transaction, no tenant setting
         ...
+    async with db.custom_plans() as scoped:          # one transaction, each statement planned
+        ...                                          # with its values (the operators' reads)
 
 A query is named, never written inline; `row` is a psycopg row factory (`rows.model_row`,
 ``scalar_row``, ``dict_row``). A scoped `Database` runs everything on its one connection inside
@@ -148,4 +150,14 @@ class Database:
         """A transaction in which the worker role sees the rows of `portal_id`."""
         async with self.transaction() as scoped:
             await scoped.execute("session_set_portal", {"portal_id": portal_id})
+            yield scoped
+
+    @asynccontextmanager
+    async def custom_plans(self) -> AsyncIterator[Database]:
+        """A transaction in which every statement is planned with its parameters' values,
+        never with a cached generic plan: a query's optional filters (`%(x)s IS NULL OR …`)
+        then drop out and its partial indexes can be used. The dashboard's pages read in
+        one, so that their figures are also of one moment."""
+        async with self.transaction() as scoped:
+            await scoped.execute("session_custom_plans")
             yield scoped

@@ -1,6 +1,7 @@
 """Jobs: reads, creation, the queue's state changes and the operators' requeues (jobs.sql).
 
     job = await job_get(db, 42)                                  # None: absent or not visible
+    dead = await job_dead_page(db, before_id=None, limit=50)     # failed, newest first, named
     job = await job_enqueue(db, run_id, ContentType.SITE_PAGE)   # None: an equal job in flight
     claim = Claim("host:1", [JobKind.FETCH], fetch_lease=lease, export_lease=lease, limit=8)
     jobs = await job_claim(db, claim)
@@ -10,7 +11,8 @@ Each queue call wraps one SQL function of migrations/0004_queue.sql or 0005_queu
 (`now` is injected time for tests, None the database's clock). A fenced call answers None, or
 leaves a job out of a list, when the job no longer runs under that lease token; `Queue`
 (smuves_sync.queue), the layer workers use, turns that into `LeaseLost`. The operators'
-requeues are functions of 0007_operations.sql.
+requeues are functions of 0007_operations.sql; the dashboard's dead letter (`job_dead_page`,
+`job_dead_count`) reads inside `Database.custom_plans`.
 """
 
 from __future__ import annotations
@@ -68,6 +70,14 @@ class RequeueOutcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class PortalJob:
+    """A job with its portal's name."""
+
+    job: Job
+    portal_name: str
+
+
+@dataclass(frozen=True, slots=True)
 class RequeueResult:
     job_id: int
     outcome: RequeueOutcome
@@ -119,6 +129,60 @@ async def job_list_in_flight(db: Database, portal_id: int, kind: JobKind) -> lis
     """The pending and running jobs of `kind` for `portal_id`."""
     params = {"portal_id": portal_id, "kind": str(kind)}
     return await db.all("job_list_in_flight", params, row=model_row(Job))
+
+
+def _dead_params(
+    status: JobStatus,
+    portal_id: int | None,
+    run_id: int | None,
+    content_type: ContentType | None,
+) -> dict[str, Any]:
+    if status not in (JobStatus.FAILED, JobStatus.STOPPED):
+        raise ValueError(f"the dead letter holds failed or stopped jobs, not {status}")
+    return {
+        "status": str(status),
+        "portal_id": portal_id,
+        "run_id": run_id,
+        "content_type": str(content_type) if content_type is not None else None,
+    }
+
+
+async def job_dead_page(
+    db: Database,
+    *,
+    status: JobStatus = JobStatus.FAILED,
+    portal_id: int | None = None,
+    run_id: int | None = None,
+    content_type: ContentType | None = None,
+    before_id: int | None = None,
+    limit: int = 50,
+) -> list[PortalJob]:
+    """Failed (or stopped) jobs, newest first, below job id `before_id` (None: the newest)."""
+    params = _dead_params(status, portal_id, run_id, content_type)
+    page = {"before_id": before_id, "limit": limit}
+    return await db.all("job_dead_page", {**params, **page}, row=model_row(PortalJob))
+
+
+async def job_dead_count(
+    db: Database,
+    *,
+    cap: int,
+    status: JobStatus = JobStatus.FAILED,
+    portal_id: int | None = None,
+    run_id: int | None = None,
+    content_type: ContentType | None = None,
+) -> tuple[int, bool]:
+    """How many jobs `job_dead_page` pages through: (count up to `cap`, more than `cap`)."""
+    params = _dead_params(status, portal_id, run_id, content_type)
+    jobs: int | None = await db.one("job_dead_count", {**params, "cap": cap}, row=scalar_row)
+    assert jobs is not None  # count(*) always answers
+    return min(jobs, cap), jobs > cap
+
+
+async def job_get_many(db: Database, job_ids: Sequence[int]) -> list[PortalJob]:
+    """The jobs among `job_ids` that exist, newest first, with their portals' names."""
+    params = {"job_ids": list(job_ids)}
+    return await db.all("job_get_many", params, row=model_row(PortalJob))
 
 
 async def job_enqueue(

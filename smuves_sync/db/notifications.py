@@ -1,12 +1,17 @@
-"""Notifications: what a user is told (runs finished, jobs failed), read through the API
-(notifications.sql).
+"""Notifications: what a user is told (runs finished, jobs failed, schedules disabled), read
+through the API (notifications.sql).
 
     async with db.as_user(user_id) as scoped:
         page = await notification_page(scoped, before=None, limit=50)   # newest first
         seen = await notification_mark_read(scoped, page.items[0].id)
+    async with db.for_portal(portal_id) as scoped:                      # the scheduler
+        await notification_schedule_disabled(scoped, schedule_id, "Schedule 7 … disabled")
 
-The queue's SQL functions write them (migrations/0004, 0005); row-level security and the
-queries show each user only their own.
+    about = await notification_of_run(db, run_id)    # the operator: a run's, with emails
+
+The queue's SQL functions write those about runs (migrations/0004, 0005, 0006); row-level
+security and the queries show each user only their own. `notification_of_run` runs as the
+login role (the dashboard's run page), across every tenant.
 """
 
 from __future__ import annotations
@@ -20,10 +25,24 @@ from smuves_sync.db.rows import model_row
 
 @dataclass(frozen=True, slots=True)
 class Notification:
-    """Something the user is told: a run finished, a job failed."""
+    """Something the user is told: a run finished, a job failed, a schedule was disabled."""
 
     id: int
     run_id: int | None
+    # set for a note about a schedule (kind schedule_disabled)
+    schedule_id: int | None
+    kind: str
+    message: str
+    created_at: datetime
+    read_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunNotification:
+    """A notification about a run, with its recipient's email (None: the user is gone)."""
+
+    id: int
+    email: str | None
     kind: str
     message: str
     created_at: datetime
@@ -50,3 +69,18 @@ async def notification_mark_read(db: Database, notification_id: int) -> Notifica
     """Mark the notification read (the first read time is kept); None when not visible."""
     params = {"notification_id": notification_id}
     return await db.one("notification_read", params, row=model_row(Notification))
+
+
+async def notification_schedule_disabled(db: Database, schedule_id: int, message: str) -> bool:
+    """Tell the owner of schedule `schedule_id` (its portal's owner when it has none)
+    `message`; False when nobody could be told (the schedule is not visible)."""
+    params = {"schedule_id": schedule_id, "message": message}
+    return await db.execute("notification_schedule_disabled", params) == 1
+
+
+async def notification_of_run(
+    db: Database, run_id: int, *, limit: int = 50
+) -> list[RunNotification]:
+    """The run's notifications, newest first, whoever they were for."""
+    params = {"run_id": run_id, "limit": limit}
+    return await db.all("notification_of_run", params, row=model_row(RunNotification))

@@ -11,18 +11,25 @@ yours" look the same::
     async with db.as_user(user_id) as scoped:
         await user_sign_in(scoped, "ada@example.com")    # the app_users row, made on first use
         portals = await portal_list(scoped)              # -> list[PortalAccess]
+
+The dashboard's reads, as the login role across every tenant::
+
+    page = await portal_page(db, after_id=None, limit=20)          # -> list[PortalSummary]
+    state = await portal_fetch_state(db, [p.id for p in page], list(ContentType))
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
-from smuves_sync.models import Portal
+from smuves_sync.models import ContentType, JobStatus, Portal
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +37,39 @@ class PortalAccess(Portal):
     """A portal as one user sees it: with that user's role in it."""
 
     role: str
+
+
+@dataclass(frozen=True, slots=True)
+class PortalSummary:
+    """A portal as the operator sees it; whether a token is stored, never the token."""
+
+    id: int
+    name: str
+    owner_email: str
+    created_at: datetime
+    has_token: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TypeFetchState:
+    """One content type of one portal: its last finished, last completed and open fetch."""
+
+    portal_id: int
+    content_type: ContentType
+    last_job_id: int | None
+    last_run_id: int | None
+    last_status: JobStatus | None
+    last_finished_at: datetime | None
+    last_error: str | None
+    done_job_id: int | None
+    done_run_id: int | None
+    done_finished_at: datetime | None
+    done_processed: int | None
+    open_job_id: int | None
+    open_run_id: int | None
+    open_status: JobStatus | None
+    open_processed: int | None
+    open_total: int | None
 
 
 async def portal_get(db: Database, portal_id: int) -> Portal | None:
@@ -56,6 +96,22 @@ async def portal_save(
         assert portal is not None
         await scoped.execute("portal_owner_member", {"portal_id": portal_id, "user_id": owner_id})
     return portal
+
+
+async def portal_page(
+    db: Database, *, portal_id: int | None = None, after_id: int | None = None, limit: int = 20
+) -> list[PortalSummary]:
+    """Portals by id after `after_id` (None: from the first); `portal_id`: only that one."""
+    params = {"portal_id": portal_id, "after_id": after_id, "limit": limit}
+    return await db.all("portal_page", params, row=model_row(PortalSummary))
+
+
+async def portal_fetch_state(
+    db: Database, portal_ids: Sequence[int], content_types: Sequence[ContentType]
+) -> list[TypeFetchState]:
+    """Each portal's fetch state for each type, by portal and in the order of `content_types`."""
+    params = {"portal_ids": list(portal_ids), "content_types": [str(t) for t in content_types]}
+    return await db.all("portal_fetch_state", params, row=model_row(TypeFetchState))
 
 
 # -- as the signed-in user (Database.as_user) -----------------------------------------------

@@ -4,11 +4,14 @@
     run = await run_get(db, run_id)                       # None: absent or not visible
     jobs = await run_jobs(db, run_id)                     # by id
     found = await run_detail(db, run_id)                  # (run, jobs) as of one moment
+    page = await run_list(db, statuses=[RunStatus.FAILED], before=None, limit=50)
+    open_runs = await run_in_flight(db, limit=10)         # -> list[RunProgress], with jobs
     settled = await run_reconcile(db)                     # the runs it changed
 
-Operators' reads (`run_list`) and `history_prune` run as the login role, across every tenant.
-`run_reconcile` is the queue's SQL function (migrations/0005_queue_runs.sql), which `Queue`
-and the runner call at start and periodically.
+Operators' reads (`run_list`, `run_in_flight`, `run_count_in_flight`), `run_operator_stop`
+and `history_prune` run as the login role, across every tenant (the dashboard reads inside
+`Database.custom_plans`). `run_reconcile` is the queue's SQL function
+(migrations/0005_queue_runs.sql), which `Queue` and the runner call at start and periodically.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from psycopg.rows import RowMaker
+from psycopg.rows import RowMaker, scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
@@ -28,15 +31,25 @@ from smuves_sync.models import ContentType, Job, JobKind, Run, RunStatus
 
 @dataclass(frozen=True, slots=True)
 class RunOverview:
-    """A run with the progress of its jobs."""
+    """A run with its portal's name and the progress of its jobs."""
 
     run: Run
+    portal_name: str
     jobs: int
     jobs_completed: int
     jobs_failed: int
     processed: int
     # None while no job of the run knows its total yet.
     total: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunProgress:
+    """A run with its portal's name and every one of its jobs."""
+
+    run: Run
+    portal_name: str
+    jobs: tuple[Job, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +88,19 @@ async def run_jobs(db: Database, run_id: int) -> list[Job]:
     return await db.all("run_jobs", {"run_id": run_id}, row=model_row(Job))
 
 
-def _run_and_job(cursor: Any) -> RowMaker[tuple[Run, Job | None]]:
+def _run_and_job(cursor: Any) -> RowMaker[tuple[Run, Job | None, str | None]]:
+    """(run, job, portal name) from a row of the run's columns prefixed r_, the job's (NULL:
+    no job) and, when the query returns one, portal_name (else None)."""
     run_of = model_row(Run, "r_")(cursor)
     job_of = model_row(Job)(cursor)
-    job_id = [column.name for column in cursor.description or ()].index("id")
-    return lambda values: (run_of(values), job_of(values) if values[job_id] is not None else None)
+    names = [column.name for column in cursor.description or ()]
+    job_id = names.index("id")
+    name = names.index("portal_name") if "portal_name" in names else None
+    return lambda values: (
+        run_of(values),
+        job_of(values) if values[job_id] is not None else None,
+        values[name] if name is not None else None,
+    )
 
 
 async def run_detail(db: Database, run_id: int) -> tuple[Run, list[Job]] | None:
@@ -87,7 +108,7 @@ async def run_detail(db: Database, run_id: int) -> tuple[Run, list[Job]] | None:
     rows = await db.all("run_detail", {"run_id": run_id}, row=_run_and_job)
     if not rows:
         return None
-    return rows[0][0], [job for _, job in rows if job is not None]
+    return rows[0][0], [job for _, job, _ in rows if job is not None]
 
 
 async def run_list(
@@ -96,17 +117,56 @@ async def run_list(
     portal_id: int | None = None,
     statuses: Sequence[RunStatus] | None = None,
     kind: JobKind | None = None,
+    created_from: datetime | None = None,
+    created_to: datetime | None = None,
+    before: tuple[datetime, int] | None = None,
     limit: int = 20,
 ) -> list[RunOverview]:
-    """Runs, newest first, filtered by portal, statuses and kind, with their jobs' progress."""
+    """Runs, newest first, filtered by portal, statuses, kind and creation time (from
+    `created_from`, before `created_to`), after the keyset `before` (created_at, id), with
+    their jobs' progress."""
     words = None if statuses is None else [str(s) for s in statuses]
     params = {"portal_id": portal_id, "statuses": words, "kind": str(kind) if kind else None}
-    return await db.all("run_list", {**params, "limit": limit}, row=model_row(RunOverview))
+    created = {"created_from": created_from, "created_to": created_to}
+    keyset = {
+        "before_created": before[0] if before else None,
+        "before_id": before[1] if before else None,
+    }
+    return await db.all(
+        "run_list", {**params, **created, **keyset, "limit": limit}, row=model_row(RunOverview)
+    )
+
+
+async def run_in_flight(db: Database, *, limit: int = 10) -> list[RunProgress]:
+    """The newest `limit` pending or running runs, newest first, with their jobs."""
+    rows = await db.all("run_in_flight", {"limit": limit}, row=_run_and_job)
+    found: dict[int, tuple[Run, str, list[Job]]] = {}
+    for run, job, portal_name in rows:
+        jobs = found.setdefault(run.id, (run, portal_name or "", []))[2]
+        if job is not None:
+            jobs.append(job)
+    return [RunProgress(run, name, tuple(jobs)) for run, name, jobs in found.values()]
+
+
+async def run_count_in_flight(db: Database) -> int:
+    """How many runs are pending or running."""
+    runs: int | None = await db.one("run_count_in_flight", row=scalar_row)
+    assert runs is not None  # count(*) always answers
+    return runs
 
 
 async def run_stop(db: Database, run_id: int, *, now: datetime | None = None) -> Run | None:
     """Stop the run's open jobs and settle it; None when the run is not visible."""
     return await db.one("run_stop", {"run_id": run_id, "now": now}, row=model_row(Run))
+
+
+async def run_operator_stop(
+    db: Database, run_id: int, *, now: datetime | None = None
+) -> Run | None:
+    """Stop run `run_id` as the operator (any run, no membership needed): its open jobs end
+    stopped and it settles; None: no such run."""
+    params = {"run_id": run_id, "now": now}
+    return await db.one("run_operator_stop", params, row=model_row(Run))
 
 
 async def run_reconcile(db: Database, *, now: datetime | None = None) -> list[Run]:

@@ -2,6 +2,7 @@
 
     s = await schedule_add(db, portal_id, "0 3 * * *", types, next_run_at=t)  # None: no portal
     await schedule_list(db, portal_id=None) / schedule_get(db, id) / schedule_remove(db, id)
+    await schedule_of_portals(db, [portal_id, ...])          # the dashboard's portals page
 
 The scheduler's side, inside one transaction (``db.transaction()``)::
 
@@ -52,7 +53,14 @@ async def schedule_add(
 
 async def schedule_list(db: Database, *, portal_id: int | None = None) -> list[Schedule]:
     """Every schedule (of `portal_id` when given), by portal then id."""
-    return await db.all("schedule_list", {"portal_id": portal_id}, row=model_row(Schedule))
+    portal_ids = None if portal_id is None else [portal_id]
+    return await db.all("schedule_list", {"portal_ids": portal_ids}, row=model_row(Schedule))
+
+
+async def schedule_of_portals(db: Database, portal_ids: Sequence[int]) -> list[Schedule]:
+    """The schedules of the portals `portal_ids`, by portal then id."""
+    params = {"portal_ids": list(portal_ids)}
+    return await db.all("schedule_list", params, row=model_row(Schedule))
 
 
 async def schedule_get(db: Database, schedule_id: int) -> Schedule | None:

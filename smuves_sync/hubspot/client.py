@@ -26,7 +26,8 @@ and HubSpot's correlation id: transient failures are retried here first (see `re
 wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After` is capped at
 `hubspot_max_retry_after_seconds`), a spent daily budget raises `HubSpotDailyLimitReached`
 with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape
-raises `MalformedResponse`. Answers are bounded: bodies are streamed and never read past
+raises `MalformedResponse` (a page: an object of the wrong shape is only set aside, in
+`Page.rejects`). Answers are bounded: bodies are streamed and never read past
 `hubspot_max_response_bytes` (`ResponseTooLarge`), and a listing that runs far past HubSpot's
 count raises `RunawayListing`. The token is held as a `SecretStr` and never appears in a log
 line, a repr or an error message.
@@ -69,6 +70,7 @@ from smuves_sync.hubspot.registry import (
     ContentRecord,
     ContentTypeRegistry,
     ContentTypeSpec,
+    RejectedObject,
 )
 from smuves_sync.hubspot.responses import error_for_status, json_object, read_capped, read_error
 from smuves_sync.hubspot.retry import RetryPolicy
@@ -86,12 +88,21 @@ BATCH_READ_SIZE = 100
 @dataclass(frozen=True, slots=True)
 class Page:
     """One page of a listing and the cursor that resumes right after it; `drifted` once a
-    page of the listing reported another total than its part's first page did."""
+    page of the listing reported another total than its part's first page did; `rejects`
+    are the objects of the page that could not be read (kept aside, not fatal)."""
 
     items: tuple[ContentRecord, ...]
     cursor: str
     archived: bool = False
     drifted: bool = False
+    rejects: tuple[RejectedObject, ...] = ()
+
+    @property
+    def objects(self) -> int:
+        """How many objects the page lists: an object listed twice counts once, and every
+        object that could not be read counts too."""
+        ids = {item.hubspot_id for item in self.items}
+        return len(ids) + sum(1 for r in self.rejects if r.hubspot_id not in ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +112,21 @@ class Confirmation:
     present: tuple[ContentRecord, ...]  # held, live or archived, as HubSpot has them now
     gone: tuple[str, ...]  # 404 however asked: deleted
     unknown: tuple[str, ...]  # the type offers no way to ask
+    # held, but answered in a shape that cannot be read (set aside as a page's are)
+    rejects: tuple[RejectedObject, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _BatchAnswer:
+    """What one batch read answered, by own id (HubDB rows: without the table)."""
+
+    records: tuple[ContentRecord, ...]
+    rejects: tuple[RejectedObject, ...]
+    # the ids it answered with an object (readable or not)
+    held: frozenset[str]
+    # the ids it did not answer in a request whose answer held an object without a usable
+    # id: that object may be any of them, so none of them is confirmed gone
+    unsure: frozenset[str]
 
 
 class _BearerAuth(httpx.Auth):
@@ -228,7 +254,7 @@ class HubSpotClient:
                     bound = ListingBound(spec.page_size, expected)
                     walk = self._offset_pages(spec, state, passes, lane, bound, expected)
                     async for page in walk:
-                        listed += len(page.items)
+                        listed += page.objects
                         drifted = page.drifted
                         yield page
                 if not verify or await self._listing_whole(spec, passes, listed, drifted):
@@ -266,9 +292,11 @@ class HubSpotClient:
         """
         spec = self._registry.get(content_type)
         present: list[ContentRecord] = []
+        rejects: list[RejectedObject] = []
         gone: list[str] = []
         unknown: list[str] = []
         groups: dict[str | None, list[str]] = {}
+        every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
         for hubspot_id in hubspot_ids:
             parent, _, own = hubspot_id.rpartition(":") if spec.parent else ("", "", hubspot_id)
             groups.setdefault(parent or None, []).append(own)
@@ -276,7 +304,9 @@ class HubSpotClient:
             prefix = f"{parent_id}:" if parent_id is not None else ""
             todo = list(own_ids)
             # Which states (archived or not) still need asking by id.
-            ask: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
+            ask = every_state
+            # Ids a batch read could not settle: asked by id in every state.
+            unsure: list[str] = []
             if spec.batch_read:
                 found = await self._batch_read(spec, parent_id, todo, archived=False)
                 if found is None and spec.parent is not None:
@@ -284,27 +314,35 @@ class HubSpotClient:
                         gone.extend(prefix + own for own in todo)
                         continue
                 elif found is not None:
-                    present.extend(found.values())
-                    todo = [own for own in todo if own not in found]
+                    present.extend(found.records)
+                    rejects.extend(found.rejects)
+                    unsure = [own for own in todo if own in found.unsure]
+                    todo = [own for own in todo if own not in found.held | found.unsure]
                     ask = tuple(archived for archived in ask if archived)
                     if spec.parent is None and ask:
                         found = await self._batch_read(spec, parent_id, todo, archived=True)
                         if found is not None:
-                            present.extend(found.values())
-                            gone.extend(prefix + own for own in todo if own not in found)
-                            continue
-            if not todo:
+                            present.extend(found.records)
+                            rejects.extend(found.rejects)
+                            unsure += [own for own in todo if own in found.unsure]
+                            settled = found.held | found.unsure
+                            gone.extend(prefix + own for own in todo if own not in settled)
+                            todo = []
+            asks = [(own, ask) for own in todo] + [(own, every_state) for own in unsure]
+            if not asks:
                 continue
             if not spec.get_by_id:
-                unknown.extend(prefix + own for own in todo)
+                unknown.extend(prefix + own for own, _ in asks)
                 continue
-            for own in todo:
-                record = await self._get_one(spec, parent_id, own, ask)
-                if record is None:
+            for own, states in asks:
+                answer = await self._get_one(spec, parent_id, own, states)
+                if answer is None:
                     gone.append(prefix + own)
+                elif isinstance(answer, RejectedObject):
+                    rejects.append(answer)
                 else:
-                    present.append(record)
-        return Confirmation(tuple(present), tuple(gone), tuple(unknown))
+                    present.append(answer)
+        return Confirmation(tuple(present), tuple(gone), tuple(unknown), tuple(rejects))
 
     # -- listings -------------------------------------------------------------------------------
 
@@ -336,12 +374,13 @@ class HubSpotClient:
                 part_total = state.part_total if resuming else None
                 path = spec.list_path(self._api_version, parent_id)
                 seen = 0
-                async for items, nxt, total in self._walk(
+                async for items, rejects, nxt, total in self._walk(
                     spec, path, archived, start, parent_id, spec.name, lane
                 ):
+                    listed = len(items) + len(rejects)
                     if seen == 0:
                         bound.part_started(total)
-                    if not bound.add(len(items)):
+                    if not bound.add(listed):
                         raise RunawayListing(
                             f"the {spec.name} listing does not end: {bound.describe()}; "
                             "HubSpot keeps handing out new cursors. The next fetch counts "
@@ -349,14 +388,14 @@ class HubSpotClient:
                             portal_id=self.portal_id,
                             content_type=str(spec.name),
                         )
-                    seen += len(items)
+                    seen += listed
                     if total is not None:
                         # Another total than the part's first page reported: objects came or
                         # went while the listing ran, and offsets may have moved under it.
                         drifted = drifted or (part_total is not None and total != part_total)
                         part_total = total if part_total is None else part_total
                     if left is not None:
-                        left = max(left - len(items), 0)
+                        left = max(left - listed, 0)
                         lane.expect(_requests_for(left, spec.page_size))
                     elif total is not None:
                         lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
@@ -371,7 +410,7 @@ class HubSpotClient:
                     else:
                         after = Cursor(spec.name, archived, done=True)
                     after = replace(after, recheck=recheck, drifted=drifted)
-                    yield Page(items, after.encode(), archived, drifted)
+                    yield Page(items, after.encode(), archived, drifted, rejects)
 
     async def _keyset_pages(
         self,
@@ -400,16 +439,20 @@ class HubSpotClient:
                 body = await self._get(spec.name, path, params, lane)
                 try:
                     results = _results(body)
-                    records = tuple(spec.read(raw, archived_pass=archived) for raw in results)
-                    newest = max((spec.created_ms(record.raw) for record in records), default=0)
                     more = _announces_next(body)
-                except ValueError as exc:  # RecordError, or no `results` list
+                except ValueError as exc:  # no `results` list, or a `paging` of another shape
+                    raise self._malformed(spec.name, f"GET {path}: {exc}") from None
+                # As in the first pass, an object that cannot be read is set aside.
+                records, rejects = spec.read_page(results, archived_pass=archived)
+                try:
+                    newest = max((spec.created_ms(record.raw) for record in records), default=0)
+                except ValueError as exc:  # RecordError: a creation time to page by is missing
                     raise self._malformed(spec.name, f"GET {path}: {exc}") from None
                 total = body.get("total")
                 if first:
                     bound.part_started(total if _is_count(total) else None)
                     first = False
-                if not bound.add(len(records)):
+                if not bound.add(len(records) + len(rejects)):
                     raise RunawayListing(
                         f"the second {spec.name} listing does not end: {bound.describe()}",
                         portal_id=self.portal_id,
@@ -436,7 +479,7 @@ class HubSpotClient:
                     after = Cursor(spec.name, archived=True, recheck=True)
                 else:
                     after = Cursor(spec.name, archived, done=True, recheck=True)
-                yield Page(records, after.encode(), archived)
+                yield Page(records, after.encode(), archived, rejects=rejects)
                 if not (records and more):
                     break
 
@@ -454,12 +497,17 @@ class HubSpotClient:
 
     async def _batch_read(
         self, spec: ContentTypeSpec, parent_id: str | None, own_ids: list[str], archived: bool
-    ) -> dict[str, ContentRecord] | None:
-        """The objects of `own_ids` a batch read returns (by own id), 100 ids a request; None
-        when it answers 404 as a whole (no such endpoint, or no such parent)."""
-        found: dict[str, ContentRecord] = {}
+    ) -> _BatchAnswer | None:
+        """What a batch read answers about `own_ids`, 100 ids a request; None when it answers
+        404 as a whole (no such endpoint, or no such parent). An object of the answer that
+        cannot be read is set aside (`rejects`), as a listing's is."""
+        records: dict[str, ContentRecord] = {}
+        rejects: list[RejectedObject] = []
+        held: set[str] = set()
+        unsure: set[str] = set()
         path = f"{spec.list_path(self._api_version, parent_id)}/batch/read"
         params = {"archived": "true"} if archived else {}
+        asked = set(own_ids)
         for start in range(0, len(own_ids), BATCH_READ_SIZE):
             chunk = own_ids[start : start + BATCH_READ_SIZE]
             try:
@@ -467,13 +515,36 @@ class HubSpotClient:
             except HubSpotNotFound:
                 return None
             try:
-                for raw in _results(body):
-                    record = spec.read(raw, parent_id=parent_id, archived_pass=archived)
-                    found[_own_id(record.hubspot_id, parent_id)] = record
+                results = _results(body)
             except ValueError as exc:
                 raise self._malformed(spec.name, f"POST {path}: {exc}") from None
-        asked = set(own_ids)
-        return {own: record for own, record in found.items() if own in asked}
+            found, unread = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+            for record in found:
+                own = _own_id(record.hubspot_id, parent_id)
+                if own in asked:
+                    records[own] = record
+                    held.add(own)
+            for reject in unread:
+                if reject.hubspot_id is None:
+                    # Which of the ids it is cannot be told: none of the rest is gone for sure.
+                    unsure.update(chunk)
+                    continue
+                unread_id = _own_id(reject.hubspot_id, parent_id)
+                if unread_id in asked:
+                    rejects.append(reject)
+                    held.add(unread_id)
+            if unread:
+                log.warning(
+                    "portal %s: %d %s object(s) of POST %s cannot be read: %s",
+                    self.portal_id,
+                    len(unread),
+                    spec.name,
+                    path,
+                    unread[0].reason,
+                )
+        return _BatchAnswer(
+            tuple(records.values()), tuple(rejects), frozenset(held), frozenset(unsure - held)
+        )
 
     async def _parent_exists(self, spec: ContentTypeSpec, parent_id: str | None) -> bool:
         """Whether the (live) parent of a child type's objects is there: a HubDB table."""
@@ -491,9 +562,10 @@ class HubSpotClient:
         parent_id: str | None,
         own_id: str,
         states: tuple[bool, ...] = (False, True),
-    ) -> ContentRecord | None:
+    ) -> ContentRecord | RejectedObject | None:
         """The object as HubSpot holds it, asked for live and/or archived (`states`, in that
-        order); None when HubSpot answers 404 to each."""
+        order); set aside when it cannot be read (as a listing's object is), under the id it
+        was asked for if it names none; None when HubSpot answers 404 to each."""
         path = spec.object_path(self._api_version, own_id, parent_id)
         for archived in states:
             params = {"archived": "true" if archived else "false"}
@@ -501,10 +573,21 @@ class HubSpotClient:
                 body = await self._get(spec.name, path, params)
             except HubSpotNotFound:
                 continue
-            try:
-                return spec.read(body, parent_id=parent_id, archived_pass=archived)
-            except ValueError as exc:
-                raise self._malformed(spec.name, f"GET {path}: {exc}") from None
+            records, unread = spec.read_page([body], parent_id=parent_id, archived_pass=archived)
+            if records:
+                return records[0]
+            reject = unread[0]
+            log.warning(
+                "portal %s: the %s object of GET %s cannot be read: %s",
+                self.portal_id,
+                spec.name,
+                path,
+                reject.reason,
+            )
+            if reject.hubspot_id is None:
+                asked = own_id if parent_id is None else f"{parent_id}:{own_id}"
+                reject = replace(reject, hubspot_id=asked)
+            return reject
         return None
 
     async def _walk(
@@ -516,9 +599,11 @@ class HubSpotClient:
         parent_id: str | None,
         asked: str,
         lane: Lane | None = None,
-    ) -> AsyncIterator[tuple[tuple[ContentRecord, ...], Position | None, int | None]]:
-        """The records of each page of one listing, the position of the page after it, and the
-        listing's `total` if the body gives one.
+    ) -> AsyncIterator[
+        tuple[tuple[ContentRecord, ...], tuple[RejectedObject, ...], Position | None, int | None]
+    ]:
+        """The records of each page of one listing, the objects it could not read, the position
+        of the page after it, and the listing's `total` if the body gives one.
 
         `asked` is the content type the caller asked for, named in errors (a failing HubDB
         tables listing fails the `hubdb_row` fetch that needed it).
@@ -532,14 +617,22 @@ class HubSpotClient:
             body = await self._get(asked, path, params, lane)
             try:
                 results = _results(body)
-                records = tuple(
-                    spec.read(raw, parent_id=parent_id, archived_pass=archived) for raw in results
-                )
                 nxt = paging.advance(body, len(results))
-            except ValueError as exc:  # RecordError, PagingError, or no `results` list
+            except ValueError as exc:  # PagingError, or no `results` list: the page is broken
                 raise self._malformed(asked, f"GET {path}: {exc}") from None
+            # An object that cannot be read is set aside, never the page's failure.
+            records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+            if rejects:
+                log.warning(
+                    "portal %s: %d %s object(s) of GET %s cannot be read: %s",
+                    self.portal_id,
+                    len(rejects),
+                    spec.name,
+                    path,
+                    rejects[0].reason,
+                )
             total = body.get("total")
-            yield records, nxt, total if _is_count(total) else None
+            yield records, rejects, nxt, total if _is_count(total) else None
             if nxt is None:
                 return
             position = nxt
@@ -551,7 +644,8 @@ class HubSpotClient:
         parent = self._registry.get(spec.parent)
         path = parent.list_path(self._api_version)
         found: list[ContentRecord] = []
-        async for records, _, _ in self._walk(
+        # A parent that cannot be read has no children to list; its own type's fetch records it.
+        async for records, _, _, _ in self._walk(
             parent, path, False, Position(), None, spec.name, lane
         ):
             found.extend(records)

@@ -4,7 +4,7 @@
 list of types). `with_types` makes a registry with more specs beside them, for a client that
 lists a type the product does not store (tests, experiments)::
 
-    registry = DEFAULT_REGISTRY.with_types(ContentTypeSpec(name="blog_tag", ...))
+    registry = DEFAULT_REGISTRY.with_types(ContentTypeSpec(name="blog_topic", ...))
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from smuves_sync.content_types import (
     ContentTypeSpec,
     FieldMap,
     RecordError,
+    RejectedObject,
 )
 from smuves_sync.errors import UnknownContentType
 
@@ -28,6 +29,7 @@ __all__ = [
     "ContentTypeSpec",
     "FieldMap",
     "RecordError",
+    "RejectedObject",
 ]
 
 

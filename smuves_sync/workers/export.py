@@ -2,8 +2,10 @@
 
 Rows are read through a server-side cursor (a batch at a time) inside one transaction, so
 the file is a consistent snapshot and the table is never held in memory. The file is written
-next to its final name and moved into place, then the exports row (path, rows, bytes) and the
-job's completion are committed together. CSV cells a spreadsheet would run as a formula are
+next to its final name; the exports row (path, rows, bytes) and the job's fenced completion
+are committed together, and only then is the file moved into place. A completion refused
+(the run was stopped, or the lease was lost to another worker) removes the written file: no
+file is published that no exports row owns. CSV cells a spreadsheet would run as a formula are
 neutralised by `export_format`.
 """
 
@@ -52,12 +54,15 @@ async def handle_export(ctx: JobContext) -> None:
                 scoped, portal_id, content_type, with_data=export.format is ExportFormat.JSONL
             )
             result = await write_export(rows, partial, export.format)
-        os.replace(partial, path)
+        async with ctx.db.for_portal(portal_id) as scoped:
+            await export_record_file(scoped, export.id, str(path), result.rows, result.bytes)
+            await ctx.queue(scoped).complete(job, processed=result.rows)
     except BaseException:
-        partial.unlink(missing_ok=True)  # a half-written file is nobody's export
+        # A half-written file, or a whole one whose completion was refused (the run was
+        # stopped, or another worker took the job over: LeaseLost), is nobody's export.
+        partial.unlink(missing_ok=True)
         raise
-
-    async with ctx.db.for_portal(portal_id) as scoped:
-        await export_record_file(scoped, export.id, str(path), result.rows, result.bytes)
-        await ctx.queue(scoped).complete(job, processed=result.rows)
+    # Published only now that the row owning it has committed, so no file is ever published
+    # that no exports row owns.
+    os.replace(partial, path)
     log.info("job %s: exported %d rows (%d bytes) to %s", job.id, result.rows, result.bytes, path)

@@ -1,4 +1,10 @@
-"""Turns content rows into CSV or JSON Lines one row at a time: no table is held in memory."""
+"""Turns content rows into CSV or JSON Lines one row at a time: no table is held in memory.
+
+Rows come as stored, with the text Postgres cannot hold escaped (`smuves_sync.content_text`).
+JSON Lines give back exactly what HubSpot sent: a NUL or a lone surrogate as the JSON escape
+it came as. A CSV cell, which a spreadsheet reads, can hold neither: each becomes U+FFFD, the
+replacement character.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+from smuves_sync.content_text import replace_escaped, unescape_json
 from smuves_sync.models import ExportFormat
 
 # The columns an export carries, in order; JSON Lines adds the full HubSpot object as `data`.
@@ -25,6 +32,8 @@ EXPORT_COLUMNS: Sequence[str] = (
     "archived",
     "deleted_at",
     "synced_at",
+    # Last, so the columns before it keep their places in spreadsheets built on them.
+    "translated_from_id",
 )
 
 # A spreadsheet runs a cell starting with one of these as a formula (OWASP "CSV injection");
@@ -50,7 +59,7 @@ def _cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, datetime):
         return value.isoformat()
-    return neutralise_cell(str(value))
+    return neutralise_cell(replace_escaped(str(value)))
 
 
 def _json_default(value: Any) -> str:
@@ -75,7 +84,8 @@ class _JsonLinesSink:
     def write(self, row: Mapping[str, Any]) -> None:
         record = {column: row.get(column) for column in EXPORT_COLUMNS}
         record["data"] = row.get("data")
-        self._stream.write(json.dumps(record, default=_json_default, ensure_ascii=False))
+        line = json.dumps(record, default=_json_default, ensure_ascii=False)
+        self._stream.write(unescape_json(line))
         self._stream.write("\n")
 
 

@@ -27,15 +27,6 @@ from smuves_sync.errors import (
 from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import error_text
 
-# The private-app scope each type needs (HubSpot's scope names).
-_SCOPES = {
-    ContentType.SITE_PAGE: "content",
-    ContentType.LANDING_PAGE: "content",
-    ContentType.BLOG_POST: "content",
-    ContentType.HUBDB_TABLE: "hubdb",
-    ContentType.HUBDB_ROW: "hubdb",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Park:
@@ -66,7 +57,8 @@ def outcome_for(job: Job, error: BaseException) -> Park | Fail:
             retryable=False,
         )
     if isinstance(error, ContentTypeUnavailable):
-        scope = _SCOPES.get(job.content_type, "the matching")
+        # The private-app scope the type needs: part of its spec (content_types).
+        scope = ContentType(job.content_type).spec.scope
         return Fail(
             f"{job.content_type} is not available for portal {job.portal_id} (403): the "
             f"private app lacks the '{scope}' scope, or the portal's HubSpot subscription does "

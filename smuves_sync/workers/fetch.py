@@ -9,10 +9,13 @@
    the job's fenced checkpoint (cursor, processed). A lost lease raises `LeaseLost` inside
    it, so the page rolls back and the handler stops; a killed worker's successor resumes
    after the last committed page. What is still to come (total less processed) is passed to
-   the listing, which also stops with `RunawayListing` if it runs far past that count.
-   Each page also records the ids it showed, for the deletion sweep (`sweep.prepare_seen`
-   checks that record before the first page). The listing counts the type again at its end
-   and completes itself with a second pass if it may have missed objects.
+   the listing, which also stops with `RunawayListing` if it runs far past that count. An
+   object that cannot be read or stored is recorded in content_rejects with the page, and the
+   page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
+   counts once). Each page also records the ids it showed, for the deletion sweep
+   (`sweep.prepare_seen` checks that record before the first page). The listing counts the
+   type again at its end and completes itself with a second pass if it may have missed
+   objects.
 4. At the end (the cursor says done): the objects stored as present that the listing did not
    see are asked about by id, and only those HubSpot answers 404 for are marked deleted;
    then, in one transaction, the type's last confirmation and the job's completion
@@ -109,10 +112,16 @@ async def handle_fetch(ctx: JobContext) -> None:
         pages = _pages_ahead(client, content_type, job.cursor, expected, processed)
         try:
             async for page in pages:
-                processed += len(page.items)
+                processed += page.objects
                 async with ctx.db.for_portal(portal_id) as scoped:
                     await content_upsert_page(
-                        scoped, portal_id, content_type, job.run_id, page.items, seen_by=job.id
+                        scoped,
+                        portal_id,
+                        content_type,
+                        job.run_id,
+                        page.items,
+                        rejected=page.rejects,
+                        seen_by=job.id,
                     )
                     job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
         finally:

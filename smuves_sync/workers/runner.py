@@ -7,6 +7,8 @@
 
 - Reconcile (settle runs whose jobs all finished) at start and every
   ``reconcile_interval_seconds``; other periodic duties (firing due schedules) ride along.
+- Record the process's HubSpot request counts for the dashboard every few seconds and when
+  it stops (`workers.hubspot_minutes`).
 - Claim up to the free slots (or only one run's jobs, for `smuves sync`), oldest first.
 - Idle: wait for a NOTIFY wake-up, a finished job or the poll interval, whichever is first.
   `Wakeups` re-LISTENs after a reconnect; polling covers whatever a NOTIFY missed.
@@ -48,6 +50,7 @@ from smuves_sync.workers.context import Handler, JobContext
 from smuves_sync.workers.export import handle_export
 from smuves_sync.workers.failures import Park, outcome_for
 from smuves_sync.workers.fetch import handle_fetch
+from smuves_sync.workers.hubspot_minutes import FLUSH_SECONDS, PROCESS_MINUTES
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +146,8 @@ class Runner:
     async def run(self) -> RunnerStats:
         """Work until stopped (or, with `burst` / `until`, until there is nothing left)."""
         loop = asyncio.get_running_loop()
-        due = [0.0] * (len(self.periodic) + 1)  # reconcile first, then the periodic duties
+        # reconcile first, then the HubSpot counts, then the periodic duties
+        due = [0.0] * (len(self.periodic) + 2)
         async with contextlib.AsyncExitStack() as stack:
             if self.wakeups_conninfo is not None:
                 wakeups = await stack.enter_async_context(
@@ -168,6 +172,7 @@ class Runner:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), pause)
             await self._drain()
+        await PROCESS_MINUTES.flush_quietly(self.db)
         return self.stats
 
     # -- the loop's steps -----------------------------------------------------------------
@@ -192,6 +197,7 @@ class Runner:
     async def _maintain(self, due: list[float], now: float) -> None:
         duties: list[tuple[float, Callable[[Database], Awaitable[object]]]] = [
             (self.settings.reconcile_interval_seconds, _reconcile),
+            (FLUSH_SECONDS, PROCESS_MINUTES.flush),
             *self.periodic,
         ]
         for index, (interval, duty) in enumerate(duties):

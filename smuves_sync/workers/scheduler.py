@@ -13,8 +13,9 @@ releases the row, which is no longer due.
 
 A schedule that cannot be fired — an expression that never fires (written past `schedule
 add`), a row that trips an error nobody foresaw — is disabled in the same transaction,
-announced (`announce_schedule_disabled`, with its id) and passed over, so one bad row never
-stops the others or the worker that fires them. Trouble with the database itself (a lost
+announced (`announce_schedule_disabled`: a log line with its id, and a notification to its
+owner, else its portal's owner) and passed over, so one bad row never stops the others or
+the worker that fires them. Trouble with the database itself (a lost
 connection, a missing grant) is not the row's fault: it propagates, and the schedule stays due.
 
 Any role may fire: the claim goes through a SECURITY DEFINER function that sees every
@@ -31,8 +32,10 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from smuves_sync.content_text import replace_unstorable
 from smuves_sync.cron import MUST_FIRE_WITHIN_YEARS, next_fire_time, validate_cron
 from smuves_sync.db import Database
+from smuves_sync.db.notifications import notification_schedule_disabled
 from smuves_sync.db.schedules import (
     DueSchedule,
     schedule_add,
@@ -155,11 +158,12 @@ async def fire_due_schedules(
 
 
 async def announce_schedule_disabled(db: Database, schedule: Schedule, reason: str) -> None:
-    """Tell the people who must know that `schedule` was disabled and why.
+    """Tell the people who must know that `schedule` was disabled and why: a log line, and a
+    notification to its owner (its portal's owner when it has none).
 
     Every disabled schedule is announced here and only here, inside the transaction that
-    disabled it (`db` is scoped to the schedule's portal), so whatever is written here for
-    `schedule.owner_id` commits or rolls back together with the disable.
+    disabled it (`db` is scoped to the schedule's portal), so the notification commits or
+    rolls back together with the disable.
     """
     log.error(
         "schedule %s (portal %s, %r) disabled, it cannot be fired: %s; fix it and add it "
@@ -169,6 +173,13 @@ async def announce_schedule_disabled(db: Database, schedule: Schedule, reason: s
         schedule.cron_expression,
         reason,
     )
+    message = (
+        f"Schedule {schedule.id} of portal {schedule.portal_id} ({schedule.cron_expression!r}) "
+        f"was disabled: it cannot be fired ({reason}). It fetches nothing until it is added "
+        f"again, fixed, with `smuves schedule add`."
+    )
+    if not await notification_schedule_disabled(db, schedule.id, replace_unstorable(message)):
+        log.warning("schedule %s: nobody could be told that it was disabled", schedule.id)
 
 
 async def _disable(tx: Database, schedule: Schedule, error: Exception) -> None:

@@ -16,9 +16,11 @@ one, still live, across a page boundary, and the listing never shows that one.
    moved while it ran.
 3. `finish_fetch`: the objects stored as present that the job did not see are asked about
    by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
-   is now (live, or archived); what it says it does not hold is marked deleted; what a type
-   offers no way to ask about is left as it is. Then, in one transaction, the type's last
-   confirmation (`content_syncs`) and the job's completion, which also drops its ids.
+   is now (live, or archived), through the same checks as a listed page (what cannot be
+   stored or read goes to content_rejects); what it says it does not hold is marked deleted;
+   what a type offers no way to ask about is left as it is. Then, in one transaction, the
+   type's last confirmation (`content_syncs`) and the job's completion, which also drops its
+   ids.
 """
 
 from __future__ import annotations
@@ -80,8 +82,17 @@ async def finish_fetch(ctx: JobContext, client: HubSpotClient, job: Job) -> Job:
         answer = await client.confirm(content_type, unseen)
         async with ctx.db.for_portal(portal_id) as scoped:
             job = await ctx.queue(scoped).heartbeat(job)
+            # Through the same checks as a listed page: what cannot be stored is set aside
+            # in content_rejects (with what HubSpot answered in a shape that cannot be read),
+            # never marked deleted, and never the sweep's failure.
             stored += await content_upsert_page(
-                scoped, portal_id, content_type, job.run_id, answer.present, seen_by=job.id
+                scoped,
+                portal_id,
+                content_type,
+                job.run_id,
+                answer.present,
+                rejected=answer.rejects,
+                seen_by=job.id,
             )
             deleted += await content_mark_deleted(
                 scoped, portal_id, content_type, job.run_id, answer.gone

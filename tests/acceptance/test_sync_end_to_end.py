@@ -18,17 +18,22 @@ from tests.integration.sync_helpers import TOKEN, plant_portal, stored_facts, tr
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
-# 1,500 + 1,000 + 1,496 + 4 tables + 4 x 250 rows = 5,000 objects.
+# 1,500 + 1,000 + 1,400 + 4 tables + 4 x 250 rows + 20 authors + 40 tags + 30 redirects
+# + 6 blogs = 5,000 objects, of every type.
 PORTAL = PortalSpec(
     portal_id=8001,
     token=TOKEN,
     seed=5,
     site_pages=1500,
     landing_pages=1000,
-    blog_posts=1496,
+    blog_posts=1400,
     hubdb_tables=4,
     rows_per_table=250,
     archived_share=0.08,
+    blog_authors=20,
+    blog_tags=40,
+    url_redirects=30,
+    blogs=6,
 )
 SMALL = PortalSpec(
     portal_id=8002, token=TOKEN, seed=2, site_pages=300, blog_posts=200, archived_share=0.1
@@ -64,7 +69,7 @@ async def test_a_full_sync_matches_hubspot_exactly(
         assert await stored_facts(db.pool, portal, content_type) == truth_facts(truth)
     assert objects == 5000
     jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    assert len(jobs) == 5
+    assert len(jobs) == len(ContentType) == 9
     assert all(j["status"] == "completed" and j["processed"] == j["total"] for j in jobs)
     assert sum(j["total"] for j in jobs) == 5000
     [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
@@ -135,12 +140,12 @@ async def test_a_revoked_token_fails_every_job_at_once(
 
     assert result.code == 1, result.stderr
     jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * 5
+    assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * len(ContentType)
     for job in jobs:
         assert "revoked" in job["last_error"]
         assert f"smuves portal add {portal}" in job["last_error"]
     unauthorized = httpx.get(f"{fake.base_url}/_fake/stats").json()["unauthorized"]
-    assert unauthorized == 5  # one request per job: nothing retried
+    assert unauthorized == len(ContentType)  # one request per job: nothing retried
     assert TOKEN not in result.stdout + result.stderr
 
 

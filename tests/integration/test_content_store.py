@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,13 +11,15 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from smuves_sync.db import Database
+from smuves_sync.content_text import escape_value, unescape_text, unescape_value
+from smuves_sync.db import Database, content
 from smuves_sync.db.content import (
     _page_columns,
     content_mark_deleted,
     content_upsert_page,
 )
-from smuves_sync.hubspot.registry import ContentRecord
+from smuves_sync.db.rejects import run_rejects
+from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
 from tests.factories import Factory
 from tests.integration.queue_helpers import read
@@ -124,12 +127,14 @@ async def test_a_second_run_writes_only_the_changed_objects(
 
 
 async def test_an_unchanged_object_is_not_parsed_again(
-    factory: Factory, worker_db: Database, db: Database
+    factory: Factory, worker_db: Database, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = await factory.run()
     second = await factory.run(first.portal_id)
     await store(worker_db, first, [record("1")])
-    # jsonb refuses \u0000, so this object can only be stored if it is never parsed.
+    # jsonb refuses \u0000, so this object can only be stored if it is never parsed. (The
+    # store escapes a NUL now: the document is written here as it would be without that.)
+    monkeypatch.setattr(content, "_document", lambda raw: json.dumps(raw).encode())
     refused = record("1", note="nul \x00 inside")
     with pytest.raises(psycopg.errors.UntranslatableCharacter):
         await store(worker_db, first, [refused])
@@ -172,6 +177,25 @@ async def test_an_object_deleted_and_seen_again_is_live_again_with_its_new_flags
     assert (row["deleted_at"], row["archived"], row["changed_run"]) == (None, True, third.id)
 
 
+async def test_the_language_group_is_stored_and_follows_hubspot(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    first = await factory.run()
+    second = await factory.run(first.portal_id)
+    translation = dataclasses.replace(record("2"), language="en", translated_from_id="1")
+    await store(worker_db, first, [record("1"), translation])
+
+    stored = await rows(db, first.portal_id)
+    assert (stored["1"]["translated_from_id"], stored["2"]["translated_from_id"]) == (None, "1")
+    assert stored["2"]["language"] == "en"
+
+    # Detached from its group in HubSpot: the column follows, though the document is the same.
+    await store(
+        worker_db, second, [record("1"), dataclasses.replace(translation, translated_from_id=None)]
+    )
+    assert (await rows(db, first.portal_id))["2"]["translated_from_id"] is None
+
+
 async def test_a_worker_scoped_to_another_portal_cannot_store_this_portals_objects(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
@@ -183,3 +207,91 @@ async def test_a_worker_scoped_to_another_portal_cannot_store_this_portals_objec
         async with worker_db.for_portal(other) as scoped:
             await content_upsert_page(scoped, run.portal_id, TYPE, run.id, [record("1")])
     assert (await rows(db, run.portal_id))["1"]["changed_run"] == run.id
+
+
+async def test_nul_and_lone_surrogates_are_stored_by_the_escaping_rule(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    nul_body = record("1", widgets={"body": {"html": "<p>a\x00b</p>"}})
+    nul_key = record("2", **{"odd\x00key": "x"})
+    nul_name = dataclasses.replace(record("3"), name="Na\x00me", slug="s\x00")
+    lone = record("4", note="half \ud83d of a pair", mark="\ufdd0 stays itself")
+    lone = dataclasses.replace(lone, name="\udfffname")
+    items = [nul_body, nul_key, nul_name, lone]
+
+    assert await store(worker_db, run, items) == 4
+
+    stored = await rows(db, run.portal_id)
+    assert stored["1"]["data"]["widgets"]["body"]["html"] == "<p>a\ufdd00000b</p>"
+    assert "odd\ufdd00000key" in stored["2"]["data"]
+    assert (stored["3"]["name"], stored["3"]["slug"]) == ("Na\ufdd00000me", "s\ufdd00000")
+    assert stored["4"]["data"]["note"] == "half \ufdd0D83D of a pair"
+    assert stored["4"]["data"]["mark"] == "\ufdd0FDD0 stays itself"
+    assert stored["4"]["name"] == "\ufdd0DFFFname"
+    for item in items:
+        assert unescape_value(stored[item.hubspot_id]["data"]) == item.raw
+        assert stored[item.hubspot_id]["data"] == escape_value(item.raw)
+        assert unescape_text(stored[item.hubspot_id]["name"]) == item.name
+    # The same objects again hash the same: unchanged documents are kept, not rewritten.
+    second = await factory.run(run.portal_id)
+    await store(worker_db, second, items)
+    again = await rows(db, run.portal_id)
+    assert {k: r["content_hash"] for k, r in again.items()} == {
+        k: r["content_hash"] for k, r in stored.items()
+    }
+
+
+async def test_an_object_listed_twice_in_a_page_is_stored_once_as_its_last_copy(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    # "4" and 4 are one id: the client reads both as the text "4".
+    page = [record("4"), record("5"), record("4", name="Second copy", id=4)]
+
+    assert await store(worker_db, run, page) == 2
+
+    stored = await rows(db, run.portal_id)
+    assert sorted(stored) == ["4", "5"]
+    assert stored["4"]["name"] == "Second copy"
+    assert stored["4"]["data"]["id"] == 4
+    assert await read(db.pool, "sync_rejects_of_portal", portal_id=run.portal_id) == []
+
+
+async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page_goes_on(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    long_id = record("9" * 1100)
+    not_json = record("2", odd={1, 2})  # a value no JSON document can hold
+    unread = RejectedObject.of({"name": "no id"}, "object has no usable 'id' (got NoneType)")
+    page = [long_id, record("3"), not_json]
+
+    async with worker_db.for_portal(run.portal_id) as scoped:
+        written = await content_upsert_page(
+            scoped, run.portal_id, TYPE, run.id, page, rejected=[unread]
+        )
+        # The page read again by the same run (a requeue from the start) adds no second row
+        # for an object with an id.
+        await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page)
+
+    assert written == 1
+    assert sorted(await rows(db, run.portal_id)) == ["3"]
+    found = await read(db.pool, "sync_rejects_of_portal", portal_id=run.portal_id)
+    assert [(r["run_id"], r["content_type"], r["hubspot_id"]) for r in found] == [
+        (run.id, "blog_post", None),
+        (run.id, "blog_post", None),
+        (run.id, "blog_post", "2"),
+        (run.id, "blog_post", None),
+    ]
+    assert found[0]["reason"] == "object has no usable 'id' (got NoneType)"
+    assert "id cannot be stored: it is 1,100 bytes long" in found[1]["reason"]
+    assert "cannot store a value of type set" in found[2]["reason"]
+    assert json.loads(found[1]["raw"])["id"] == "9" * 1100
+    assert json.loads(found[2]["raw"])["odd"] == "{1, 2}"
+    async with worker_db.for_portal(run.portal_id) as scoped:
+        rejects = await run_rejects(scoped, run.id)
+    assert rejects.objects == 4
+    assert rejects.note is not None
+    assert rejects.note.startswith("4 objects could not be stored: blog_post 4 (")
+    assert "and 2 other reasons" in rejects.note

@@ -70,11 +70,11 @@ async def test_a_word_becomes_storable_in_every_column_once_the_list_has_it(
     admin_pool: Pool, factory: Factory, column: str
 ) -> None:
     with pytest.raises(errors.CheckViolation, match="content_type_known"):
-        await _plant(admin_pool, factory, column, "blog_tag")
-    await _execute(admin_pool, "content_types_add", word="blog_tag")
-    await _plant(admin_pool, factory, column, "blog_tag")
+        await _plant(admin_pool, factory, column, "blog_topic")
+    await _execute(admin_pool, "content_types_add", word="blog_topic")
+    await _plant(admin_pool, factory, column, "blog_topic")
     with pytest.raises(errors.CheckViolation, match="content_type_known"):
-        await _plant(admin_pool, factory, column, "blog_tags")
+        await _plant(admin_pool, factory, column, "blog_topics")
 
 
 async def test_the_list_only_grows(admin_pool: Pool) -> None:
@@ -86,29 +86,29 @@ async def test_the_list_only_grows(admin_pool: Pool) -> None:
 # --- a new type, end to end --------------------------------------------------------------------
 
 # The one edit in Python: this member, appended to ContentType.
-BLOG_TAG = """
-    BLOG_TAG = ContentTypeSpec(
-        name="blog_tag",
-        paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
+BLOG_TOPIC = """
+    BLOG_TOPIC = ContentTypeSpec(
+        name="blog_topic",
+        paths={"v3": "/blogs/v3/topics", "2026-03": "/blogs/2026-03/topics"},
         page_size=100,
         fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
     )
 """
 # The one migration.
-BLOG_TAG_MIGRATION = """\
+BLOG_TOPIC_MIGRATION = """\
 SET LOCAL ROLE smuves_owner;
-INSERT INTO public.content_types (name) VALUES ('blog_tag');
+INSERT INTO public.content_types (name) VALUES ('blog_topic');
 """
 PORTAL = 4242
 NOT_DELETED = "1970-01-01T00:00:00Z"
-TAGS = [
+TOPICS = [
     {"id": "11", "name": "Postgres", "slug": "postgres", "deletedAt": NOT_DELETED},
     {"id": "12", "name": "Queues", "slug": "queues", "deletedAt": NOT_DELETED},
     {"id": "13", "name": "Old news", "slug": "old-news", "deletedAt": "2025-01-02T03:04:05Z"},
 ]
 
 
-def _tag(tag: dict[str, str]) -> dict[str, str]:
+def _topic(tag: dict[str, str]) -> dict[str, str]:
     return {
         **tag,
         "language": "en",
@@ -118,17 +118,17 @@ def _tag(tag: dict[str, str]) -> dict[str, str]:
     }
 
 
-async def _list_tags(request: Request) -> JSONResponse:
+async def _list_topics(request: Request) -> JSONResponse:
     archived = request.query_params.get("archived") == "true"
-    tags = [_tag(t) for t in TAGS if (t["deletedAt"] != NOT_DELETED) == archived]
+    tags = [_topic(t) for t in TOPICS if (t["deletedAt"] != NOT_DELETED) == archived]
     limit = int(request.query_params.get("limit", "100"))
     return JSONResponse({"total": len(tags), "results": tags[:limit]})
 
 
 @contextmanager
-def _hubspot_with_blog_tags() -> Iterator[str]:
-    """A HubSpot stand-in that lists blog tags (the fake HubSpot serves the five types only)."""
-    app = Starlette(routes=[Route("/cms/v3/blogs/tags", _list_tags)])
+def _hubspot_with_blog_topics() -> Iterator[str]:
+    """A HubSpot stand-in that lists blog topics (HubSpot's older name of tags)."""
+    app = Starlette(routes=[Route("/blogs/v3/topics", _list_topics)])
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -162,10 +162,10 @@ def _checkout_with_a_new_type(root: Path) -> None:
     ]
     last_member_end = enum.body[-1].end_lineno
     assert last_member_end is not None
-    module.write_text("".join([*lines[:last_member_end], BLOG_TAG, *lines[last_member_end:]]))
+    module.write_text("".join([*lines[:last_member_end], BLOG_TOPIC, *lines[last_member_end:]]))
 
     version = discover(migrations)[-1].version + 1
-    (migrations / f"{version:04d}_blog_tags.sql").write_text(BLOG_TAG_MIGRATION)
+    (migrations / f"{version:04d}_blog_topics.sql").write_text(BLOG_TOPIC_MIGRATION)
 
 
 async def _smuves(root: Path, env: dict[str, str], *args: str, stdin: str = "") -> tuple[int, str]:
@@ -194,7 +194,7 @@ async def test_a_new_type_is_one_member_and_one_migration(
     _checkout_with_a_new_type(root)
     exports = tmp_path / "exports"
 
-    with _hubspot_with_blog_tags() as base_url:
+    with _hubspot_with_blog_topics() as base_url:
         env = smuves_env(db_url, base_url, SMUVES_EXPORT_DIR=str(exports))
 
         async def smuves(*args: str, stdin: str = "") -> str:
@@ -202,26 +202,26 @@ async def test_a_new_type_is_one_member_and_one_migration(
             assert code == 0, f"smuves {' '.join(args)} exited {code}:\n{out}"
             return out
 
-        assert "blog_tags" in await smuves("db", "migrate")
+        assert "blog_topics" in await smuves("db", "migrate")
         await smuves(
             "portal", "add", str(PORTAL), "--name", "Blog", "--owner", "ops@blog.example",
             "--token-stdin", stdin="pat-na1-blog\n",
         )  # fmt: skip
         # Enqueued, fetched and stored.
-        await smuves("sync", str(PORTAL), "--types", "blog_tag")
+        await smuves("sync", str(PORTAL), "--types", "blog_topic")
         stored = await read(admin_pool, "content_types_stored", portal_id=PORTAL)
         assert [(r["content_type"], r["hubspot_id"], r["slug"], r["archived"]) for r in stored] == [
-            ("blog_tag", "11", "postgres", False),
-            ("blog_tag", "12", "queues", False),
-            ("blog_tag", "13", "old-news", True),
+            ("blog_topic", "11", "postgres", False),
+            ("blog_topic", "12", "queues", False),
+            ("blog_topic", "13", "old-news", True),
         ]
         # Listed.
         [job] = json.loads(await smuves("jobs", "--portal", str(PORTAL), "--json"))
-        assert (job["content_type"], job["status"], job["total"]) == ("blog_tag", "completed", 3)
+        assert (job["content_type"], job["status"], job["total"]) == ("blog_topic", "completed", 3)
         # Exported.
-        await smuves("export", str(PORTAL), "--type", "blog_tag", "--format", "jsonl")
+        await smuves("export", str(PORTAL), "--type", "blog_topic", "--format", "jsonl")
         [written] = list(exports.rglob("*.jsonl"))
         rows = [json.loads(line) for line in written.read_text().splitlines()]
         assert sorted(r["name"] for r in rows) == ["Old news", "Postgres", "Queues"]
         # And scheduled: the cron path accepts the word too.
-        await smuves("schedule", "add", str(PORTAL), "--cron", "0 3 * * *", "--types", "blog_tag")
+        await smuves("schedule", "add", str(PORTAL), "--cron", "0 3 * * *", "--types", "blog_topic")

@@ -57,6 +57,10 @@ async def test_the_demo_syncs_the_fake_portal_and_exports_its_site_pages(
         + spec.blog_posts
         + spec.hubdb_tables
         + spec.hubdb_tables * spec.rows_per_table
+        + spec.blog_authors
+        + spec.blog_tags
+        + spec.url_redirects
+        + spec.blogs
     )
     assert sum(j.processed for j in result.fetch.jobs) == expected
     path = Path(result.export.path)

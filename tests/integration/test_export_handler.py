@@ -3,19 +3,33 @@
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
+from typing import Any
 
-from smuves_sync.db import Database
+import pytest
+
+from smuves_sync.db import Database, Pool
+from smuves_sync.db.runs import run_stop
+from smuves_sync.errors import LeaseLost
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export
+from smuves_sync.queue import Queue
+from smuves_sync.settings import Settings
+from smuves_sync.workers import export
+from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.export_format import ExportResult
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
 from tests.integration.queue_helpers import read
 from tests.integration.sync_helpers import sync_settings, write
 
 
-async def plant_pages(factory: Factory, db: Database, n: int) -> int:
-    portal = await factory.portal()
+async def plant_pages(
+    factory: Factory, db: Database, n: int, owner: uuid.UUID | None = None
+) -> int:
+    portal = await factory.portal(owner) if owner else await factory.portal()
     run = await factory.run(portal)
     await write(
         db.pool,
@@ -77,3 +91,69 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
     assert (export["status"], export["row_count"]) == ("failed", None)
     told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_failed"]
+
+
+async def _claimed_export(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings, owner: uuid.UUID
+) -> tuple[JobContext, Path]:
+    """A CSV export of 20 posts of `owner`'s portal, its job claimed; and where its file is
+    published."""
+    portal = await plant_pages(factory, db, 20, owner)
+    started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.CSV)
+    [job] = await Queue(worker_db, settings).claim([JobKind.EXPORT])
+    ctx = JobContext(job, worker_db, settings, RateLimitRegistry(), "test-worker")
+    path = settings.export_dir / f"portal-{portal}" / f"blog_post-run{started.run.id}.csv"
+    return ctx, path
+
+
+@pytest.mark.parametrize("how", ["stopped", "lease lost"])
+async def test_an_export_refused_its_completion_after_writing_leaves_no_file(
+    factory: Factory,
+    worker_db: Database,
+    db: Database,
+    app_pool: Pool,
+    db_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
+    owner = await factory.user()
+    ctx, path = await _claimed_export(factory, worker_db, db, settings, owner)
+    written = export.write_export
+
+    async def write_then_lose(*args: Any, **kwargs: Any) -> ExportResult:
+        result = await written(*args, **kwargs)
+        # The whole file is written when the run is stopped (or another worker takes the job
+        # over): the completion that follows is refused.
+        if how == "stopped":
+            async with Database(app_pool).as_user(owner) as scoped:  # POST /v1/runs/{id}/stop
+                assert await run_stop(scoped, ctx.job.run_id) is not None
+        else:
+            await write(db.pool, "sync_steal_lease", job_id=ctx.job.id)
+        return result
+
+    monkeypatch.setattr(export, "write_export", write_then_lose)
+
+    with pytest.raises(LeaseLost):
+        await export.handle_export(ctx)
+
+    assert not path.exists(), "a published file that no exports row owns"
+    assert list(path.parent.iterdir()) == []  # no half-written file either
+    [row] = await read(db.pool, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
+    assert (row["path"], row["row_count"]) == (None, None)
+    assert row["status"] == ("stopped" if how == "stopped" else "running")
+
+
+async def test_a_completed_export_is_published_where_its_row_says(
+    factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
+) -> None:
+    settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
+    ctx, path = await _claimed_export(factory, worker_db, db, settings, await factory.user())
+
+    await export.handle_export(ctx)
+
+    [row] = await read(db.pool, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
+    assert (row["status"], row["path"], row["row_count"]) == ("completed", str(path), 20)
+    assert row["bytes"] == path.stat().st_size
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]

@@ -45,6 +45,10 @@ SPEC = PortalSpec(
     hubdb_tables=3,
     rows_per_table=60,
     archived_share=0.1,
+    blog_authors=15,
+    blog_tags=45,
+    url_redirects=130,
+    blogs=5,
 )
 
 
@@ -91,7 +95,7 @@ async def test_a_full_fetch_stores_exactly_what_hubspot_serves(
 
     runner = await work(worker_db, db_url, base_url)
 
-    assert (runner.stats.completed, runner.stats.failed) == (5, 0)
+    assert (runner.stats.completed, runner.stats.failed) == (len(ContentType), 0)
     for content_type in ContentType:
         truth = truth_facts(fake.ground_truth(SPEC.portal_id, content_type))
         assert await stored_facts(db.pool, portal, content_type) == truth, content_type
@@ -104,7 +108,7 @@ async def test_a_full_fetch_stores_exactly_what_hubspot_serves(
     assert run is not None and run.status is RunStatus.COMPLETED
     told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["run_completed"]
-    assert "5 of 5 job(s) completed" in told[0]["message"]
+    assert "9 of 9 job(s) completed" in told[0]["message"]
 
 
 async def test_a_second_fetch_marks_vanished_objects_deleted_and_keeps_unchanged_ones(
@@ -234,14 +238,15 @@ async def test_a_revoked_token_fails_every_job_at_once_with_advice(
     await work(worker_db, db_url, base_url)
 
     jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * 5
+    every = len(ContentType)
+    assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * every
     assert all("smuves portal add 7001" in j["last_error"] for j in jobs)
     assert all(TOKEN not in j["last_error"] for j in jobs)
-    assert fake.unauthorized == 5  # one request per job: a 401 is never retried
+    assert fake.unauthorized == every  # one request per job: a 401 is never retried
     run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
     told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
-    assert sorted(n["kind"] for n in told) == ["job_failed"] * 5 + ["run_failed"]
+    assert sorted(n["kind"] for n in told) == ["job_failed"] * every + ["run_failed"]
 
 
 async def test_a_forbidden_type_fails_alone_and_the_run_is_partially_failed(

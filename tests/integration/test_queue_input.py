@@ -17,7 +17,7 @@ async def test_an_unknown_content_type_is_refused(factory: Factory) -> None:
     with pytest.raises(
         pg_errors.CheckViolation, match=r'domain content_type .* "content_type_known"'
     ):
-        await factory.job(run, content_type="blog_author")  # type: ignore[arg-type]
+        await factory.job(run, content_type="blog_topic")  # type: ignore[arg-type]
 
 
 async def test_an_unknown_job_kind_is_refused(factory: Factory) -> None:

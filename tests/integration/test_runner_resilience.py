@@ -107,7 +107,7 @@ async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
     await write(db.pool, "resilience_allow_any_content_type")
     future = await factory.portal()
     await write(
-        db.pool, "resilience_plant_schedule_of_type", portal_id=future, content_type="blog_author"
+        db.pool, "resilience_plant_schedule_of_type", portal_id=future, content_type="blog_topic"
     )
     portal = await factory.portal()
     [job] = (await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])).jobs
@@ -132,7 +132,7 @@ async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
     [row] = await _jobs(db, portal)
     assert (row["id"], row["status"]) == (job.id, "completed")
     said = [r for r in caplog.records if "firing due schedules" in r.getMessage()]
-    assert said and said[0].levelno == logging.ERROR and "blog_author" in said[0].getMessage()
+    assert said and said[0].levelno == logging.ERROR and "blog_topic" in said[0].getMessage()
 
 
 async def test_smuves_worker_starts_and_exits_cleanly_past_a_schedule_that_never_fires(

@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db import Database, DbRole, Pool, pool_for
+from smuves_sync.db.notifications import notification_page
 from smuves_sync.db.schedules import schedule_claim_due, schedule_disable
 from smuves_sync.errors import InvalidCronExpression, NotFound, UnknownContentType
 from smuves_sync.models import ContentType, JobStatus
@@ -229,6 +230,37 @@ async def test_a_planted_schedule_that_never_fires_is_disabled_and_the_others_fi
     assert "disabled" in said.getMessage() and "it never fires" in said.getMessage()
     # Disabled, it is not claimed again.
     assert await fire_due_schedules(worker_db, now=T + timedelta(days=1)) == []
+
+
+async def test_a_schedule_disabled_at_fire_time_tells_its_owner(
+    factory: Factory, db: Database, worker_db: Database, app_pool: Pool
+) -> None:
+    # One schedule with an owner of its own, one without (a schedule of the portal's owner).
+    portal_owner, schedule_owner = await factory.user(), await factory.user()
+    portal = await factory.portal(portal_owner, members=[schedule_owner])
+    owned = await factory.schedule(
+        portal, owner=schedule_owner, cron_expression="0 0 31 2 *", next_run_at=T
+    )
+    other = await factory.portal(portal_owner)
+    ownerless = await factory.schedule(other, cron_expression="at noon", next_run_at=T)
+
+    assert await fire_due_schedules(worker_db, now=T) == []
+
+    told = await read(db.pool, "opscheck_schedule_notifications")
+    assert [(n["user_id"], n["run_id"], n["kind"]) for n in told] == [
+        (schedule_owner, None, "schedule_disabled"),
+        (portal_owner, None, "schedule_disabled"),
+    ]
+    assert f"Schedule {owned} of portal {portal} ('0 0 31 2 *')" in told[0]["message"]
+    assert "it never fires" in told[0]["message"]
+    assert "smuves schedule add" in told[0]["message"]
+    assert f"Schedule {ownerless} of portal {other} ('at noon')" in told[1]["message"]
+    # The owner reads it with the rest of their notifications, naming the schedule.
+    async with Database(app_pool).as_user(schedule_owner) as scoped:
+        page = await notification_page(scoped, before=None, limit=10)
+    assert [(n.kind, n.schedule_id, n.run_id) for n in page.items] == [
+        ("schedule_disabled", owned, None)
+    ]
 
 
 async def test_a_firing_that_fails_unforeseen_is_rolled_back_and_disables_its_schedule(

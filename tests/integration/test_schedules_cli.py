@@ -38,7 +38,8 @@ async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> N
     [first, second] = listed
     assert added.stdout.startswith(
         f"schedule {first['id']}: portal {portal} at '0 3 * * *' (UTC), types site_page, "
-        "landing_page, blog_post, hubdb_table, hubdb_row; next run "
+        "landing_page, blog_post, hubdb_table, hubdb_row, blog_author, blog_tag, url_redirect, "
+        "blog; next run "
     )
     # Computed from the database's clock at the time of the command: the next 03:00 UTC.
     assert datetime.fromisoformat(first["next_run_at"]) in {

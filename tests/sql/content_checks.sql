@@ -3,7 +3,7 @@
 -- name: content_rows_of_type
 SELECT hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
        deleted_at, data, content_hash, first_seen_run, changed_run, changed_at,
-       xmin::text AS xmin
+       translated_from_id, xmin::text AS xmin
 FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 ORDER BY hubspot_id

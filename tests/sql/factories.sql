@@ -54,9 +54,16 @@ RETURNING id
 
 -- name: plant_content_item
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, data, content_hash,
-                                  first_seen_run, changed_run)
+                                  first_seen_run, changed_run, language, translated_from_id)
 VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
-        %(run_id)s, %(run_id)s)
+        %(run_id)s, %(run_id)s, %(language)s, %(translated_from_id)s)
+
+-- name: plant_content_reject
+INSERT INTO public.content_rejects (portal_id, run_id, content_type, hubspot_id, reason, raw,
+                                    raw_size)
+VALUES (%(portal_id)s, %(run_id)s, %(content_type)s, %(hubspot_id)s, %(reason)s, %(raw)s,
+        length(%(raw)s))
+RETURNING id
 
 -- name: plant_content_sync
 INSERT INTO public.content_syncs (portal_id, content_type, run_id, job_id, confirmed_at, seen,

@@ -12,6 +12,10 @@ SELECT id, portal_id, cron_expression, content_types::text[] AS content_types, e
        next_run_at, last_run_at
 FROM public.schedules ORDER BY id
 
+-- name: opscheck_schedule_notifications
+SELECT user_id, run_id, kind, message FROM public.notifications
+WHERE kind = 'schedule_disabled' ORDER BY id
+
 -- name: opscheck_job
 SELECT * FROM public.jobs WHERE id = %(job_id)s
 

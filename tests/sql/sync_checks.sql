@@ -23,6 +23,10 @@ ORDER BY content_type, hubspot_id
 SELECT id, run_id, content_type::text AS content_type, format, status, path, row_count, bytes
 FROM public.exports WHERE portal_id = %(portal_id)s ORDER BY id
 
+-- name: sync_rejects_of_portal
+SELECT run_id, content_type::text AS content_type, hubspot_id, reason, raw, raw_size
+FROM public.content_rejects WHERE portal_id = %(portal_id)s ORDER BY content_type, id
+
 -- name: sync_portal_row
 SELECT id, name, owner_id, token_encrypted FROM public.portals WHERE id = %(portal_id)s
 

@@ -1,6 +1,7 @@
 -- content_items (smuves_sync/db/content.py): one page of a fetch upserted in one statement,
 -- the ids a fetch saw and the deletion sweep over them, the last confirmation of a portal's
--- type, the streaming read of exports, the API's pages.
+-- type, the streaming read of exports, the API's pages and language groups, the dashboard's
+-- counts.
 
 -- name: content_upsert_page
 -- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
@@ -20,16 +21,19 @@
 -- seen again after it was marked deleted is live again.
 WITH page AS (
     SELECT r.hubspot_id, r.name, r.slug, r.url, r.state, r.language, r.hubspot_updated_at,
-           r.archived, r.document, r.content_hash, s.stored_hash, s.stored_data
+           r.archived, r.translated_from_id, r.document, r.content_hash, s.stored_hash,
+           s.stored_data
     FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[],
                 %(urls)b::text[], %(states)b::text[], %(languages)b::text[],
-                %(updated_ats)b::timestamptz[], %(archived)b::boolean[], %(documents)b::text[],
+                %(updated_ats)b::timestamptz[], %(archived)b::boolean[],
+                %(translated_from_ids)b::text[], %(documents)b::text[],
                 %(content_hashes)b::text[])
          AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-               document, content_hash)
+               translated_from_id, document, content_hash)
     LEFT JOIN LATERAL (
         SELECT c.content_hash AS stored_hash, c.data AS stored_data, c.deleted_at, c.name,
-               c.slug, c.url, c.state, c.language, c.hubspot_updated_at, c.archived
+               c.slug, c.url, c.state, c.language, c.hubspot_updated_at, c.archived,
+               c.translated_from_id
         FROM public.content_items AS c
         WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s::text
           AND c.hubspot_id = r.hubspot_id
@@ -38,18 +42,18 @@ WITH page AS (
     WHERE s.stored_data IS NULL
        OR s.deleted_at IS NOT NULL
        OR (s.stored_hash, s.name, s.slug, s.url, s.state, s.language, s.hubspot_updated_at,
-           s.archived)
+           s.archived, s.translated_from_id)
           IS DISTINCT FROM (r.content_hash, r.name, r.slug, r.url, r.state, r.language,
-                            r.hubspot_updated_at, r.archived)
+                            r.hubspot_updated_at, r.archived, r.translated_from_id)
 )
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
-     changed_run, changed_at)
+     changed_run, changed_at, translated_from_id)
 SELECT %(portal_id)s, %(content_type)s::text, p.hubspot_id, p.name, p.slug, p.url, p.state,
        p.language, p.hubspot_updated_at, p.archived, NULL,
        CASE WHEN p.stored_hash = p.content_hash THEN p.stored_data ELSE p.document::jsonb END,
-       p.content_hash, %(run_id)s, %(run_id)s, now()
+       p.content_hash, %(run_id)s, %(run_id)s, now(), p.translated_from_id
 FROM page AS p
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,
@@ -63,13 +67,14 @@ SET name = excluded.name,
     data = CASE WHEN c.content_hash = excluded.content_hash THEN c.data ELSE excluded.data END,
     content_hash = excluded.content_hash,
     changed_run = excluded.changed_run,
-    changed_at = excluded.changed_at
+    changed_at = excluded.changed_at,
+    translated_from_id = excluded.translated_from_id
 WHERE c.deleted_at IS NOT NULL
    OR (c.content_hash, c.name, c.slug, c.url, c.state, c.language, c.hubspot_updated_at,
-       c.archived)
+       c.archived, c.translated_from_id)
       IS DISTINCT FROM (excluded.content_hash, excluded.name, excluded.slug, excluded.url,
                         excluded.state, excluded.language, excluded.hubspot_updated_at,
-                        excluded.archived)
+                        excluded.archived, excluded.translated_from_id)
 
 -- name: content_seen_add
 -- The ids a page of fetch job %(job_id)s saw (fetch_seen, 0006), in the page's transaction.
@@ -132,7 +137,7 @@ FROM public.content_syncs WHERE portal_id = %(portal_id)s AND content_type = %(c
 -- Read through a server-side cursor; `data` only when the format carries it. `synced_at`:
 -- when a sync last confirmed the row as it is (content_page says how).
 SELECT c.hubspot_id, c.content_type::text AS content_type, c.name, c.slug, c.url, c.state,
-       c.language, c.hubspot_updated_at, c.archived, c.deleted_at,
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.deleted_at,
        greatest(c.changed_at, s.confirmed_at) AS synced_at,
        CASE WHEN %(with_data)s THEN c.data END AS data
 FROM public.content_items AS c
@@ -154,7 +159,7 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 -- its type (content_syncs), which saw or had HubSpot confirm every object of it, or the
 -- moment its row was last written, if a fetch since then wrote it.
 SELECT c.content_type::text AS content_type, c.hubspot_id, c.name, c.slug, c.url, c.state,
-       c.language, c.hubspot_updated_at, c.archived,
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived,
        greatest(c.changed_at, s.confirmed_at) AS synced_at, c.data
 FROM public.content_items AS c
 LEFT JOIN public.content_syncs AS s
@@ -170,3 +175,45 @@ WHERE c.portal_id = %(portal_id)s
        OR (c.content_type::text, c.hubspot_id) > (%(after_type)s::text, %(after_id)s::text))
 ORDER BY c.content_type, c.hubspot_id
 LIMIT %(limit)s + 1
+
+-- name: content_language_groups
+-- The API's language groups: the live members of the groups of the live objects asked for
+-- (parallel arrays of types and ids), each object itself included, with the key it was
+-- asked for. A group is its primary (translated_from_id NULL) and every object translated
+-- from it, so an asked object's group is found from its root: its translated_from_id, or its
+-- own id. Members come primary first, then by language; `data` only of the asked objects,
+-- when %(with_data)s.
+WITH asked AS (
+    SELECT c.content_type, c.hubspot_id, coalesce(c.translated_from_id, c.hubspot_id) AS root
+    FROM unnest(%(content_types)s::text[], %(hubspot_ids)s::text[])
+         AS a (content_type, hubspot_id)
+    JOIN public.content_items AS c
+      ON c.portal_id = %(portal_id)s AND c.content_type = a.content_type
+     AND c.hubspot_id = a.hubspot_id AND c.deleted_at IS NULL
+)
+SELECT a.content_type::text AS asked_type, a.hubspot_id AS asked_id,
+       m.content_type::text AS content_type, m.hubspot_id, m.name, m.slug, m.url, m.state,
+       m.language, m.translated_from_id, m.hubspot_updated_at, m.archived,
+       greatest(m.changed_at, s.confirmed_at) AS synced_at,
+       CASE WHEN %(with_data)s AND m.hubspot_id = a.hubspot_id THEN m.data END AS data
+FROM asked AS a
+JOIN public.content_items AS m
+  ON m.portal_id = %(portal_id)s AND m.content_type = a.content_type
+ AND (m.hubspot_id = a.root OR m.translated_from_id = a.root)
+ AND m.deleted_at IS NULL
+LEFT JOIN public.content_syncs AS s
+       ON s.portal_id = m.portal_id AND s.content_type = m.content_type
+ORDER BY a.content_type, a.hubspot_id, m.translated_from_id NULLS FIRST, m.language,
+         m.hubspot_id
+
+-- name: content_count_by_type
+-- Stored objects of the portals by type: live, archived (still in HubSpot) and deleted
+-- (gone from HubSpot). Reads every stored row of these portals: its cost grows with their
+-- content, not with the queue.
+SELECT c.portal_id, c.content_type::text AS content_type,
+       count(*) FILTER (WHERE c.deleted_at IS NULL AND NOT c.archived) AS live,
+       count(*) FILTER (WHERE c.deleted_at IS NULL AND c.archived) AS archived,
+       count(*) FILTER (WHERE c.deleted_at IS NOT NULL) AS deleted
+FROM public.content_items AS c
+WHERE c.portal_id = ANY (%(portal_ids)s::bigint[])
+GROUP BY c.portal_id, c.content_type

@@ -1,7 +1,7 @@
--- Jobs (smuves_sync/db/jobs.py): reads, creation, the calls of the queue functions
--- (migrations/0004_queue.sql, 0005_queue_runs.sql) and of the operators' actions
--- (0007_operations.sql). Rows are read by column name (db/rows.py), so `SELECT *` keeps up
--- with the table. %(now)s NULL means the database's clock.
+-- Jobs (smuves_sync/db/jobs.py): reads (the dashboard's dead letter among them), creation,
+-- the calls of the queue functions (migrations/0004_queue.sql, 0005_queue_runs.sql) and of
+-- the operators' actions (0007_operations.sql). Rows are read by column name (db/rows.py), so
+-- `SELECT *` keeps up with the table. %(now)s NULL means the database's clock.
 
 -- name: job_get
 SELECT * FROM public.jobs WHERE id = %(job_id)s
@@ -31,6 +31,43 @@ LIMIT %(limit)s
 SELECT * FROM public.jobs
 WHERE portal_id = %(portal_id)s AND kind = %(kind)s AND status IN ('pending', 'running')
 ORDER BY id
+
+-- name: job_dead_page
+-- Failed (or stopped) jobs, newest first, %(limit)s of them below id %(before_id)s (NULL: from
+-- the newest), with their portal's name: the dashboard's dead letter, a walk of jobs_dead_idx
+-- (migrations/0010) in id order, run inside `Database.custom_plans`. Not job_list: under its
+-- `status = ANY (array)` the planner cannot use that index's id order (it does not know the
+-- array holds one status), so it sorts every failed job or walks jobs_pkey back through every
+-- job newer than the failures it shows.
+SELECT j.*, p.name AS portal_name
+FROM public.jobs AS j
+JOIN public.portals AS p ON p.id = j.portal_id
+WHERE j.status = %(status)s
+  AND (%(portal_id)s::bigint IS NULL OR j.portal_id = %(portal_id)s)
+  AND (%(run_id)s::bigint IS NULL OR j.run_id = %(run_id)s)
+  AND (%(content_type)s::text IS NULL OR j.content_type = %(content_type)s::text)
+  AND (%(before_id)s::bigint IS NULL OR j.id < %(before_id)s)
+ORDER BY j.id DESC
+LIMIT %(limit)s
+
+-- name: job_dead_count
+-- How many jobs job_dead_page would page through, stopping at %(cap)s + 1.
+SELECT count(*) AS jobs FROM (
+    SELECT FROM public.jobs AS j
+    WHERE j.status = %(status)s
+      AND (%(portal_id)s::bigint IS NULL OR j.portal_id = %(portal_id)s)
+      AND (%(run_id)s::bigint IS NULL OR j.run_id = %(run_id)s)
+      AND (%(content_type)s::text IS NULL OR j.content_type = %(content_type)s::text)
+    LIMIT %(cap)s + 1
+) AS x
+
+-- name: job_get_many
+-- The jobs with these ids (those that exist), newest first.
+SELECT j.*, p.name AS portal_name
+FROM public.jobs AS j
+JOIN public.portals AS p ON p.id = j.portal_id
+WHERE j.id = ANY (%(job_ids)s::bigint[])
+ORDER BY j.id DESC
 
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).

@@ -1,6 +1,7 @@
 -- Portals, their owners and members (smuves_sync/db/portals.py). The login role writes
--- portals for `smuves portal add`; the API's statements run as smuves_app inside
--- `Database.as_user`, where row-level security limits them to the caller's portals.
+-- portals for `smuves portal add` and reads every portal for the dashboard (portal_page,
+-- portal_fetch_state); the API's statements run as smuves_app inside `Database.as_user`,
+-- where row-level security limits them to the caller's portals.
 
 -- name: portal_get
 SELECT id, name, owner_id, created_at FROM public.portals WHERE id = %(portal_id)s
@@ -56,3 +57,50 @@ RETURNING id, name, owner_id, created_at, 'owner' AS role
 -- name: portal_delete
 -- Only the owner's delete passes the portals_app_delete_owner policy (migrations/0008).
 DELETE FROM public.portals WHERE id = %(portal_id)s RETURNING id
+
+-- name: portal_page
+-- Portals by id, %(limit)s of them after %(after_id)s (NULL: from the first), with the owner's
+-- email and whether a token is stored (never the token).
+SELECT p.id, p.name, p.owner_id, u.email AS owner_email, p.created_at,
+       p.token_encrypted IS NOT NULL AS has_token
+FROM public.portals AS p
+JOIN public.app_users AS u ON u.id = p.owner_id
+WHERE (%(portal_id)s::bigint IS NULL OR p.id = %(portal_id)s)
+  AND (%(after_id)s::bigint IS NULL OR p.id > %(after_id)s)
+ORDER BY p.id
+LIMIT %(limit)s
+
+-- name: portal_fetch_state
+-- For each of the portals and content types: its last finished fetch (any outcome), its last
+-- completed one, and the fetch in flight now, if any. The first two walk jobs_fetched_idx
+-- back from the newest; the third is one probe of jobs_in_flight_uniq.
+SELECT p.portal_id, t.content_type,
+       last.id AS last_job_id, last.run_id AS last_run_id, last.status AS last_status,
+       last.finished_at AS last_finished_at, last.last_error AS last_error,
+       done.id AS done_job_id, done.run_id AS done_run_id,
+       done.finished_at AS done_finished_at, done.processed AS done_processed,
+       open.id AS open_job_id, open.run_id AS open_run_id, open.status AS open_status,
+       open.processed AS open_processed, open.total AS open_total
+FROM unnest(%(portal_ids)s::bigint[]) AS p (portal_id)
+CROSS JOIN unnest(%(content_types)s::text[]) AS t (content_type)
+LEFT JOIN LATERAL (
+    SELECT j.id, j.run_id, j.status, j.finished_at, j.last_error FROM public.jobs AS j
+    WHERE j.kind = 'fetch' AND j.finished_at IS NOT NULL
+      AND j.portal_id = p.portal_id AND j.content_type = t.content_type
+    ORDER BY j.finished_at DESC
+    LIMIT 1
+) AS last ON true
+LEFT JOIN LATERAL (
+    SELECT j.id, j.run_id, j.finished_at, j.processed FROM public.jobs AS j
+    WHERE j.kind = 'fetch' AND j.finished_at IS NOT NULL AND j.status = 'completed'
+      AND j.portal_id = p.portal_id AND j.content_type = t.content_type
+    ORDER BY j.finished_at DESC
+    LIMIT 1
+) AS done ON true
+LEFT JOIN LATERAL (
+    SELECT j.id, j.run_id, j.status, j.processed, j.total FROM public.jobs AS j
+    WHERE j.status IN ('pending', 'running') AND j.kind = 'fetch'
+      AND j.portal_id = p.portal_id AND j.content_type = t.content_type
+    LIMIT 1
+) AS open ON true
+ORDER BY p.portal_id, array_position(%(content_types)s::text[], t.content_type)

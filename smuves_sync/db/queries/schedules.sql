@@ -10,10 +10,12 @@ RETURNING id, portal_id, owner_id, cron_expression, content_types::text[] AS con
           enabled, next_run_at, last_run_at, created_at
 
 -- name: schedule_list
+-- Every schedule, or those of the portals %(portal_ids)s (one for `smuves schedule list
+-- --portal`, a page of them for the dashboard).
 SELECT id, portal_id, owner_id, cron_expression, content_types::text[] AS content_types,
        enabled, next_run_at, last_run_at, created_at
 FROM public.schedules
-WHERE (%(portal_id)s::bigint IS NULL OR portal_id = %(portal_id)s)
+WHERE (%(portal_ids)s::bigint[] IS NULL OR portal_id = ANY (%(portal_ids)s::bigint[]))
 ORDER BY portal_id, id
 
 -- name: schedule_get

@@ -12,5 +12,12 @@ SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true)
 -- For smuves_worker: the one portal whose rows this transaction may see.
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
 
+-- name: session_custom_plans
+-- For `Database.custom_plans`. A prepared statement (psycopg prepares a query it has run five
+-- times on a connection) may switch to a generic plan, which cannot drop an `IS NULL OR`
+-- branch nor prove a partial index's predicate from a parameter: plan every statement of
+-- this transaction afresh.
+SET LOCAL plan_cache_mode = force_custom_plan
+
 -- name: session_ping
 SELECT 1

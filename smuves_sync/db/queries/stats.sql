@@ -1,6 +1,9 @@
--- Monitoring reads (smuves_sync/db/stats.py): `smuves stats` as the login role, across every
--- tenant; /metrics and /healthz as smuves_app, through SECURITY DEFINER functions that return
--- counts only (migrations/0008). %(now)s NULL means the database's clock.
+-- Monitoring reads (smuves_sync/db/stats.py): `smuves stats` and the dashboard's overview as
+-- the login role, across every tenant; /metrics and /healthz as smuves_app, through SECURITY
+-- DEFINER functions that return counts only (migrations/0008). %(now)s NULL means the
+-- database's clock. The overview's figures (job_*) are read inside `Database.custom_plans`
+-- and walk the partial indexes of migrations/0002 and 0010: none of them reads more than its
+-- cap or its time range, whatever the number of finished jobs.
 
 -- name: stats_depth
 -- Queue depth: jobs by kind and status.
@@ -44,3 +47,96 @@ FROM public.metrics_job_durations(%(bounds)s::float8[])
 -- name: migration_versions
 -- /healthz: smuves_app may read this one column of the ledger.
 SELECT version FROM public.schema_migrations ORDER BY version
+
+-- name: job_count_by_state
+-- Jobs of each kind in each state, each count stopping at %(cap)s + 1 (the caller shows
+-- "more than cap"): pending due now, pending waiting for a later run_after (backoff, a parked
+-- limit), running, failed, stopped, and completed in the last hour and day. Every count walks
+-- one partial index (0002, 0010) and no count reads more than cap + 1 entries; `capped` says
+-- that there are more than %(cap)s.
+WITH clock AS (
+    SELECT coalesce(%(now)s::timestamptz, now()) AS now
+), kinds AS (
+    SELECT k.kind FROM unnest(%(kinds)s::text[]) AS k (kind)
+), counted AS (
+    SELECT k.kind, 'pending_due' AS state,
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'pending' AND j.kind = k.kind
+                                    AND j.run_after <= c.now
+                                  LIMIT %(cap)s + 1) AS x) AS jobs
+    FROM kinds AS k, clock AS c
+    UNION ALL
+    SELECT k.kind, 'pending_waiting',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'pending' AND j.kind = k.kind
+                                    AND j.run_after > c.now
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k, clock AS c
+    UNION ALL
+    -- heartbeat_at IS NOT NULL holds for every running job; it lets jobs_lease_idx answer.
+    SELECT k.kind, 'running',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'running' AND j.heartbeat_at IS NOT NULL
+                                    AND j.kind = k.kind
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k
+    UNION ALL
+    SELECT k.kind, 'failed',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'failed' AND j.kind = k.kind
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k
+    UNION ALL
+    SELECT k.kind, 'stopped',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'stopped' AND j.kind = k.kind
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k
+    UNION ALL
+    SELECT k.kind, 'completed_hour',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'completed' AND j.kind = k.kind
+                                    AND j.finished_at > c.now - interval '1 hour'
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k, clock AS c
+    UNION ALL
+    SELECT k.kind, 'completed_day',
+           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
+                                  WHERE j.status = 'completed' AND j.kind = k.kind
+                                    AND j.finished_at > c.now - interval '1 day'
+                                  LIMIT %(cap)s + 1) AS x)
+    FROM kinds AS k, clock AS c
+)
+SELECT kind, state, least(jobs, %(cap)s) AS jobs, jobs > %(cap)s AS capped FROM counted
+
+-- name: job_oldest_due
+-- Per kind, how long the oldest due pending job has waited (NULL: none is due): one probe
+-- of jobs_claimable_idx, oldest first. stats_pending reports the same age, but beside
+-- counts of every pending job; the overview counts up to a cap (job_count_by_state).
+SELECT k.kind,
+       c.now - (SELECT j.run_after FROM public.jobs AS j
+                WHERE j.status = 'pending' AND j.kind = k.kind AND j.run_after <= c.now
+                ORDER BY j.run_after, j.id
+                LIMIT 1) AS age
+FROM unnest(%(kinds)s::text[]) AS k (kind),
+     (SELECT coalesce(%(now)s::timestamptz, now()) AS now) AS c
+
+-- name: job_completed_per_minute
+-- Completed jobs in each of the last %(minutes)s minutes (the current one last), zeros
+-- included; a range of jobs_completed_idx.
+WITH clock AS (
+    SELECT date_trunc('minute', coalesce(%(now)s::timestamptz, now())) AS minute
+), done AS (
+    SELECT date_trunc('minute', j.finished_at) AS minute, count(*) AS jobs
+    FROM public.jobs AS j, clock AS c
+    WHERE j.status = 'completed'
+      AND j.finished_at >= c.minute - (%(minutes)s - 1) * interval '1 minute'
+      AND j.finished_at < c.minute + interval '1 minute'
+    GROUP BY 1
+)
+SELECT m.minute, coalesce(d.jobs, 0) AS value
+FROM clock AS c
+CROSS JOIN generate_series(c.minute - (%(minutes)s - 1) * interval '1 minute', c.minute,
+                           interval '1 minute') AS m (minute)
+LEFT JOIN done AS d ON d.minute = m.minute
+ORDER BY m.minute

@@ -6,15 +6,16 @@
     fake.ground_truth(1, "site_page")              # exactly what the listings serve
     fake.advance(1)                                # next version: changes, deletions, additions
     fake.stats(1).status_429                       # counters per portal
+    PortalSpec(..., poison=(Poison(PoisonKind.NO_ID, ContentType.BLOG_POST, slot=3),))
 
 `FakeHubSpot` (in this process), `FakeHubSpotProcess` (the handle `serve_in_subprocess` yields)
 and `FakeHubSpotRemote` (any running fake, by URL) share one control API: `FakeControl`.
 
 Modules: spec (configuration records), lifecycle (objects across versions), content and hubdb
 (object bodies), query (paging, sorting, filters), portal (a portal and its ground truth),
-limits (rate limits and headers), faults (injection), bodies (error bodies), control (the
-control API, counters), fake (state), app and admin (HTTP), remote (the control API over
-HTTP), runner (thread / subprocess), cli (the launcher's flags).
+limits (rate limits and headers), faults (injection), poison (hostile objects), bodies (error
+bodies), control (the control API, counters), fake (state), app and admin (HTTP), remote (the
+control API over HTTP), runner (thread / subprocess), cli (the launcher's flags).
 """
 
 from smuves_sync.testing.fake_hubspot.control import FakeControl, PortalStats
@@ -31,6 +32,8 @@ from smuves_sync.testing.fake_hubspot.spec import (
     Churn,
     FaultKind,
     FaultRule,
+    Poison,
+    PoisonKind,
     PortalSpec,
     ServerConfig,
 )
@@ -44,6 +47,8 @@ __all__ = [
     "FakeHubSpotRemote",
     "FaultKind",
     "FaultRule",
+    "Poison",
+    "PoisonKind",
     "PortalSpec",
     "PortalStats",
     "ServerConfig",

@@ -2,6 +2,9 @@
 
 Served: the listings, one object by id (`GET …/<id>`, `archived=true` for an archived one),
 and the batch reads (`POST …/batch/read`: pages, landing pages, posts, a table's rows).
+Pages, posts, blog authors, tags, blogs and redirects are listed and read alike (`_list_pages`,
+`_get_page`); HubDB tables and rows have their own handlers.
+
 Every API request goes through the same steps: bearer token -> portal (401), the portal's
 limits (429 + X-HubSpot-RateLimit-* headers on every answer), an injected fault if one fires
 (listings only), the configured latency, then the answer itself.
@@ -26,6 +29,7 @@ from smuves_sync.testing.fake_hubspot.admin import admin_routes
 from smuves_sync.testing.fake_hubspot.bodies import error_body, json_response, rate_limit_body
 from smuves_sync.testing.fake_hubspot.content import encode_json
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
+from smuves_sync.testing.fake_hubspot.poison import served_dicts, served_json
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
 from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
 from smuves_sync.testing.fake_hubspot.spec import FaultKind, FaultRule
@@ -36,6 +40,15 @@ PAGE_PATHS = {
     ContentType.BLOG_POST: ("/cms/v3/blogs/posts", "/cms/blogs/2026-03/posts"),
 }
 HUBDB_PATHS = ("/cms/v3/hubdb/tables", "/cms/hubdb/2026-03/tables")
+# The blog's other objects and the redirects. HubSpot has no dated blog-settings API (in its
+# specs); the v3 redirects listing is also served where the v3 spec puts it.
+BLOG_PATHS = {
+    ContentType.BLOG_AUTHOR: ("/cms/v3/blogs/authors", "/cms/blogs/2026-03/authors"),
+    ContentType.BLOG_TAG: ("/cms/v3/blogs/tags", "/cms/blogs/2026-03/tags"),
+    ContentType.URL_REDIRECT: ("/cms/v3/url-redirects", "/cms/url-redirects/2026-03"),
+    ContentType.BLOG: ("/cms/v3/blog-settings/settings",),
+}
+LISTING_ALIASES = {"/cms/url-redirects/v3": ContentType.URL_REDIRECT}
 PAGE_LIMIT = 100
 HUBDB_LIMIT = 1000
 BATCH_LIMIT = 100  # inputs per batch read
@@ -51,13 +64,16 @@ class NotFound(Exception):
 def build_app(fake: FakeHubSpot) -> Starlette:
     """The ASGI application for one FakeHubSpot."""
     routes: list[Route] = []
-    for content_type, paths in PAGE_PATHS.items():
+    for path, content_type in LISTING_ALIASES.items():
+        routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
+    for content_type, paths in {**PAGE_PATHS, **BLOG_PATHS}.items():
         for path in paths:
             routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
             get_one = _api(fake, content_type, _get_page(content_type), False)
             routes.append(Route(path + "/{objectId}", get_one))
-            read = _api(fake, content_type, _batch_read_pages(content_type), False)
-            routes.append(Route(path + "/batch/read", read, methods=["POST"]))
+            if content_type.spec.batch_read:  # as HubSpot's specs have it
+                read = _api(fake, content_type, _batch_read_pages(content_type), False)
+                routes.append(Route(path + "/batch/read", read, methods=["POST"]))
     for path in HUBDB_PATHS:
         tables, rows = ContentType.HUBDB_TABLE, ContentType.HUBDB_ROW
         routes.append(Route(path, _api(fake, tables, _list_tables, True)))
@@ -178,11 +194,18 @@ def _listing(
     if fault is not None and kind is FaultKind.DRIFT:
         life.drift(archived=query.archived, deleted=fault.deleted, created=fault.created)
     selection = collection.select(query, offsets=portal.offset_cursors)
+    poisons = collection.poisons
     if query.properties:
         keep = set(query.properties)
-        items = [encode_json(_only(builder.as_dict(life, slot), keep)) for slot in selection.slots]
+        items = [
+            encode_json(_only(obj, keep))
+            for slot in selection.slots
+            for obj in served_dicts(poisons, builder, life, slot)
+        ]
     else:
-        items = [builder.as_json(life, slot) for slot in selection.slots]
+        items = [
+            text for slot in selection.slots for text in served_json(poisons, builder, life, slot)
+        ]
     next_page: dict[str, Any] | None = None
     after, offset = selection.next_after, selection.next_offset
     if kind is FaultKind.REPEAT_CURSOR:
@@ -244,10 +267,8 @@ def _one(found: tuple[Collection, int] | None, request: Request, what: str) -> R
     if found is None or found[0].life.is_archived(found[1]) != _archived_param(request):
         raise NotFound(what)
     collection, slot = found
-    return Response(
-        collection.builder.as_json(collection.life, slot),
-        media_type="application/json;charset=utf-8",
-    )
+    served = served_json(collection.poisons, collection.builder, collection.life, slot)
+    return Response(served[-1], media_type="application/json;charset=utf-8")
 
 
 async def _batch_inputs(request: Request) -> list[str] | BadRequest:
@@ -302,7 +323,9 @@ def _batch(
         if hit is None or hit[0].life.is_archived(hit[1]) != wanted:
             missing.append(object_id)
         else:
-            results.append(hit[0].builder.as_json(hit[0].life, hit[1]))
+            collection, slot = hit
+            served = served_json(collection.poisons, collection.builder, collection.life, slot)
+            results.append(served[-1])
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     head: dict[str, Any] = {
         "status": "COMPLETE",

@@ -5,35 +5,45 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
 from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote
 from smuves_sync.testing.fake_hubspot.runner import bind_socket, make_server
 from smuves_sync.testing.fake_hubspot.spec import (
     Churn,
+    Poison,
     PortalSpec,
     ServerConfig,
     decode_setup,
     fault_from_text,
+    poison_from_text,
 )
 
-DEMO_PORTAL = "1001:demo-token:200,50,100,3,100"
+DEMO_PORTAL = "1001:demo-token:200,50,100,3,100,8,40,60,4"
 
 _EPILOG = """\
-portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABLE[:SEED]
+portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABLE
+                 [,AUTHORS,TAGS,REDIRECTS,BLOGS][:SEED]
                e.g. --portal 1001:demo-token:20000,0,10000,5,2000
+                    --portal 1001:demo-token:200,50,100,3,100,8,40,60,4
                (default: one portal %(demo)s)
 fault format   comma-separated key=value pairs of a fault rule:
                  kind=status|rate_limit|not_json|truncated|missing_results|wrong_types|
                       repeat_cursor|slow|drift
                  share=0..1   on=N+N+...  (1-based numbers of the requests the rule matches)
-                 type=site_page|landing_page|blog_post|hubdb_table|hubdb_row   portal_id=N
+                 type=site_page|landing_page|blog_post|hubdb_table|hubdb_row|
+                      blog_author|blog_tag|url_redirect|blog   portal_id=N
                  status=503   policy=TEN_SECONDLY_ROLLING|SECONDLY|DAILY   retry_after_s=N
                  delay_ms=N   deleted=N created=N (drift: objects deleted at the listing's
                  start and created at its end before the answer; with --cursors offset)
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
                     --cursors offset --fault kind=drift,on=4,type=blog_post,deleted=1
+poison format  PORTAL_ID:kind=KIND,type=TYPE,slot=N[,table=N]  (one object served spoilt)
+                 kind=nul_in_body|nul_in_key|nul_in_name|lone_surrogate|duplicate_id|
+                      numeric_id|no_id|bad_field
+               e.g. --poison 1001:kind=no_id,type=blog_post,slot=3
 versions       --start-version N serves content N steps on; between two syncs, step a running fake:
                  fake_hubspot.py --advance PORTAL_ID --url http://127.0.0.1:PORT [--churn ...]
 admin          GET /_fake/stats, POST /_fake/portals/ID/advance, GET /_fake/portals/ID/truth?type=T,
@@ -49,8 +59,11 @@ def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalS
     if len(parts) not in (3, 4):
         raise ValueError(f"--portal {text!r}: expected ID:TOKEN:COUNTS[:SEED]")
     counts = [int(n) for n in parts[2].split(",")]
-    if len(counts) != 5:
-        raise ValueError("--portal counts: SITE,LANDING,POSTS,TABLES,ROWS")
+    if len(counts) not in (5, 9):
+        raise ValueError(
+            "--portal counts: SITE,LANDING,POSTS,TABLES,ROWS[,AUTHORS,TAGS,REDIRECTS,BLOGS]"
+        )
+    more = counts[5:] or [0, 0, 0, 0]
     return PortalSpec(
         portal_id=int(parts[0]),
         token=parts[1],
@@ -61,13 +74,18 @@ def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalS
         hubdb_tables=counts[3],
         rows_per_table=counts[4],
         archived_share=archived_share,
+        blog_authors=more[0],
+        blog_tags=more[1],
+        url_redirects=more[2],
+        blogs=more[3],
     )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fake_hubspot.py",
-        description="A fake HubSpot CMS API (pages, landing pages, blog posts, HubDB) serving "
+        description="A fake HubSpot CMS API (pages, landing pages, blog posts, HubDB, blog "
+        "authors, tags, blogs, URL redirects) serving "
         "deterministic generated portals, with HubSpot's limits, errors and injectable faults.",
         epilog=_EPILOG % {"demo": DEMO_PORTAL},
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -84,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     add("--daily-limit", type=int, default=1_000_000, help="requests per UTC day, 0 = off")
     add("--retry-after", action="store_true", help="send Retry-After on limit 429s")
     add("--fault", action="append", default=[], help="a fault rule (repeatable), see below")
+    add("--poison", action="append", default=[], help="a poisoned object (repeatable), see below")
     add("--fault-seed", type=int, default=0, help="seed of fault shares (default 0)")
     add(
         "--timestamps",
@@ -123,6 +142,16 @@ def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], S
     portals = tuple(
         parse_portal(text, args.seed, args.archived_share) for text in args.portal or [DEMO_PORTAL]
     )
+    poisons: dict[int, list[Poison]] = {}
+    for text in args.poison:
+        portal_id, sep, rest = text.partition(":")
+        if not sep:
+            raise ValueError(f"--poison {text!r}: expected PORTAL_ID:kind=...,type=...,slot=N")
+        poisons.setdefault(int(portal_id), []).append(poison_from_text(rest))
+    unknown = set(poisons) - {p.portal_id for p in portals}
+    if unknown:
+        raise ValueError(f"--poison names portals that are not hosted: {sorted(unknown)}")
+    portals = tuple(replace(p, poison=tuple(poisons.get(p.portal_id, ()))) for p in portals)
     config = ServerConfig(
         latency_ms=args.latency_ms,
         ten_second_limit=args.ten_second_limit or None,

@@ -4,7 +4,8 @@ Each builder splits an object into the fields that vary per slot and a constant 
 that is serialised once, so encoding a page of objects costs one small encoding per object.
 Field names and types follow the official OpenAPI schemas (Page, BlogPost, HubDbTableV3,
 HubDbTableRowV3); `tests` validate them against those schemas. This module holds the shared
-machinery (ids, `Builder`) and the pages and posts; hubdb.py the tables and rows.
+machinery (ids, `Builder`) and the pages and posts; hubdb.py the tables and rows; blog.py the
+blog authors, tags and blogs (BlogAuthor, Tag, Blog) and the URL redirects (UrlMapping).
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ _ID_BASE = {
     ContentType.LANDING_PAGE: 200_000_000_000,
     ContentType.BLOG_POST: 300_000_000_000,
     ContentType.HUBDB_TABLE: 1_000_000,
-    ContentType.HUBDB_ROW: 400_000_000_000,
+    ContentType.HUBDB_ROW: 400_000_000_000,  # to 1_400_000_000_000: 100 tables per portal
+    ContentType.BLOG_AUTHOR: 1_500_000_000_000,
+    ContentType.BLOG_TAG: 1_600_000_000_000,
+    ContentType.URL_REDIRECT: 1_700_000_000_000,
+    ContentType.BLOG: 1_800_000_000_000,
 }
 PAGE_SPAN = 100_000_000
 TABLE_SPAN = 10_000

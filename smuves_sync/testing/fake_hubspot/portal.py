@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from smuves_sync.models import ContentType
+from smuves_sync.testing.fake_hubspot.blog import BUILDERS as BLOG_BUILDERS
 from smuves_sync.testing.fake_hubspot.content import Builder, PageBuilder
 from smuves_sync.testing.fake_hubspot.hubdb import (
     ColumnDef,
@@ -19,6 +20,7 @@ from smuves_sync.testing.fake_hubspot.hubdb import (
     table_columns,
 )
 from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle, mix64
+from smuves_sync.testing.fake_hubspot.poison import served_dicts
 from smuves_sync.testing.fake_hubspot.query import Collection
 from smuves_sync.testing.fake_hubspot.spec import Churn, PortalSpec, TimestampStyle
 from smuves_sync.testing.fake_hubspot.text import datetime_ms
@@ -95,10 +97,19 @@ class PortalModel:
             builder = RowBuilder(spec.portal_id, table_slot, self.columns(table_slot), spec.host)
         elif content_type is ContentType.HUBDB_TABLE:
             builder = TableBuilder(spec.portal_id, self._rows_life, self.columns)
+        elif content_type in BLOG_BUILDERS:
+            builder = BLOG_BUILDERS[content_type](spec, self.timestamps)
         else:
             builder = PageBuilder(content_type, spec, self.timestamps)
         life = Lifecycle(life_key, spec.initial_count(content_type), spec.archived_share)
-        return Collection(life, builder)
+        collection = Collection(life, builder)
+        collection.poisons = {
+            p.slot: p.kind
+            for p in spec.poison
+            if p.content_type is content_type
+            and (content_type is not ContentType.HUBDB_ROW or p.table_slot == table_slot)
+        }
+        return collection
 
     def _rows_life(self, table_slot: int) -> Lifecycle:
         return self.collection(ContentType.HUBDB_ROW, table_slot).life
@@ -160,7 +171,7 @@ def _truth(
             hubspot_id=prefix + builder.id_of(slot),
             updated_at=datetime_ms(builder.updated_ms(life, slot)),
             archived=life.is_archived(slot),
-            data=builder.as_dict(life, slot) if with_data else None,
+            data=served_dicts(collection.poisons, builder, life, slot)[-1] if with_data else None,
         )
         for slot in slots
     ]

@@ -24,6 +24,7 @@ from starlette.datastructures import QueryParams
 
 from smuves_sync.testing.fake_hubspot.content import Builder
 from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle
+from smuves_sync.testing.fake_hubspot.spec import PoisonKind
 
 _NATURAL_SORTS = {"", "createdAt", "created", "id", "createdBy", "updatedBy", "hs_id",
                   "hs_created_at"}  # fmt: skip
@@ -143,6 +144,8 @@ class Collection:
     def __init__(self, life: Lifecycle, builder: Builder) -> None:
         self.life = life
         self.builder = builder
+        # Slots served spoilt (poison.py), set by the portal from its spec.
+        self.poisons: dict[int, PoisonKind] = {}
         self._views: OrderedDict[tuple[Any, ...], array[int]] = OrderedDict()
         self._views_version = -1
 

@@ -32,6 +32,14 @@ class PortalSpec:
     # Share of each type (and of each table's rows) that starts archived.
     archived_share: float = 0.05
     domain: str = ""
+    # The blog's other objects and the site's redirects (after the fields above, so specs
+    # written positionally keep their meaning).
+    blog_authors: int = 0
+    blog_tags: int = 0
+    url_redirects: int = 0
+    blogs: int = 0
+    # Objects served spoilt in one of the ways HubSpot's data can be hostile (see `Poison`).
+    poison: tuple[Poison, ...] = ()
 
     def __post_init__(self) -> None:
         counts = (
@@ -41,19 +49,26 @@ class PortalSpec:
             self.hubdb_tables,
             self.rows_per_table,
         )
-        if self.portal_id <= 0 or any(count < 0 for count in counts):
+        more = (self.blog_authors, self.blog_tags, self.url_redirects, self.blogs)
+        if self.portal_id <= 0 or any(count < 0 for count in counts + more):
             raise ValueError("portal id must be positive and counts must not be negative")
         # Generated ids reserve a block per portal: keep counts well inside it.
         if (
-            max(counts[:3]) > 50_000_000
+            max(counts[:3] + more) > 50_000_000
             or self.hubdb_tables > 100
             or self.rows_per_table > 5_000_000
         ):
-            raise ValueError("at most 50M pages/posts, 100 tables and 5M rows per table")
+            raise ValueError(
+                "at most 50M objects of a type (pages, posts, authors, tags, redirects, "
+                "blogs), 100 tables and 5M rows per table"
+            )
         if not 0.0 <= self.archived_share < 1.0:
             raise ValueError("archived_share must be in [0, 1)")
         if not self.token:
             raise ValueError("a portal needs a token")
+        spoilt = [(p.content_type, p.table_slot, p.slot) for p in self.poison]
+        if len(set(spoilt)) != len(spoilt):
+            raise ValueError("one object takes one poison")
 
     @property
     def host(self) -> str:
@@ -68,7 +83,58 @@ class PortalSpec:
             ContentType.BLOG_POST: self.blog_posts,
             ContentType.HUBDB_TABLE: self.hubdb_tables,
             ContentType.HUBDB_ROW: self.rows_per_table,
+            ContentType.BLOG_AUTHOR: self.blog_authors,
+            ContentType.BLOG_TAG: self.blog_tags,
+            ContentType.URL_REDIRECT: self.url_redirects,
+            ContentType.BLOG: self.blogs,
         }[content_type]
+
+
+class PoisonKind(StrEnum):
+    """A way one object can be hostile to whoever stores it (smuves_sync/testing/fake_hubspot/
+    poison.py serves each). The first five are storable, the last two are not."""
+
+    NUL_IN_BODY = "nul_in_body"  # a \u0000 inside a long text of the document
+    NUL_IN_KEY = "nul_in_key"  # one more key, with a \u0000 in it
+    NUL_IN_NAME = "nul_in_name"  # a \u0000 in the name (a promoted field)
+    LONE_SURROGATE = "lone_surrogate"  # \ud800 in the name and \udfff in a text, unpaired
+    DUPLICATE_ID = "duplicate_id"  # listed twice in its page; the second copy renamed
+    NUMERIC_ID = "numeric_id"  # as DUPLICATE_ID, the second copy's id a JSON number: "4" and 4
+    NO_ID = "no_id"  # no `id` at all (not storable; against the spec)
+    BAD_FIELD = "bad_field"  # the name is a number (not storable; against the spec)
+
+
+# The poisons whose objects still match HubSpot's schemas (the others cannot: an id that is a
+# number or missing, a name that is not a string).
+SPEC_VALID_POISONS = frozenset(
+    {
+        PoisonKind.NUL_IN_BODY,
+        PoisonKind.NUL_IN_KEY,
+        PoisonKind.NUL_IN_NAME,
+        PoisonKind.LONE_SURROGATE,
+        PoisonKind.DUPLICATE_ID,
+    }
+)
+# The poisons that leave nothing a store could keep.
+UNSTORABLE_POISONS = frozenset({PoisonKind.NO_ID, PoisonKind.BAD_FIELD})
+
+
+@dataclass(frozen=True, slots=True)
+class Poison:
+    """Serve the object in `slot` of a type (HubDB rows: of the table in `table_slot`) spoilt.
+
+    Slots count objects in creation order from 0, as the listings serve them; the object keeps
+    its place and its archived flag.
+    """
+
+    kind: PoisonKind
+    content_type: ContentType
+    slot: int
+    table_slot: int = 0
+
+    def __post_init__(self) -> None:
+        if self.slot < 0 or self.table_slot < 0:
+            raise ValueError("poison slots count from 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +236,40 @@ def encode_setup(portals: tuple[PortalSpec, ...], config: ServerConfig) -> str:
 def decode_setup(text: str) -> tuple[tuple[PortalSpec, ...], ServerConfig]:
     """Inverse of `encode_setup`; raises ValueError on unknown or invalid fields."""
     raw = json.loads(text)
-    portals = tuple(PortalSpec(**_known(PortalSpec, p)) for p in raw["portals"])
+    portals = tuple(_portal_from_dict(p) for p in raw["portals"])
     config_raw = _known(ServerConfig, raw.get("config", {}))
     faults = decode_faults(config_raw.pop("faults", []))
     return portals, ServerConfig(**config_raw, faults=faults)
+
+
+def _portal_from_dict(raw: dict[str, Any]) -> PortalSpec:
+    values = _known(PortalSpec, raw)
+    values["poison"] = tuple(poison_from_dict(p) for p in values.get("poison", ()))
+    return PortalSpec(**values)
+
+
+def poison_from_dict(raw: dict[str, Any]) -> Poison:
+    """A poison from its JSON form (`asdict`)."""
+    values = _known(Poison, raw)
+    values["kind"] = PoisonKind(values["kind"])
+    values["content_type"] = ContentType(values["content_type"])
+    return Poison(**values)
+
+
+def poison_from_text(text: str) -> Poison:
+    """Parse the launcher's `--poison` syntax: `kind=no_id,type=blog_post,slot=3[,table=1]`."""
+    raw: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"poison option {part!r} is not key=value")
+        raw[{"type": "content_type", "table": "table_slot"}.get(key.strip(), key.strip())] = (
+            value.strip()
+        )
+    for name in ("slot", "table_slot"):
+        if name in raw:
+            raw[name] = int(raw[name])
+    return poison_from_dict(raw)
 
 
 def encode_faults(faults: tuple[FaultRule, ...]) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from smuves_sync.db import Pool
+from smuves_sync.db import Database, Pool
+from smuves_sync.db.content import content_upsert_page
+from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType
 from tests.factories import Factory
 from tests.integration.api.conftest import User, rows
@@ -102,3 +104,33 @@ async def test_bad_parameters_are_422_naming_them(
 async def test_content_of_an_unknown_portal_is_404(client: httpx.AsyncClient, alice: User) -> None:
     response = await client.get("/v1/portals/82/content", headers=alice.headers)
     assert response.status_code == 404
+
+
+async def test_objects_come_back_as_hubspot_sent_them(
+    client: httpx.AsyncClient, factory: Factory, worker_db: Database, alice: User
+) -> None:
+    # NULs and lone surrogates, which Postgres text cannot hold, are stored escaped.
+    portal_id = await factory.portal(alice.id, portal_id=82)
+    run = await factory.run(portal_id, owner=alice.id)
+    raw = {"id": "n1", "name": "Nul\x00 and \ud800", "body": {"k\x00": ["\udfff", 1]}}
+    record = ContentRecord(
+        content_type="site_page",
+        hubspot_id="n1",
+        name=raw["name"],
+        slug="s\x00",
+        url=None,
+        state="PUBLISHED",
+        language=None,
+        updated_at=None,
+        archived=False,
+        raw=raw,
+    )
+    async with worker_db.for_portal(portal_id) as scoped:
+        await content_upsert_page(scoped, portal_id, ContentType.SITE_PAGE, run.id, [record])
+
+    response = await client.get("/v1/portals/82/content", headers=alice.headers)
+
+    assert response.status_code == 200, response.text
+    [item] = response.json()["items"]
+    assert (item["name"], item["slug"], item["data"]) == (raw["name"], "s\x00", raw)
+    assert b"\\ud800" in response.content  # the only way JSON can carry a lone surrogate

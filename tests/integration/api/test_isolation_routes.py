@@ -43,7 +43,7 @@ BODIES: dict[tuple[str, str], Any] = {
 
 @dataclass(frozen=True)
 class TenantA:
-    ids: dict[str, int]
+    ids: dict[str, int | str]
 
 
 def _routes(app: FastAPI) -> list[tuple[str, str]]:
@@ -68,7 +68,7 @@ async def tenant_a(
     portal = await factory.portal(alice.id, portal_id=91, name="A's portal")
     run = await factory.run(portal, owner=alice.id, status=RunStatus.RUNNING)
     await factory.job(run, status=JobStatus.RUNNING)
-    await factory.content_item(run)
+    hubspot_id = await factory.content_item(run)
     export_run = await factory.run(
         portal, owner=alice.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
     )
@@ -86,12 +86,15 @@ async def tenant_a(
             "run_id": run.id,
             "export_id": export_id,
             "notification_id": notification,
+            # A content object's key: its type (a word, the same for every tenant) and id.
+            "type": "site_page",
+            "hubspot_id": hubspot_id,
         }
     )
 
 
 async def _call(
-    client: httpx.AsyncClient, method: str, path: str, ids: dict[str, int], user: User
+    client: httpx.AsyncClient, method: str, path: str, ids: dict[str, int | str], user: User
 ) -> httpx.Response:
     names = re.findall(r"{(\w+)}", path)
     unknown = [n for n in names if n not in ids]
@@ -121,7 +124,10 @@ async def test_another_users_ids_are_404_on_every_route(
 ) -> None:
     await _factory_portal_for(bob, admin_pool)
     walked = []
-    nowhere = {name: 9_000_000 + i for i, name in enumerate(tenant_a.ids)}
+    nowhere = {
+        name: value if name == "type" else 9_000_000 + i
+        for i, (name, value) in enumerate(tenant_a.ids.items())
+    }
     for method, path in _routes(app):
         if "{" not in path:
             continue

@@ -43,6 +43,42 @@ async def test_a_run_shows_per_job_progress(
     assert "lease_token" not in body["jobs"][0] and "cursor" not in body["jobs"][0]
 
 
+async def test_a_run_says_how_many_objects_could_not_be_stored_and_why(
+    client: httpx.AsyncClient, factory: Factory, alice: User
+) -> None:
+    portal = await factory.portal(alice.id)
+    run = await factory.run(portal, owner=alice.id, status=RunStatus.COMPLETED)
+    await factory.job(run, status=JobStatus.COMPLETED)
+    clean = await factory.run(portal, owner=alice.id, status=RunStatus.COMPLETED)
+    for number in range(2):
+        await factory.content_reject(run, f"{number}", reason="field 'name' is int, expected text")
+    await factory.content_reject(run, content_type=ContentType.BLOG_POST)
+
+    body = (await client.get(f"/v1/runs/{run.id}", headers=alice.headers)).json()
+    nothing = (await client.get(f"/v1/runs/{clean.id}", headers=alice.headers)).json()
+
+    assert body["rejected"] == {
+        "objects": 3,
+        "message": "3 objects could not be stored: site_page 2 (field 'name' is int, expected "
+        "text), blog_post 1 (object has no usable 'id' (got NoneType))",
+        "by_type": [
+            {
+                "content_type": "blog_post",
+                "objects": 1,
+                "reason": "object has no usable 'id' (got NoneType)",
+                "reasons": 1,
+            },
+            {
+                "content_type": "site_page",
+                "objects": 2,
+                "reason": "field 'name' is int, expected text",
+                "reasons": 1,
+            },
+        ],
+    }
+    assert nothing["rejected"] == {"objects": 0, "message": None, "by_type": []}
+
+
 @pytest.mark.parametrize("path", ["/v1/runs/{id}", "/v1/runs/{id}/events"])
 async def test_an_unknown_run_is_404(client: httpx.AsyncClient, alice: User, path: str) -> None:
     response = await client.get(path.format(id=987654), headers=alice.headers)

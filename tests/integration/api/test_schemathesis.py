@@ -56,17 +56,17 @@ CHECKS = [
 class Served:
     base_url: str
     user: User
-    ids: dict[str, int]
+    ids: dict[str, int | str]
 
 
 async def _seed(
     factory: Factory, admin_pool: Pool, export_dir: Path
-) -> tuple[User, dict[str, int]]:
+) -> tuple[User, dict[str, int | str]]:
     user = await new_user(factory, "fuzz")
     portal = await factory.portal(user.id, portal_id=12345)
     run = await factory.run(portal, owner=user.id, status=RunStatus.COMPLETED)
     await factory.job(run, status=JobStatus.COMPLETED)
-    await factory.content_item(run)
+    hubspot_id = await factory.content_item(run)
     export_run = await factory.run(
         portal, owner=user.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
     )
@@ -87,6 +87,8 @@ async def _seed(
         "run_id": run.id,
         "export_id": export_id,
         "notification_id": notification,
+        "type": "site_page",
+        "hubspot_id": hubspot_id,
     }
     return user, ids
 

@@ -21,6 +21,10 @@ SMALL = PortalSpec(
     hubdb_tables=4,
     rows_per_table=40,
     archived_share=0.2,
+    blog_authors=12,
+    blog_tags=20,
+    url_redirects=15,
+    blogs=6,
 )
 
 Serve = Callable[[FakeHubSpot], str]

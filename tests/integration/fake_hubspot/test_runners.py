@@ -89,8 +89,25 @@ def test_flags_become_portals_and_config() -> None:
     assert decode_setup(encode_setup(portals, config)) == (portals, config)
 
 
+def test_a_portal_flag_may_count_the_blog_types_and_redirects() -> None:
+    spec = parse_portal("9:tok:1,2,3,0,0,8,40,60,4:5", default_seed=0, archived_share=0.1)
+    assert spec == PortalSpec(
+        9, "tok", 5, 1, 2, 3, 0, 0, 0.1, blog_authors=8, blog_tags=40, url_redirects=60, blogs=4
+    )
+    assert decode_setup(encode_setup((spec,), ServerConfig()))[0] == (spec,)
+
+
 @pytest.mark.parametrize(
-    "bad", ["7:tok", "7:tok:1,2,3", "x:tok:1,2,3,4,5", "7:tok:1,2,3,4,5:1:2", "-1:t:1,1,1,1,1"]
+    "bad",
+    [
+        "7:tok",
+        "7:tok:1,2,3",
+        "x:tok:1,2,3,4,5",
+        "7:tok:1,2,3,4,5:1:2",
+        "-1:t:1,1,1,1,1",
+        "7:tok:1,2,3,4,5,6",
+        "7:tok:1,2,3,4,5,6,7,8,-1",
+    ],
 )
 def test_bad_portal_flags_are_refused(bad: str) -> None:
     with pytest.raises(ValueError):

@@ -77,6 +77,104 @@ async def test_listings_and_objects_match_the_spec(version: str, serve: Serve) -
     assert checked == 22
 
 
+# The blog's other objects and the redirects: (spec, listing path, object path template).
+BLOG_TYPES: dict[str, dict[str, tuple[str, str, str]]] = {
+    "v3": {
+        "blog_author": (
+            "Authors_rollout635_v3_authors.json",
+            "/cms/v3/blogs/authors",
+            "/cms/v3/blogs/authors/{objectId}",
+        ),
+        "blog_tag": (
+            "Tags_rollout635_v3_tags.json",
+            "/cms/v3/blogs/tags",
+            "/cms/v3/blogs/tags/{objectId}",
+        ),
+        "url_redirect": (
+            "UrlRedirects_rollout149916_v3_urlRedirects.json",
+            "/cms/url-redirects/v3",
+            "/cms/v3/url-redirects/{urlRedirectId}",
+        ),
+        "blog": (
+            "BlogSettings_rollout635_v3_blogSettings.json",
+            "/cms/v3/blog-settings/settings",
+            "/cms/v3/blog-settings/settings/{blogId}",
+        ),
+    },
+    "2026-03": {
+        "blog_author": (
+            "Authors_rollout635_2026-03_authors.json",
+            "/cms/blogs/2026-03/authors",
+            "/cms/blogs/2026-03/authors/{objectId}",
+        ),
+        "blog_tag": (
+            "Tags_rollout635_2026-03_tags.json",
+            "/cms/blogs/2026-03/tags",
+            "/cms/blogs/2026-03/tags/{objectId}",
+        ),
+        "url_redirect": (
+            "UrlRedirects_rollout149916_2026-03_urlRedirects.json",
+            "/cms/url-redirects/2026-03",
+            "/cms/url-redirects/2026-03/{urlRedirectId}",
+        ),
+    },
+}
+# Where the v3 guide lists redirects; the v3 spec's listing path is /cms/url-redirects/v3.
+GUIDE_REDIRECTS = "/cms/v3/url-redirects"
+
+
+@pytest.mark.parametrize("version", BLOG_TYPES)
+async def test_blog_types_and_redirects_match_the_spec(version: str, serve: Serve) -> None:
+    fake = FakeHubSpot([SMALL], ServerConfig(timestamps="both"))
+    checked = []
+    async with client(serve(fake)) as http:
+        for word, (spec, path, template) in BLOG_TYPES[version].items():
+            for archived in (False, True):
+                response = await http.get(path, params={"archived": str(archived).lower()})
+                assert response.status_code == 200
+                body = response.json()
+                validate(spec, path, 200, body)
+                truth = fake.ground_truth(SMALL.portal_id, word, archived=archived)
+                assert [o["id"] for o in body["results"]] == [t.hubspot_id for t in truth]
+                assert body["results"], f"{path} archived={archived} served nothing to check"
+                if word != "url_redirect":  # a redirect carries no archive marker
+                    assert all(_is_archived(obj) is archived for obj in body["results"])
+                first_id = body["results"][0]["id"]
+                one = await http.get(
+                    template.split("{")[0] + first_id, params={"archived": archived}
+                )
+                assert one.status_code == 200
+                validate(spec, template, 200, one.json())
+                checked.append((word, archived))
+        if version == "v3":
+            guide = await http.get(GUIDE_REDIRECTS, params={"limit": 5})
+            spec, path, _ = BLOG_TYPES["v3"]["url_redirect"]
+            validate(spec, path, 200, guide.json())
+            same = (await http.get(path, params={"limit": 5})).json()
+            assert guide.json()["results"] == same["results"]
+    assert len(checked) == 2 * len(BLOG_TYPES[version])
+
+
+async def test_authors_tags_and_blogs_come_in_language_groups() -> None:
+    fake = FakeHubSpot([SMALL])
+    for word in ("blog_author", "blog_tag", "blog"):
+        objects = [t.data for t in fake.ground_truth(SMALL.portal_id, word, with_data=True)]
+        assert all(o is not None for o in objects)
+        by_id = {str(o["id"]): o for o in objects if o is not None}
+        translations = [o for o in by_id.values() if o["translatedFromId"] not in (0, "")]
+        assert translations, f"{word}: no translations to check"
+        for translation in translations:
+            primary = by_id.get(str(translation["translatedFromId"]))
+            if primary is None:
+                continue  # the primary was archived or deleted: the reference stays
+            assert primary["translatedFromId"] in (0, "")
+            assert (primary["language"], translation["language"] != "en") == ("en", True)
+        languages: dict[str, list[str]] = {}
+        for o in translations:
+            languages.setdefault(str(o["translatedFromId"]), []).append(o["language"])
+        assert all(len(set(found)) == len(found) for found in languages.values())
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_error_bodies_match_the_spec(version: str, serve: Serve) -> None:
     pages_spec, pages = VERSIONS[version]["pages"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import pytest
 import respx
 
+from smuves_sync.content_types import RAW_SIZE_CAP
 from smuves_sync.errors import (
     ContentTypeUnavailable,
     HubSpotAuthError,
@@ -154,8 +156,6 @@ def _page(**changes: Any) -> dict[str, Any]:
         (json_response([1, 2]), "JSON list"),
         (json_response({"total": 3}), "'results' is missing"),
         (json_response(_page(results={"0": {}})), "'results' is missing or not a list"),
-        (json_response(_page(results=[1])), "not an object"),
-        (json_response(_page(results=[{"id": "1", "name": ["x"]}])), "'name' is list"),
         (json_response(_page(paging={"next": {}})), "neither 'after' nor 'offset'"),
         (json_response({"results": [], "paging": {"next": {"after": "z"}}}), "empty page"),
     ],
@@ -168,6 +168,58 @@ async def test_malformed_answers_raise_a_typed_error(
         await drain(make_client())
     assert route.call_count == 1
     assert (caught.value.portal_id, caught.value.content_type) == (PORTAL, "site_page")
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason", "hubspot_id"),
+    [
+        (1, "a site_page result is int, not an object", None),
+        ({"id": "1", "name": ["x"]}, "field 'name' is list, expected text", "1"),
+        ({"name": "no id"}, "object has no usable 'id' (got NoneType)", None),
+        ({"id": "a\x00b"}, "no usable 'id': it holds a NUL or a lone surrogate", None),
+        ({"id": "9" * 1025}, "no usable 'id': it is 1,025 bytes long", None),
+    ],
+)
+async def test_an_object_of_the_wrong_shape_is_set_aside_and_the_page_goes_on(
+    router: respx.MockRouter, make_client: MakeClient, bad: Any, reason: str, hubspot_id: Any
+) -> None:
+    good = load("site_pages_1")["results"]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        archived = request.url.params.get("archived") == "true"
+        results = [] if archived else [good[0], bad, good[1]]
+        return json_response(_page(results=results, paging=None, total=len(results)))
+
+    route = router.get(PATH).mock(side_effect=answer)
+    pages = [page async for page in make_client().pages("site_page")]
+
+    assert route.call_count == 2  # the live pass and the archived pass, nothing retried
+    assert [i.hubspot_id for i in pages[0].items] == [good[0]["id"], good[1]["id"]]
+    [rejected] = pages[0].rejects
+    assert reason in rejected.reason
+    assert rejected.hubspot_id == hubspot_id
+    assert json.loads(rejected.raw) == bad
+    assert rejected.size == len(rejected.raw)
+
+
+async def test_a_rejected_object_keeps_its_first_bytes_only(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    huge = {"id": "7", "name": 7, "body": "\ud800" + "x" * (RAW_SIZE_CAP + 10)}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        archived = request.url.params.get("archived") == "true"
+        body = _page(results=[] if archived else [huge], paging=None)
+        # A lone surrogate can only travel as a JSON escape.
+        return httpx.Response(200, content=json.dumps(body).encode())
+
+    router.get(PATH).mock(side_effect=answer)
+    [page, _] = [page async for page in make_client().pages("site_page")]
+
+    [rejected] = page.rejects
+    assert (rejected.hubspot_id, page.items) == ("7", ())
+    assert len(rejected.raw) == RAW_SIZE_CAP and rejected.size > RAW_SIZE_CAP
+    assert rejected.raw.startswith(b'{"id":"7","name":7,"body":"\\ud800xxx')
 
 
 async def test_a_repeating_cursor_stops_the_listing(

@@ -69,6 +69,38 @@ LISTINGS = {
         "Hubdb_rollout243927_v3_hubdb.json",
         "RandomAccessCollectionResponseWithTotalHubDbTableRowV3",
     ),
+    "blog_authors": (
+        "Authors_rollout635_2026-03_authors.json",
+        "CollectionResponseWithTotalBlogAuthorForwardPaging",
+    ),
+    "blog_authors_archived": (
+        "Authors_rollout635_v3_authors.json",
+        "CollectionResponseWithTotalBlogAuthorForwardPaging",
+    ),
+    "blog_tags": (
+        "Tags_rollout635_v3_tags.json",
+        "CollectionResponseWithTotalTagForwardPaging",
+    ),
+    "blog_tags_archived": (
+        "Tags_rollout635_2026-03_tags.json",
+        "CollectionResponseWithTotalTagForwardPaging",
+    ),
+    "url_redirects": (
+        "UrlRedirects_rollout149916_v3_urlRedirects.json",
+        "CollectionResponseWithTotalUrlMappingForwardPaging",
+    ),
+    "url_redirects_archived": (
+        "UrlRedirects_rollout149916_2026-03_urlRedirects.json",
+        "CollectionResponseWithTotalUrlMappingForwardPaging",
+    ),
+    "blogs": (
+        "BlogSettings_rollout635_v3_blogSettings.json",
+        "CollectionResponseWithTotalBlog",
+    ),
+    "blogs_archived": (
+        "BlogSettings_rollout635_v3_blogSettings.json",
+        "CollectionResponseWithTotalBlog",
+    ),
 }
 ERRORS = ["error_400", "error_401", "error_403", "error_404", "error_500"]
 
@@ -105,3 +137,18 @@ def test_validation_would_catch_a_wrong_shape() -> None:
     del body["results"][0]["slug"]
     validator = _validator(*LISTINGS["site_pages_1"])
     assert any("'slug' is a required property" in e.message for e in validator.iter_errors(body))
+
+
+@pytest.mark.parametrize(
+    ("fixture", "field", "value"),
+    [
+        ("blog_tags", "translatedFromId", "11"),  # an integer in the Tag schema
+        ("blog_authors", "language", "klingon"),  # one of HubSpot's language codes
+        ("blogs", "translatedFromId", 777),  # text in the Blog schema
+        ("url_redirects", "redirectStyle", "301"),  # an integer
+    ],
+)
+def test_validation_knows_the_newer_schemas(fixture: str, field: str, value: object) -> None:
+    body = load(fixture)
+    body["results"][0][field] = value
+    assert list(_validator(*LISTINGS[fixture]).iter_errors(body)) != []

@@ -1,0 +1,365 @@
+"""The dashboard's buttons (POST): Retry, Requeue from start, Retry all, Stop, Sync.
+
+Every button first answers with a confirmation page that says what will happen (nothing
+changes yet); only its Confirm button (``confirmed=yes``) acts. Both steps need the session
+and its CSRF token (`web.operator_action`). An action goes through the same functions as the
+command line — `smuves admin requeue` (`job_requeue`), `smuves admin retry-failed`
+(`jobs_retry_failed`), `smuves sync --no-wait` (`start_fetch`) — and writes its audit row
+(who, what, to what, with what outcome) in the same transaction, so an action is never
+without its record. Then the browser is sent back with a message saying what happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from smuves_sync.dashboard.auth import Session
+from smuves_sync.dashboard.web import (
+    COUNT_CAP,
+    Form,
+    client_of,
+    context_of,
+    int_or_none,
+    operator_action,
+    page,
+    path_id,
+    refusal,
+    see_other,
+)
+from smuves_sync.db import Database
+from smuves_sync.db.jobs import (
+    RequeueOutcome,
+    RequeueResult,
+    job_dead_count,
+    job_get_many,
+    job_requeue,
+    jobs_retry_failed,
+)
+from smuves_sync.db.operator_actions import operator_action_record
+from smuves_sync.db.portals import portal_get
+from smuves_sync.db.runs import run_get, run_operator_stop
+from smuves_sync.errors import AllDuplicateJobs, InvalidInput
+from smuves_sync.orchestrator import start_fetch
+
+# More jobs than this in one press is a mistake, not a selection.
+MAX_SELECTED = 200
+
+
+def _back(form: Form, default: str) -> str:
+    """Where to send the browser afterwards: a path of this dashboard only (browsers read
+    `//host` and `/\\host` as another site)."""
+    back = form.one("back") or ""
+    if not back.startswith("/") or back.startswith("//") or "\\" in back:
+        return default
+    if any(ord(c) < 0x20 for c in back):
+        return default
+    return back
+
+
+def _confirmed(form: Form) -> bool:
+    return form.one("confirmed") == "yes"
+
+
+def _confirmation(
+    request: Request,
+    session: Session,
+    *,
+    heading: str,
+    description: str,
+    button: str,
+    back: str,
+    items: Sequence[str] = (),
+    warning: str | None = None,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Response:
+    """The page that says what a button will do; its Confirm posts `fields` back here."""
+    return page(
+        request,
+        session,
+        "confirm.html",
+        heading=heading,
+        description=description,
+        items=list(items),
+        warning=warning,
+        action=request.url.path,
+        fields=list(fields),
+        button=button,
+        back=back,
+    )
+
+
+async def _audit(
+    db: Database,
+    request: Request,
+    session: Session,
+    action: str,
+    target: dict[str, Any],
+    outcome: dict[str, Any],
+) -> None:
+    await operator_action_record(
+        db,
+        actor=session.actor,
+        client=client_of(request),
+        session=session.audit_id,
+        action=action,
+        target=target,
+        outcome=outcome,
+    )
+
+
+def _describe(result: RequeueResult) -> tuple[str, str]:
+    """(level, message) for one requeue's outcome."""
+    job = result.job_id
+    if result.outcome is RequeueOutcome.REQUEUED:
+        return "ok", f"job {job} requeued (was {result.previous_status}): now pending"
+    if result.outcome is RequeueOutcome.NOT_FOUND:
+        return "error", f"job {job} not found"
+    if result.outcome is RequeueOutcome.NOT_FINISHED:
+        return (
+            "error",
+            f"job {job} is {result.previous_status}: only failed or stopped jobs can be requeued",
+        )
+    return (
+        "error",
+        f"job {job} not requeued: job {result.blocking_job_id} of run {result.blocking_run_id} "
+        "already fetches the same portal and type; wait for it or stop it first",
+    )
+
+
+def _outcomes(results: Sequence[RequeueResult]) -> dict[str, Any]:
+    return {
+        "results": [
+            {
+                "job_id": r.job_id,
+                "outcome": str(r.outcome),
+                "previous_status": str(r.previous_status) if r.previous_status else None,
+                "blocking_job_id": r.blocking_job_id,
+            }
+            for r in results
+        ]
+    }
+
+
+def _selected(form: Form) -> list[int]:
+    only = form.one("only")
+    words = [only] if only else form.all("job_id")
+    ids = {int_or_none(word, "job id") for word in words}
+    found = sorted((i for i in ids if i is not None), reverse=True)
+    if len(found) > MAX_SELECTED:
+        raise InvalidInput(f"at most {MAX_SELECTED} jobs at once, {len(found)} were selected")
+    return found
+
+
+async def _requeue(request: Request, session: Session, form: Form, *, from_start: bool) -> Response:
+    ctx = context_of(request)
+    back = _back(form, "/dead-letter")
+    job_ids = _selected(form)
+    if not job_ids:
+        session.flash("error", "no job selected: tick the jobs to retry first")
+        return see_other(back)
+    verb = "Requeue from start" if from_start else "Retry"
+    if not _confirmed(form):
+        jobs = await job_get_many(ctx.db, job_ids)
+        return _confirmation(
+            request,
+            session,
+            heading=f"{verb} {len(job_ids)} job(s)",
+            description=(
+                "These jobs go back to pending with their attempts reset, and their runs "
+                "reopen; a worker picks them up "
+                + (
+                    "from their first page: their saved progress is forgotten."
+                    if from_start
+                    else "where they stopped (their last saved page)."
+                )
+            ),
+            items=[
+                f"job {j.job.id}: {j.job.kind} {j.job.content_type} of {j.portal_name or 'portal'} "
+                f"({j.job.portal_id}), run {j.job.run_id}, {j.job.status} after "
+                f"{j.job.attempts} of {j.job.max_attempts} attempts"
+                for j in jobs
+            ],
+            warning=None
+            if len(jobs) == len(job_ids)
+            else "some of the selected jobs no longer exist",
+            fields=[("job_id", str(i)) for i in job_ids] + [("back", back)],
+            button=f"{verb} {len(job_ids)} job(s)",
+            back=back,
+        )
+    async with ctx.db.transaction() as tx:
+        results = [await job_requeue(tx, job_id, from_start=from_start) for job_id in job_ids]
+        await _audit(
+            tx,
+            request,
+            session,
+            "job_requeue_from_start" if from_start else "job_retry",
+            {"job_ids": job_ids},
+            _outcomes(results),
+        )
+    for result in results:
+        session.flash(*_describe(result))
+    return see_other(back)
+
+
+@operator_action
+async def retry(request: Request, session: Session, form: Form) -> Response:
+    """Retry one job (`only`) or the ticked ones (`job_id`): `smuves admin requeue`."""
+    return await _requeue(request, session, form, from_start=False)
+
+
+@operator_action
+async def requeue_from_start(request: Request, session: Session, form: Form) -> Response:
+    """Requeue one job or the ticked ones from their first page: `admin requeue --from-start`."""
+    return await _requeue(request, session, form, from_start=True)
+
+
+@operator_action
+async def retry_all(request: Request, session: Session, form: Form) -> Response:
+    """Every failed job of a portal and/or run (none: all): `smuves admin retry-failed`."""
+    ctx = context_of(request)
+    portal_id = int_or_none(form.one("portal"), "portal")
+    run_id = int_or_none(form.one("run"), "run")
+    scope = (
+        " ".join(
+            part
+            for part in (
+                f"of portal {portal_id}" if portal_id else "",
+                f"of run {run_id}" if run_id else "",
+            )
+            if part
+        )
+        or "of every portal"
+    )
+    back = "/dead-letter"
+    if not _confirmed(form):
+        count, capped = await job_dead_count(
+            ctx.db, cap=COUNT_CAP, portal_id=portal_id, run_id=run_id
+        )
+        return _confirmation(
+            request,
+            session,
+            heading=f"Retry all failed jobs {scope}",
+            description=(
+                f"{'More than ' if capped else ''}{count:,} failed job(s) {scope} go back to "
+                "pending, newest first, resuming where they stopped. An older job of a type "
+                "that is already back in flight is skipped and named."
+            ),
+            fields=[("portal", str(portal_id or "")), ("run", str(run_id or ""))],
+            button="Retry them all",
+            back=back,
+        )
+    async with ctx.db.transaction() as tx:
+        results = await jobs_retry_failed(tx, portal_id=portal_id, run_id=run_id)
+        await _audit(
+            tx,
+            request,
+            session,
+            "jobs_retry_failed",
+            {"portal_id": portal_id, "run_id": run_id},
+            _outcomes(results),
+        )
+    requeued = sum(r.outcome is RequeueOutcome.REQUEUED for r in results)
+    session.flash("ok", f"requeued {requeued} of {len(results)} failed job(s) {scope}")
+    for result in results:
+        if result.outcome is not RequeueOutcome.REQUEUED:
+            session.flash(*_describe(result))
+    return see_other(back)
+
+
+@operator_action
+async def stop(request: Request, session: Session, form: Form) -> Response:
+    """Stop a run: its pending and running jobs end stopped (a worker loses its lease)."""
+    ctx = context_of(request)
+    run_id = path_id(request, "run_id")
+    back = f"/runs/{run_id}"
+    run = await run_get(ctx.db, run_id)
+    if run is None:
+        return refusal(request, 404, "No such run", f"Run {run_id} does not exist.")
+    if run.status.is_terminal:
+        session.flash("error", f"run {run_id} has already finished ({run.status})")
+        return see_other(back)
+    if not _confirmed(form):
+        return _confirmation(
+            request,
+            session,
+            heading=f"Stop run {run_id}",
+            description=(
+                f"The {run.kind} run {run_id} of portal {run.portal_id} stops: its pending and "
+                "running jobs end as stopped, and a worker running one of them stops at its "
+                "next heartbeat. Stopped jobs can be retried from the dead letter."
+            ),
+            button=f"Stop run {run_id}",
+            back=back,
+        )
+    async with ctx.db.transaction() as tx:
+        after = await run_operator_stop(tx, run_id)
+        status = str(after.status) if after else None
+        await _audit(tx, request, session, "run_stop", {"run_id": run_id}, {"status": status})
+    session.flash("ok", f"run {run_id} stopped (now {status})")
+    return see_other(back)
+
+
+@operator_action
+async def sync(request: Request, session: Session, form: Form) -> Response:
+    """Start a fetch of every type of a portal not already in flight: `smuves sync --no-wait`."""
+    ctx = context_of(request)
+    portal_id = path_id(request, "portal_id")
+    back = f"/portals?portal={portal_id}"
+    portal = await portal_get(ctx.db, portal_id)
+    if portal is None:
+        return refusal(request, 404, "No such portal", f"Portal {portal_id} is not known.")
+    if not _confirmed(form):
+        return _confirmation(
+            request,
+            session,
+            heading=f"Sync portal {portal_id}",
+            description=(
+                f"A fetch run of {portal.name or 'portal'} ({portal_id}) is enqueued for every "
+                "content type that is not already being fetched. A running `smuves worker` "
+                "works it; you will see its progress on the run's page."
+            ),
+            button=f"Sync portal {portal_id}",
+            back=back,
+        )
+    refused: str | None = None
+    async with ctx.db.transaction() as tx:
+        try:
+            started = await start_fetch(tx, portal_id, max_attempts=ctx.settings.max_attempts)
+        except AllDuplicateJobs as error:
+            await _audit(
+                tx,
+                request,
+                session,
+                "portal_sync",
+                {"portal_id": portal_id},
+                {"refused": "ALL_DUPLICATE_JOBS", "run_ids": list(error.run_ids)},
+            )
+            refused = str(error)
+        else:
+            await _audit(
+                tx,
+                request,
+                session,
+                "portal_sync",
+                {"portal_id": portal_id},
+                {
+                    "run_id": started.run.id,
+                    "content_types": [str(j.content_type) for j in started.jobs],
+                    "skipped": {str(t): run for t, run in started.skipped.items()},
+                },
+            )
+    if refused is not None:
+        session.flash("error", refused)
+        return see_other(back)
+    skipped = ", ".join(f"{t} (run {run})" for t, run in started.skipped.items())
+    session.flash(
+        "ok",
+        f"run {started.run.id} enqueued: "
+        + ", ".join(str(j.content_type) for j in started.jobs)
+        + (f"; already being fetched: {skipped}" if skipped else ""),
+    )
+    return see_other(f"/runs/{started.run.id}")

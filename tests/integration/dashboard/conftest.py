@@ -1,0 +1,83 @@
+"""Fixtures of the dashboard tests: the app on this test's database, signed in or not.
+
+    async def test_x(dashboard, signed_in, factory): ...
+        page = await dashboard.get("/runs")                  # as a signed-in operator
+        await post_form(dashboard, "/dead-letter/retry", signed_in, only=job.id)
+
+`dashboard` talks to the app in-process (httpx ASGITransport) as the login role, like
+`smuves dashboard` does; `signed_in` signs it in with the login link's token and returns the
+session's CSRF token.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+
+from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
+from smuves_sync.db import Pool
+from smuves_sync.settings import Settings
+
+LOGIN_TOKEN = "login-link-token-for-tests"
+BASE_URL = "http://dashboard.test"
+_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+@pytest.fixture
+def auth() -> DashboardAuth:
+    """The dashboard's sign-in state, with a known login-link token."""
+    return DashboardAuth(login_token=LOGIN_TOKEN)
+
+
+@pytest.fixture
+async def dashboard(
+    settings: Settings, admin_pool: Pool, auth: DashboardAuth
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the dashboard app on this test's database (not signed in)."""
+    app = create_dashboard_app(settings, pool=admin_pool, auth=auth)
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+        yield client
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token a page's forms carry."""
+    found = _CSRF.search(html)
+    assert found, "no form with a CSRF token on the page"
+    return found.group(1)
+
+
+async def sign_in(
+    client: httpx.AsyncClient, *, actor: str = "ada", token: str = LOGIN_TOKEN
+) -> str:
+    """Sign `client` in with `token`; the session's CSRF token."""
+    response = await client.post("/login", data={"token": token, "actor": actor})
+    assert response.status_code == 303, response.text
+    assert response.headers["location"] == "/"
+    return csrf_of((await client.get("/portals")).text)
+
+
+@pytest.fixture
+async def signed_in(dashboard: httpx.AsyncClient) -> str:
+    """Sign the `dashboard` client in as "ada"; the session's CSRF token."""
+    return await sign_in(dashboard)
+
+
+async def post_form(
+    client: httpx.AsyncClient, path: str, csrf: str | None, **fields: Any
+) -> httpx.Response:
+    """POST a form as a browser of this origin would (list values repeat the field)."""
+    data: list[tuple[str, str]] = [] if csrf is None else [("csrf", csrf)]
+    for name, value in fields.items():
+        for item in value if isinstance(value, list) else [value]:
+            data.append((name, str(item)))
+    return await client.post(
+        path,
+        content=urlencode(data),
+        headers={"Origin": BASE_URL, "Content-Type": "application/x-www-form-urlencoded"},
+    )

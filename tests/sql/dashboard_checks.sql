@@ -1,0 +1,17 @@
+-- Plans the dashboard's tests look at (tests/integration/dashboard/test_data.py). Run inside
+-- a transaction with sequential scans off, so that any usable index is used.
+
+-- name: check_plans_off_seqscan
+SET LOCAL enable_seqscan = off
+
+-- name: check_plan_completed_by_status_only
+-- The shape of complete_jobs' look-up of its batch's runs (migrations/0004).
+EXPLAIN (COSTS OFF) SELECT DISTINCT j.run_id FROM public.jobs AS j
+WHERE j.id = ANY ('{1,2,3}'::bigint[]) AND j.status = 'completed'
+
+-- name: check_plan_completed_status_only_scan
+EXPLAIN (COSTS OFF) SELECT count(*) FROM public.jobs AS j WHERE j.status = 'completed'
+
+-- name: check_plan_completed_last_hour
+EXPLAIN (COSTS OFF) SELECT count(*) FROM public.jobs AS j
+WHERE j.status = 'completed' AND j.finished_at > now() - interval '1 hour'
