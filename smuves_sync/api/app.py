@@ -30,6 +30,8 @@ from smuves_sync.api.edges import install_edges
 from smuves_sync.api.errors import install_error_handlers
 from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
+from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.orchestrator import TotalsCounter
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 
@@ -60,6 +62,9 @@ def create_app(
         allow_any_audience=settings.jwt_allow_any_audience,
     )
     cipher = TokenCipher(settings.secret_key)
+    # One registry of per-portal HubSpot budgets for the process: every fetch started here
+    # counts its types through it.
+    counter = TotalsCounter(settings, RateLimitRegistry(), cipher)
     expected = tuple(m.version for m in discover(find_migrations_dir(settings.migrations_dir)))
     interval = events_interval if events_interval is not None else settings.poll_interval_seconds
 
@@ -68,6 +73,7 @@ def create_app(
             settings=settings,
             pool=app_pool,
             cipher=cipher,
+            counter=counter,
             events_interval=interval,
             expected_migrations=expected,
         )

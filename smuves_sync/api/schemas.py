@@ -99,7 +99,11 @@ class JobOut(_Out):
     content_type: ContentType
     status: JobStatus
     processed: int
-    total: int | None
+    total: int | None = Field(
+        description="what the job goes through: for a fetch, the type's objects in HubSpot "
+        "(live and archived), counted as the fetch started or else by the job before its "
+        "first page; for an export, the rows to write. null until counted"
+    )
     attempts: int
     max_attempts: int
     last_error: str | None
@@ -154,6 +158,11 @@ class _RunAccepted(BaseModel):
 
 class FetchAccepted(_RunAccepted):
     skipped: list[SkippedType]
+    totals: dict[ContentType, int | None] = Field(
+        description="each new job's type: its objects in HubSpot (live and archived), counted "
+        "with limit=1 requests as the fetch started; null when HubSpot did not count it in "
+        "time (slow, rate limited or failing): the job counts it before its first page"
+    )
 
 
 class ExportOut(_Out):

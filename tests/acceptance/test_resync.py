@@ -21,12 +21,9 @@ from smuves_sync.testing.fake_hubspot import (
     FaultKind,
     FaultRule,
     PortalSpec,
-    ServerConfig,
 )
-from tests.acceptance.conftest import StartFake, smuves, smuves_env
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal, stored_facts, truth_facts
+from tests.acceptance.conftest import ProcessSync
+from tests.support import TOKEN, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -47,7 +44,7 @@ Key = tuple[str, str]
 
 async def versions(db: Database, portal: int) -> dict[Key, str]:
     """(type, id) -> xmin of every stored row."""
-    rows = await read(db.pool, "sync_content_of_portal", portal_id=portal)
+    rows = await query(db, "sync_content_of_portal", portal_id=portal)
     return {(r["content_type"], r["hubspot_id"]): r["xmin"] for r in rows}
 
 
@@ -64,27 +61,28 @@ def snapshot(fake: FakeHubSpotProcess) -> dict[Key, tuple[Any, bool]]:
     }
 
 
-async def sync_exactly(env: dict[str, str], db: Database, fake: FakeHubSpotProcess) -> None:
+async def sync_exactly(env: dict[str, str], sync: ProcessSync) -> None:
     """`smuves sync`: completed, and every type stored exactly as HubSpot serves it."""
     result = await smuves(env, "sync", str(PORTAL.portal_id))
     assert result.code == 0, result.stdout + result.stderr
     for content_type in ContentType:
-        truth = truth_facts(fake.ground_truth(PORTAL.portal_id, content_type))
-        assert await stored_facts(db.pool, PORTAL.portal_id, content_type) == truth, content_type
+        truth = sync.truth(PORTAL.portal_id, content_type)
+        assert await sync.stored(PORTAL.portal_id, content_type) == truth, content_type
 
 
+@pytest.mark.hubspot(PORTAL, ten_second_limit=None, cursors="offset")
 async def test_a_resync_writes_exactly_what_changed_and_loses_nothing_to_drift(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
+    sync: ProcessSync,
 ) -> None:
-    fake = fake_hubspot([PORTAL], ServerConfig(ten_second_limit=None, cursors="offset"))
-    portal = await plant_portal(factory, PORTAL)
-    env = smuves_env(db_url, fake.base_url)
+    fake, db = sync.fake, sync.db
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
 
-    await sync_exactly(env, db, fake)
+    await sync_exactly(env, sync)
     first = await versions(db, portal)
     assert len(first) == 1853
 
-    await sync_exactly(env, db, fake)
+    await sync_exactly(env, sync)
     assert written(first, await versions(db, portal)) == set()
 
     held = snapshot(fake)
@@ -95,11 +93,11 @@ async def test_a_resync_writes_exactly_what_changed_and_loses_nothing_to_drift(
     assert changed and gone and new
     before = await versions(db, portal)
 
-    await sync_exactly(env, db, fake)
+    await sync_exactly(env, sync)
 
     assert written(before, await versions(db, portal)) == changed | gone | new
     for content_type in ContentType:
-        deleted = await stored_facts(db.pool, portal, content_type, deleted=True)
+        deleted = await sync.stored(portal, content_type, deleted=True)
         assert {f[0] for f in deleted} == {i for t, i in gone if t == content_type}
 
     # People delete and create objects while the listings run: offsets move under them.
@@ -112,12 +110,12 @@ async def test_a_resync_writes_exactly_what_changed_and_loses_nothing_to_drift(
     assert result.code == 0, result.stdout + result.stderr
     fake.set_faults(())
     for content_type in ContentType:
-        truth = truth_facts(fake.ground_truth(PORTAL.portal_id, content_type))
-        live = await stored_facts(db.pool, portal, content_type)
+        truth = sync.truth(PORTAL.portal_id, content_type)
+        live = await sync.stored(portal, content_type)
         assert set(truth) <= set(live), content_type  # every live object, new ones too
-        deleted = await stored_facts(db.pool, portal, content_type, deleted=True)
+        deleted = await sync.stored(portal, content_type, deleted=True)
         assert {f[0] for f in deleted} == {i for t, i in gone if t == content_type}
 
-    await sync_exactly(env, db, fake)
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    await sync_exactly(env, sync)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["status"] for r in runs] == ["completed"] * 5

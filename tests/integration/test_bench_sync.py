@@ -3,27 +3,25 @@ included (its figures are not checked: a benchmark prints numbers, tests do not 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
+
+from tests.support import run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
 
 
 async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:
-    proc = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         str(SCRIPT),
         *("--only", "ingest", "--ingest-rows", "300", "--baseline-rows", "100"),
         *("--json", "--database-url", pg_server),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
-    stdout, stderr = await proc.communicate()
 
-    assert proc.returncode == 0, stderr.decode()
-    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["ingest_rows"] == 300
     for name in (
         "ingest_rows_per_s",
@@ -37,17 +35,14 @@ async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server
 
 
 async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> None:
-    proc = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         str(SCRIPT),
         *("--resync", "--resync-objects", "300", "--json", "--database-url", pg_server),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
-    stdout, stderr = await proc.communicate()
 
-    assert proc.returncode == 0, stderr.decode()
-    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
     assert (figures["resync_objects"], figures["resync_fillfactor"]) == (300, 80)
     # Counts, not timings: an unchanged re-sync writes no content row, a changed one writes
     # exactly the changed objects, and a held snapshot leaves the table's size as it was.

@@ -22,8 +22,7 @@ from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import write
+from tests.support import query
 
 TYPE = ContentType.BLOG_POST
 
@@ -57,7 +56,7 @@ async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
 
 
 async def rows(db: Database, portal_id: int) -> dict[str, dict[str, Any]]:
-    found = await read(db.pool, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
+    found = await query(db, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
     return {row["hubspot_id"]: row for row in found}
 
 
@@ -97,8 +96,8 @@ async def test_a_second_run_writes_only_the_changed_objects(
     before = await rows(db, first.portal_id)
     # A stored document that differs from what its hash says: kept as long as the incoming
     # object hashes the same, which shows that an unchanged object is not written again.
-    await write(
-        db.pool,
+    await query(
+        db,
         "content_replace_data",
         portal_id=first.portal_id,
         hubspot_id="1",
@@ -138,8 +137,8 @@ async def test_an_unchanged_object_is_not_parsed_again(
     refused = record("1", note="nul \x00 inside")
     with pytest.raises(psycopg.errors.UntranslatableCharacter):
         await store(worker_db, first, [refused])
-    await write(
-        db.pool,
+    await query(
+        db,
         "content_set_hash",
         portal_id=first.portal_id,
         hubspot_id="1",
@@ -255,7 +254,7 @@ async def test_an_object_listed_twice_in_a_page_is_stored_once_as_its_last_copy(
     assert sorted(stored) == ["4", "5"]
     assert stored["4"]["name"] == "Second copy"
     assert stored["4"]["data"]["id"] == 4
-    assert await read(db.pool, "sync_rejects_of_portal", portal_id=run.portal_id) == []
+    assert await query(db, "sync_rejects_of_portal", portal_id=run.portal_id) == []
 
 
 async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page_goes_on(
@@ -277,7 +276,7 @@ async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page
 
     assert written == 1
     assert sorted(await rows(db, run.portal_id)) == ["3"]
-    found = await read(db.pool, "sync_rejects_of_portal", portal_id=run.portal_id)
+    found = await query(db, "sync_rejects_of_portal", portal_id=run.portal_id)
     assert [(r["run_id"], r["content_type"], r["hubspot_id"]) for r in found] == [
         (run.id, "blog_post", None),
         (run.id, "blog_post", None),

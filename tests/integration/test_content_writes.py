@@ -30,8 +30,7 @@ from smuves_sync.db.content import (
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType, JobStatus, Run, RunStatus
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import write
+from tests.support import query
 
 TYPE = ContentType.SITE_PAGE
 
@@ -71,7 +70,7 @@ async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
 
 async def versions(db: Database, portal_id: int) -> dict[str, str]:
     """Each row's xmin: it moves exactly when the row is written."""
-    rows = await read(db.pool, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
+    rows = await query(db, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
     return {row["hubspot_id"]: row["xmin"] for row in rows}
 
 
@@ -113,8 +112,8 @@ async def test_exactly_the_changed_rows_are_written(
     assert moved == ["2", "3", "4", "5", "10", "11"]
     rows = {
         r["hubspot_id"]: r
-        for r in await read(
-            db.pool, "content_rows_of_type", portal_id=first.portal_id, content_type=TYPE
+        for r in await query(
+            db, "content_rows_of_type", portal_id=first.portal_id, content_type=TYPE
         )
     }
     assert {h for h, r in rows.items() if r["changed_run"] == again.id} == set(moved)
@@ -133,12 +132,12 @@ async def test_with_a_repeatable_read_transaction_open_a_resync_does_not_grow_th
         await reader.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
         async with reader.transaction():
             await reader.execute("SELECT count(*) FROM public.content_items")
-            [size_before] = await read(db.pool, "content_items_size")
+            [size_before] = await query(db, "content_items_size")
             for cycle in range(3):
                 again = await factory.run(first.portal_id)
                 for start in range(1, 1001, 100):
                     assert await store(worker_db, again, page(start, 100)) == 0, cycle
-            [size_after] = await read(db.pool, "content_items_size")
+            [size_after] = await query(db, "content_items_size")
     assert size_after == size_before
     assert size_after["dead_tuples_written"] == size_before["dead_tuples_written"]
 
@@ -169,16 +168,16 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
     await factory.seen(other, "1")
 
     # Back to pending for a retry: the next attempt resumes and still needs them.
-    await write(db.pool, "sync_job_status", job_id=job.id, status="pending")
-    assert len(await read(db.pool, "sync_seen_of_job", job_id=job.id)) == 4
+    await query(db, "sync_job_status", job_id=job.id, status="pending")
+    assert len(await query(db, "sync_seen_of_job", job_id=job.id)) == 4
     for status in ("completed", "failed"):
-        await write(db.pool, "sync_job_status", job_id=job.id, status="running")
+        await query(db, "sync_job_status", job_id=job.id, status="running")
         await content_seen_again(worker_db, run.portal_id, job.id)
-        await write(db.pool, "sync_job_status", job_id=job.id, status=status)
-        assert await read(db.pool, "sync_seen_of_job", job_id=job.id) == [], status
-    assert len(await read(db.pool, "sync_seen_of_job", job_id=other.id)) == 1
-    await write(db.pool, "sync_delete_job", job_id=other.id)
-    assert await read(db.pool, "sync_seen_of_job", job_id=other.id) == []
+        await query(db, "sync_job_status", job_id=job.id, status=status)
+        assert await query(db, "sync_seen_of_job", job_id=job.id) == [], status
+    assert len(await query(db, "sync_seen_of_job", job_id=other.id)) == 1
+    await query(db, "sync_delete_job", job_id=other.id)
+    assert await query(db, "sync_seen_of_job", job_id=other.id) == []
 
 
 async def content_seen_again(db: Database, portal_id: int, job_id: int) -> None:

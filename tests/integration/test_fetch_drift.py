@@ -9,7 +9,6 @@ count, 3 the first page, 4 the second page, ….
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,26 +19,11 @@ from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import (
-    FakeHubSpot,
-    FaultKind,
-    FaultRule,
-    PortalSpec,
-    ServerConfig,
-    serve_in_thread,
-)
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.runner import Runner
 from smuves_sync.workers.sweep import finish_fetch
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import (
-    TOKEN,
-    plant_portal,
-    stored_facts,
-    sync_settings,
-    truth_facts,
-)
+from tests.support import TOKEN, Sync, query
 
 POSTS = ContentType.BLOG_POST
 # The issue's reproduction: 150 posts, so the second page holds the last 50.
@@ -52,113 +36,81 @@ def drift(on: int, *, deleted: int = 0, created: int = 0) -> FaultRule:
     )
 
 
-@pytest.fixture
-def fake() -> FakeHubSpot:
-    return FakeHubSpot([SPEC], ServerConfig(ten_second_limit=None, cursors="offset"))
+pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None, cursors="offset")
 
 
-@pytest.fixture
-def base_url(fake: FakeHubSpot) -> Iterator[str]:
-    with serve_in_thread(fake) as url:
-        yield url
-
-
-async def sync(worker_db: Database, db_url: str, base_url: str, portal: int) -> int:
+async def fetch(sync: Sync, portal: int) -> int:
     """Fetch the portal's posts with a worker until nothing is left; the run's id."""
-    started = await start_fetch(worker_db, portal, [POSTS])
-    settings = sync_settings(db_url, base_url)
-    await Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=1, burst=True).run()
+    started = await start_fetch(sync.worker_db, portal, [POSTS])
+    await Runner(
+        sync.worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True
+    ).run()
     return started.run.id
 
 
 async def runs(db: Database, portal: int) -> list[str]:
-    return [r["status"] for r in await read(db.pool, "sync_runs_of_portal", portal_id=portal)]
+    return [r["status"] for r in await query(db, "sync_runs_of_portal", portal_id=portal)]
 
 
-async def test_a_post_deleted_after_the_first_page_leaves_every_live_post_live(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    await sync(worker_db, db_url, base_url, portal)
+async def test_a_post_deleted_after_the_first_page_leaves_every_live_post_live(sync: Sync) -> None:
+    fake, db = sync.fake, sync.db
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
     first_post = fake.ground_truth(SPEC.portal_id, POSTS)[0].hubspot_id
     fake.set_faults((drift(4, deleted=1),))
 
-    await sync(worker_db, db_url, base_url, portal)
+    await fetch(sync, portal)
 
-    truth = truth_facts(fake.ground_truth(SPEC.portal_id, POSTS))
-    live = await stored_facts(db.pool, portal, POSTS)
+    truth = sync.truth(portal, POSTS)
+    live = await sync.stored(portal, POSTS)
     assert set(truth) <= set(live)  # the post that crossed the page boundary too
-    assert await stored_facts(db.pool, portal, POSTS, deleted=True) == []
+    assert await sync.stored(portal, POSTS, deleted=True) == []
     # The deleted post was seen (on page 1) before it went: the next fetch confirms it gone.
     assert {fact[0] for fact in set(live) - set(truth)} == {first_post}
     assert await runs(db, portal) == ["completed", "completed"]
 
     fake.set_faults(())
-    await sync(worker_db, db_url, base_url, portal)
+    await fetch(sync, portal)
 
-    assert await stored_facts(db.pool, portal, POSTS) == truth
-    assert [f[0] for f in await stored_facts(db.pool, portal, POSTS, deleted=True)] == [first_post]
+    assert await sync.stored(portal, POSTS) == truth
+    assert [f[0] for f in await sync.stored(portal, POSTS, deleted=True)] == [first_post]
 
 
 async def test_a_first_fetch_amid_deletions_and_creations_stores_every_live_post(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-    caplog: pytest.LogCaptureFixture,
+    sync: Sync, caplog: pytest.LogCaptureFixture
 ) -> None:
+    fake, db = sync.fake, sync.db
     caplog.set_level(logging.INFO, logger="smuves_sync.hubspot.client")
-    portal = await plant_portal(factory, SPEC)
+    portal = await sync.plant_portal()
     fake.set_faults((drift(4, deleted=2, created=3),))
 
-    await sync(worker_db, db_url, base_url, portal)
+    await fetch(sync, portal)
 
-    truth = truth_facts(fake.ground_truth(SPEC.portal_id, POSTS))
-    live = await stored_facts(db.pool, portal, POSTS)
+    truth = sync.truth(portal, POSTS)
+    live = await sync.stored(portal, POSTS)
     assert len(truth) == 151 and set(truth) <= set(live)
-    assert await stored_facts(db.pool, portal, POSTS, deleted=True) == []
+    assert await sync.stored(portal, POSTS, deleted=True) == []
     assert await runs(db, portal) == ["completed"]
     assert any("listing again by creation time" in r.getMessage() for r in caplog.records)
 
 
-async def test_an_unchanged_listing_needs_no_second_pass(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    await sync(worker_db, db_url, base_url, portal)
+async def test_an_unchanged_listing_needs_no_second_pass(sync: Sync) -> None:
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
     fake.reset_stats()
 
-    await sync(worker_db, db_url, base_url, portal)
+    await fetch(sync, portal)
 
     # two counts, two pages (the archived listing is empty: one answer), two counts at the end
     assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 2 + 2 + 1 + 2
-    assert await stored_facts(db.pool, portal, POSTS) == truth_facts(
-        fake.ground_truth(SPEC.portal_id, POSTS)
-    )
+    assert await sync.stored(portal, POSTS) == sync.truth(portal, POSTS)
 
 
-async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    run_id = await sync(worker_db, db_url, base_url, portal)
+async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(sync: Sync) -> None:
+    fake, db, factory, worker_db = sync.fake, sync.db, sync.factory, sync.worker_db
+    portal = await sync.plant_portal()
+    run_id = await fetch(sync, portal)
     [kept, archived, *seen] = [t.hubspot_id for t in fake.ground_truth(SPEC.portal_id, POSTS)]
     fake.set_faults(())
     # Archive one post behind the store's back: HubSpot moved it to the archived listing.
@@ -167,7 +119,7 @@ async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(
     job = await factory.job(run, content_type=POSTS, status=JobStatus.RUNNING)
     await factory.content_item(run, "300000000999", content_type=POSTS)  # never in HubSpot
     await factory.seen(job, *seen)  # the listing saw all but the first two and the planted one
-    settings = sync_settings(db_url, base_url)
+    settings = sync.settings
     ctx = JobContext(job, worker_db, settings, RateLimitRegistry(), "test-worker")
     fake.reset_stats()
 
@@ -175,9 +127,7 @@ async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(
         done = await finish_fetch(ctx, client, job)
 
     assert done.status is JobStatus.COMPLETED and done.processed == len(seen) + 2
-    rows = {
-        r["hubspot_id"]: r for r in await read(db.pool, "sync_content_of_portal", portal_id=portal)
-    }
+    rows = {r["hubspot_id"]: r for r in await query(db, "sync_content_of_portal", portal_id=portal)}
     assert rows[kept]["deleted_at"] is None and not rows[kept]["archived"]
     assert rows[kept]["changed_run"] == run_id  # unchanged: not written again
     assert rows[archived]["deleted_at"] is None and rows[archived]["archived"]
@@ -191,20 +141,15 @@ async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(
         confirmed = await content_sync_get(scoped, portal, POSTS)
     assert confirmed is not None and (confirmed.run_id, confirmed.job_id) == (run.id, job.id)
     assert (confirmed.seen, confirmed.deleted) == (len(seen) + 2, 1)
-    assert await read(db.pool, "sync_seen_of_job", job_id=job.id) == []
+    assert await query(db, "sync_seen_of_job", job_id=job.id) == []
 
 
 async def test_a_job_that_lost_what_it_saw_lists_again_from_the_start(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-    caplog: pytest.LogCaptureFixture,
+    sync: Sync, caplog: pytest.LogCaptureFixture
 ) -> None:
-    portal = await plant_portal(factory, SPEC)
-    await sync(worker_db, db_url, base_url, portal)
+    fake, db, factory, worker_db = sync.fake, sync.db, sync.factory, sync.worker_db
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
     # A job resumed after Postgres crashed: its cursor says the live pass is done, but the
     # unlogged fetch_seen came back empty, marker and all.
     run = await factory.run(portal)
@@ -212,12 +157,12 @@ async def test_a_job_that_lost_what_it_saw_lists_again_from_the_start(
     await factory.job(run, content_type=POSTS, cursor=after_live, processed=150, total=150)
     fake.reset_stats()
 
-    settings = sync_settings(db_url, base_url)
+    settings = sync.settings
     await Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=1, burst=True).run()
 
     assert any("listing saw before is not recorded" in r.getMessage() for r in caplog.records)
-    [*_, job] = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    [*_, job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert (job["status"], job["processed"]) == ("completed", 150)
-    assert await stored_facts(db.pool, portal, POSTS, deleted=True) == []
+    assert await sync.stored(portal, POSTS, deleted=True) == []
     # the live pages were listed again (2 pages, the archived one, two counts at the end)
     assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 2 + 1 + 2

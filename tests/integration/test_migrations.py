@@ -6,12 +6,11 @@ import asyncio
 import shutil
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from smuves_sync.db.migrations import FILE_NAME, discover, find_migrations_dir, migrate
-from smuves_sync.db.queries import load_queries
 from smuves_sync.errors import MigrationError
+from tests.support import query
 
 EXPECTED_TABLES = {
     "app_users",
@@ -33,19 +32,12 @@ EXPECTED_TABLES = {
 }
 
 
-SQL = load_queries(Path(__file__).parents[1] / "sql")
-
-
 async def _ledger(url: str) -> list[tuple[object, ...]]:
-    async with await psycopg.AsyncConnection.connect(url) as conn:
-        cur = await conn.execute(SQL["catalog_migration_ledger"])
-        return await cur.fetchall()
+    return [tuple(row.values()) for row in await query(url, "catalog_migration_ledger")]
 
 
 async def _tables(url: str) -> set[str]:
-    async with await psycopg.AsyncConnection.connect(url) as conn:
-        cur = await conn.execute(SQL["catalog_public_tables"])
-        return {row[0] for row in await cur.fetchall()}
+    return {row["tablename"] for row in await query(url, "catalog_public_tables")}
 
 
 def test_every_migration_file_is_named_nnnn_snake_name() -> None:

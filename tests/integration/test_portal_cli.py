@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import sys
-
 import pytest
 from pydantic import SecretStr
 
@@ -12,34 +9,19 @@ from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database
 from smuves_sync.errors import InvalidInput
 from smuves_sync.token_crypto import TokenCipher
-from tests.acceptance.conftest import smuves_env
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import SECRET
+from tests.support import SECRET, query, smuves, smuves_env
 
 
 async def add(env: dict[str, str], *args: str, token: str | None = None) -> tuple[int, str]:
-    """Run `smuves portal add ARGS…`, the token on stdin when given."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "smuves_sync.cli",
-        "portal",
-        "add",
-        *args,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    out, _ = await asyncio.wait_for(proc.communicate((token or "").encode() + b"\n"), 60)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode()
+    """Run `smuves portal add ARGS…`, the token on stdin when given; the code and all output."""
+    done = await smuves(env, "portal", "add", *args, stdin=(token or "") + "\n", timeout=60)
+    return done.code, done.stdout + done.stderr
 
 
 async def test_a_portal_is_added_with_its_token_encrypted_and_its_owner_a_member(
     db: Database, db_url: str
 ) -> None:
-    env = smuves_env(db_url, "http://127.0.0.1:9")
+    env = smuves_env(db_url)
     code, out = await add(
         env,
         "31337",
@@ -53,11 +35,11 @@ async def test_a_portal_is_added_with_its_token_encrypted_and_its_owner_a_member
     assert code == 0, out
     assert "pat-na1" not in out
 
-    [row] = await read(db.pool, "sync_portal_row", portal_id=31337)
+    [row] = await query(db, "sync_portal_row", portal_id=31337)
     cipher = TokenCipher(SecretStr(SECRET))
     assert cipher.decrypt(bytes(row["token_encrypted"])).get_secret_value() == "pat-na1-first"
     assert b"pat-na1" not in bytes(row["token_encrypted"])
-    members = await read(db.pool, "sync_members_of_portal", portal_id=31337)
+    members = await query(db, "sync_members_of_portal", portal_id=31337)
     assert members == [{"email": "ops@acme.example", "role": "owner"}]
 
     # Again from the environment, no --owner: the name and token change, the owner stays.
@@ -65,23 +47,23 @@ async def test_a_portal_is_added_with_its_token_encrypted_and_its_owner_a_member
         {**env, "SMUVES_HUBSPOT_TOKEN": "pat-na1-second"}, "31337", "--name", "Acme Inc"
     )
     assert code == 0, out
-    [row] = await read(db.pool, "sync_portal_row", portal_id=31337)
+    [row] = await query(db, "sync_portal_row", portal_id=31337)
     assert row["name"] == "Acme Inc"
     assert cipher.decrypt(bytes(row["token_encrypted"])).get_secret_value() == "pat-na1-second"
-    assert await read(db.pool, "sync_members_of_portal", portal_id=31337) == members
+    assert await query(db, "sync_members_of_portal", portal_id=31337) == members
 
 
 async def test_a_missing_key_or_token_is_refused_with_exit_code_2(
     db: Database, db_url: str
 ) -> None:
-    env = smuves_env(db_url, "http://127.0.0.1:9")
+    env = smuves_env(db_url)
     no_key = {k: v for k, v in env.items() if k != "SMUVES_SECRET_KEY"}
 
     code, out = await add(no_key, "1", "--name", "A", "--token-stdin", token="t")
     assert (code, "SMUVES_SECRET_KEY is not set" in out) == (2, True), out
     code, out = await add(env, "1", "--name", "A")
     assert (code, "SMUVES_HUBSPOT_TOKEN" in out) == (2, True), out
-    assert await read(db.pool, "sync_portal_row", portal_id=1) == []
+    assert await query(db, "sync_portal_row", portal_id=1) == []
 
 
 @pytest.mark.parametrize(
@@ -99,4 +81,4 @@ async def test_bad_values_change_nothing(
     cipher = TokenCipher(SecretStr(SECRET))
     with pytest.raises(InvalidInput, match=message):
         await add_portal(db, cipher, portal_id, name, SecretStr(token), owner_email=owner)
-    assert await read(db.pool, "sync_portal_row", portal_id=portal_id) == []
+    assert await query(db, "sync_portal_row", portal_id=portal_id) == []

@@ -3,27 +3,15 @@ asked about the way its HubSpot spec allows (batch read, else GET by id)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import ContentType, Job, JobStatus, RunStatus
-from smuves_sync.testing.fake_hubspot import (
-    FakeHubSpot,
-    Poison,
-    PoisonKind,
-    PortalSpec,
-    ServerConfig,
-    serve_in_thread,
-)
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, Poison, PoisonKind, PortalSpec
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.sweep import finish_fetch
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal, sync_settings
+from tests.support import TOKEN, Sync, query
 
 POSTS = ContentType.BLOG_POST
 SPEC = PortalSpec(
@@ -40,16 +28,7 @@ SPEC = PortalSpec(
     ),
 )
 
-
-@pytest.fixture
-def fake() -> FakeHubSpot:
-    return FakeHubSpot([SPEC], ServerConfig(ten_second_limit=None))
-
-
-@pytest.fixture
-def base_url(fake: FakeHubSpot) -> Iterator[str]:
-    with serve_in_thread(fake) as url:
-        yield url
+pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
 
 
 def ids(fake: FakeHubSpot, content_type: ContentType) -> list[str]:
@@ -59,50 +38,37 @@ def ids(fake: FakeHubSpot, content_type: ContentType) -> list[str]:
 
 
 async def sweep(
-    factory: Factory,
-    worker_db: Database,
-    db_url: str,
-    base_url: str,
-    portal: int,
-    content_type: ContentType,
-    stored: list[str],
-    seen: list[str],
+    sync: Sync, portal: int, content_type: ContentType, stored: list[str], seen: list[str]
 ) -> Job:
     """A fetch job of `content_type` whose listing saw `seen`, over rows stored for `stored`,
     finished by the sweep."""
+    factory, settings = sync.factory, sync.settings
     run = await factory.run(portal, status=RunStatus.RUNNING)
     job = await factory.job(run, content_type=content_type, status=JobStatus.RUNNING)
     for hubspot_id in stored:
         await factory.content_item(run, hubspot_id, content_type=content_type)
     await factory.seen(job, *seen)
-    settings = sync_settings(db_url, base_url)
-    ctx = JobContext(job, worker_db, settings, RateLimitRegistry(), "test-worker")
+    ctx = JobContext(job, sync.worker_db, settings, RateLimitRegistry(), "test-worker")
     async with HubSpotClient(portal, TOKEN, settings, ctx.limits) as client:
         return await finish_fetch(ctx, client, job)
 
 
 async def test_an_unseen_object_hubspot_holds_but_that_cannot_be_read_is_set_aside(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
+    sync: Sync,
 ) -> None:
-    portal = await plant_portal(factory, SPEC)
+    fake, db = sync.fake, sync.db
+    portal = await sync.plant_portal()
     every = ids(fake, POSTS)
     bad_field, no_id = every[2], every[5]
     seen = [i for i in every if i not in (bad_field, no_id)]
 
-    done = await sweep(factory, worker_db, db_url, base_url, portal, POSTS, every, seen)
+    done = await sweep(sync, portal, POSTS, every, seen)
 
     assert done.status is JobStatus.COMPLETED
-    rows = {
-        r["hubspot_id"]: r for r in await read(db.pool, "sync_content_of_portal", portal_id=portal)
-    }
+    rows = {r["hubspot_id"]: r for r in await query(db, "sync_content_of_portal", portal_id=portal)}
     # HubSpot holds both: neither is marked deleted, neither is the sweep's failure.
     assert [i for i, r in rows.items() if r["deleted_at"] is not None] == []
-    rejects = await read(db.pool, "sync_rejects_of_portal", portal_id=portal)
+    rejects = await query(db, "sync_rejects_of_portal", portal_id=portal)
     assert sorted((r["run_id"], r["hubspot_id"]) for r in rejects) == sorted(
         [(done.run_id, bad_field), (done.run_id, no_id)]
     )
@@ -119,28 +85,18 @@ async def test_an_unseen_object_hubspot_holds_but_that_cannot_be_read_is_set_asi
     ],
 )
 async def test_the_new_types_are_asked_about_as_their_specs_allow(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-    content_type: ContentType,
-    asked_by: str,
+    sync: Sync, content_type: ContentType, asked_by: str
 ) -> None:
-    portal = await plant_portal(factory, SPEC)
+    fake, db = sync.fake, sync.db
+    portal = await sync.plant_portal()
     every = ids(fake, content_type)
     missed, never = every[0], "300000000999"
     fake.reset_stats()
 
-    done = await sweep(
-        factory, worker_db, db_url, base_url, portal, content_type, [*every, never], every[1:]
-    )
+    done = await sweep(sync, portal, content_type, [*every, never], every[1:])
 
     assert done.status is JobStatus.COMPLETED
-    rows = {
-        r["hubspot_id"]: r for r in await read(db.pool, "sync_content_of_portal", portal_id=portal)
-    }
+    rows = {r["hubspot_id"]: r for r in await query(db, "sync_content_of_portal", portal_id=portal)}
     assert rows[missed]["deleted_at"] is None
     assert [i for i, r in rows.items() if r["deleted_at"] is not None] == [never]
     statuses = fake.stats(SPEC.portal_id).by_status

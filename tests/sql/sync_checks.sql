@@ -38,18 +38,6 @@ WHERE m.portal_id = %(portal_id)s ORDER BY u.email
 -- name: sync_notifications_of_run
 SELECT user_id, kind, message FROM public.notifications WHERE run_id = %(run_id)s ORDER BY id
 
--- name: sync_plant_content_rows
--- n rows of one type with ids '00000001'…, every tenth archived.
-INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, slug, url, state,
-                                  language, hubspot_updated_at, archived, data, content_hash,
-                                  first_seen_run, changed_run)
-SELECT %(portal_id)s, %(content_type)s, lpad(g::text, 8, '0'), 'Page ' || g, 'page-' || g,
-       'https://www.example.com/page-' || g, 'PUBLISHED', 'en',
-       timestamptz '2030-01-01 00:00:00+00' + g * interval '1 minute', g %% 10 = 0,
-       jsonb_build_object('id', g::text, 'name', 'Page ' || g, 'htmlTitle', repeat('x', 200)),
-       md5(g::text), %(run_id)s, %(run_id)s
-FROM generate_series(1, %(n)s) AS g
-
 -- name: sync_rename_content
 UPDATE public.content_items SET name = %(new_name)s
 WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s

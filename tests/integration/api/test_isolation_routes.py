@@ -14,10 +14,11 @@ import pytest
 from fastapi import FastAPI
 
 from smuves_sync.db import Pool
-from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User, plant_one_of_everything
+from tests.support import query
 
 # Routes that take no id, with what B may see there (checked below).
 NO_ID_ROUTES = {
@@ -62,35 +63,17 @@ def _routes(app: FastAPI) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-async def tenant_a(
-    factory: Factory, admin_pool: Pool, api_settings: Settings, alice: User
-) -> TenantA:
-    portal = await factory.portal(alice.id, portal_id=91, name="A's portal")
-    run = await factory.run(portal, owner=alice.id, status=RunStatus.RUNNING)
-    await factory.job(run, status=JobStatus.RUNNING)
-    hubspot_id = await factory.content_item(run)
-    export_run = await factory.run(
-        portal, owner=alice.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+async def tenant_a(factory: Factory, api_settings: Settings, alice: User) -> TenantA:
+    ids = await plant_one_of_everything(
+        factory,
+        alice,
+        91,
+        api_settings.export_dir / "a.csv",
+        run_status=RunStatus.RUNNING,
+        job_status=JobStatus.RUNNING,
+        name="A's portal",
     )
-    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
-    path = api_settings.export_dir / "a.csv"
-    path.parent.mkdir(parents=True)
-    path.write_text("hubspot_id\n1\n")
-    await rows(
-        admin_pool, "plant_export_file", export_id=export_id, path=str(path), row_count=1, bytes=13
-    )
-    notification = await factory.notification(alice.id, run)
-    return TenantA(
-        {
-            "portal_id": portal,
-            "run_id": run.id,
-            "export_id": export_id,
-            "notification_id": notification,
-            # A content object's key: its type (a word, the same for every tenant) and id.
-            "type": "site_page",
-            "hubspot_id": hubspot_id,
-        }
-    )
+    return TenantA(ids)
 
 
 async def _call(
@@ -144,7 +127,7 @@ async def test_another_users_ids_are_404_on_every_route(
     # unread, the portal is there; and A still sees all of it.
     run = await client.get(f"/v1/runs/{tenant_a.ids['run_id']}", headers=alice.headers)
     assert run.json()["status"] == "running"
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
     notes = await client.get("/v1/notifications", headers=alice.headers)
     assert notes.json()["items"][0]["read_at"] is None
     download = await client.get(
