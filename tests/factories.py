@@ -214,6 +214,29 @@ class Factory:
         )
         return hubspot_id
 
+    async def content_sync(
+        self, run: Run, *, content_type: ContentType = ContentType.SITE_PAGE, job_id: int = 0
+    ) -> None:
+        """The portal's type last confirmed by `run` (a content_syncs row), now."""
+        await query(
+            self.pool,
+            "plant_content_sync",
+            portal_id=run.portal_id,
+            content_type=str(content_type),
+            run_id=run.id,
+            job_id=job_id,
+        )
+
+    async def seen(self, job: Job, *hubspot_ids: str) -> None:
+        """Ids recorded as seen by fetch job `job` (fetch_seen rows)."""
+        await query(
+            self.pool,
+            "plant_fetch_seen",
+            job_id=job.id,
+            portal_id=job.portal_id,
+            hubspot_ids=list(hubspot_ids),
+        )
+
     async def content_rows(
         self, run: Run, n: int, *, content_type: ContentType = ContentType.SITE_PAGE
     ) -> None:

@@ -218,7 +218,11 @@ class ContentItemOut(_Out):
     )
     hubspot_updated_at: datetime | None
     archived: bool
-    synced_at: datetime
+    synced_at: datetime = Field(
+        description="when a sync last confirmed the object as shown: the last completed fetch "
+        "of its type, which saw (or had HubSpot confirm) every object of it, or the moment a "
+        "later fetch wrote this object, whichever is later"
+    )
     data: Any = Field(description="the object as HubSpot returned it")
     translations: list[TranslationOut] | None = Field(
         default=None,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from smuves_sync.db.content import content_sync_get
 from smuves_sync.db.jobs import job_get
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
@@ -101,15 +102,21 @@ async def test_a_second_fetch_marks_vanished_objects_deleted_and_keeps_unchanged
     after = {
         r["hubspot_id"]: r for r in await query(db, "sync_content_of_portal", portal_id=portal)
     }
+    # When the type was last confirmed is one row, not a stamp on every object; a row was
+    # written by the second run exactly when its object changed.
+    async with db.transaction() as scoped:
+        confirmed = await content_sync_get(scoped, portal, ContentType.SITE_PAGE)
+    assert confirmed is not None and confirmed.run_id == second.run.id
     for hubspot_id in live_ids:
         row = after[hubspot_id]
-        assert row["last_seen_run"] == second.run.id
         if hubspot_id in before:
             assert row["first_seen_run"] == first.run.id
             same = before[hubspot_id]["hubspot_updated_at"] == row["hubspot_updated_at"]
             assert (before[hubspot_id]["content_hash"] == row["content_hash"]) == same
+            assert row["changed_run"] == (first.run.id if same else second.run.id)
+            assert (row["xmin"] == before[hubspot_id]["xmin"]) == same
         else:
-            assert row["first_seen_run"] == second.run.id
+            assert row["first_seen_run"] == row["changed_run"] == second.run.id
 
 
 async def test_a_failed_attempt_resumes_from_its_last_page(sync: Sync) -> None:
@@ -137,8 +144,9 @@ async def test_a_failed_attempt_resumes_from_its_last_page(sync: Sync) -> None:
     )
     live = len(fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE, archived=False))
     pages = math.ceil(live / 100) + math.ceil((len(truth) - live) / 100)
-    # counts + every page once + the two failed tries: the second attempt did not start over
-    assert fake.stats(SPEC.portal_id).by_content_type["site_page"] == 2 + pages + 2
+    # counts + every page once + the two failed tries: the second attempt did not start over;
+    # and the two counts at the end that check the listing saw everything
+    assert fake.stats(SPEC.portal_id).by_content_type["site_page"] == 2 + pages + 2 + 2
 
 
 async def test_a_daily_limit_parks_the_job_with_its_cursor_and_no_attempt_spent(

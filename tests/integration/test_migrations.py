@@ -19,6 +19,8 @@ EXPECTED_TABLES = {
     "runs",
     "jobs",
     "content_items",
+    "content_syncs",
+    "fetch_seen",
     "content_versions",
     "exports",
     "notifications",

@@ -34,7 +34,7 @@ RETURNING id
 
 -- name: plant_content_item
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, data, content_hash,
-                                  first_seen_run, last_seen_run, language, translated_from_id)
+                                  first_seen_run, changed_run, language, translated_from_id)
 VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
         %(run_id)s, %(run_id)s, %(language)s, %(translated_from_id)s)
 
@@ -42,7 +42,7 @@ VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(c
 -- n rows of one type with ids '00000001'…, every tenth archived.
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, slug, url, state,
                                   language, hubspot_updated_at, archived, data, content_hash,
-                                  first_seen_run, last_seen_run)
+                                  first_seen_run, changed_run)
 SELECT %(portal_id)s, %(content_type)s, lpad(g::text, 8, '0'), 'Page ' || g, 'page-' || g,
        'https://www.example.com/page-' || g, 'PUBLISHED', 'en',
        timestamptz '2030-01-01 00:00:00+00' + g * interval '1 minute', g %% 10 = 0,
@@ -56,6 +56,15 @@ INSERT INTO public.content_rejects (portal_id, run_id, content_type, hubspot_id,
 VALUES (%(portal_id)s, %(run_id)s, %(content_type)s, %(hubspot_id)s, %(reason)s, %(raw)s,
         length(%(raw)s))
 RETURNING id
+
+-- name: plant_content_sync
+INSERT INTO public.content_syncs (portal_id, content_type, run_id, job_id, confirmed_at, seen,
+                                  deleted)
+VALUES (%(portal_id)s, %(content_type)s, %(run_id)s, %(job_id)s, now(), 0, 0)
+
+-- name: plant_fetch_seen
+INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
+SELECT %(job_id)s, %(portal_id)s, h FROM unnest(%(hubspot_ids)s::text[]) AS h
 
 -- name: plant_export
 INSERT INTO public.exports (run_id, portal_id, content_type, format, status)

@@ -15,7 +15,7 @@ WHERE r.portal_id = %(portal_id)s ORDER BY n.id
 
 -- name: sync_content_of_portal
 SELECT content_type::text AS content_type, hubspot_id, hubspot_updated_at, archived,
-       deleted_at, first_seen_run, last_seen_run, content_hash, name, data
+       deleted_at, first_seen_run, changed_run, content_hash, name, data, xmin::text AS xmin
 FROM public.content_items WHERE portal_id = %(portal_id)s
 ORDER BY content_type, hubspot_id
 
@@ -54,3 +54,18 @@ UPDATE public.jobs SET lease_token = gen_random_uuid() WHERE id = %(job_id)s
 -- Every other session of this database dies, as in a database restart.
 SELECT count(pg_catalog.pg_terminate_backend(pid)) AS n FROM pg_catalog.pg_stat_activity
 WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()
+
+-- name: sync_seen_of_job
+SELECT hubspot_id FROM public.fetch_seen WHERE job_id = %(job_id)s ORDER BY hubspot_id
+
+-- name: sync_job_status
+-- A job's status set by hand (what the queue functions do, without their checks).
+UPDATE public.jobs
+SET status = %(status)s::text,
+    lease_token = CASE WHEN %(status)s::text = 'running' THEN gen_random_uuid() END,
+    locked_at = CASE WHEN %(status)s::text = 'running' THEN now() END,
+    heartbeat_at = CASE WHEN %(status)s::text = 'running' THEN now() END
+WHERE id = %(job_id)s
+
+-- name: sync_delete_job
+DELETE FROM public.jobs WHERE id = %(job_id)s

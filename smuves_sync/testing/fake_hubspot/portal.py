@@ -58,9 +58,13 @@ class TruthItem:
 class PortalModel:
     """The content of one portal at its current version."""
 
-    def __init__(self, spec: PortalSpec, timestamps: TimestampStyle) -> None:
+    def __init__(
+        self, spec: PortalSpec, timestamps: TimestampStyle, *, offset_cursors: bool = False
+    ) -> None:
         self.spec = spec
         self.timestamps = timestamps
+        # Page the default order by position, as HubSpot does (ServerConfig.cursors).
+        self.offset_cursors = offset_cursors
         self.history: list[Churn] = []
         self._collections: dict[tuple[ContentType, int], Collection] = {}
         self._columns: dict[int, tuple[ColumnDef, ...]] = {}
