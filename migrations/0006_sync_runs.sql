@@ -2,7 +2,9 @@
 -- * notifications when a run settles (completed, partially failed, failed); jobs that fail
 --   for good are already told by fail_job and by the claims (an exhausted lease);
 -- * an export's row follows its job's status, wherever the job changes (handler, retry,
---   exhaustion, an operator's requeue).
+--   exhaustion, an operator's requeue);
+-- * the state a fetch keeps beside content_items: when each portal's type was last confirmed
+--   (content_syncs) and the ids a running fetch has seen (fetch_seen), at the end of the file.
 
 SET LOCAL ROLE smuves_owner;
 
@@ -67,3 +69,99 @@ CREATE TRIGGER jobs_exports_follow AFTER UPDATE OF status ON public.jobs
     WHEN (NEW.kind = 'export' AND OLD.status IS DISTINCT FROM NEW.status)
     EXECUTE FUNCTION public.exports_follow_job();
 
+
+-- What a fetch keeps beside content_items, so that a sync writes content rows only when
+-- content changed:
+--
+-- content_syncs: when each portal's type was last confirmed, one row per portal and type,
+-- rewritten by the transaction that completes a fetch of it. A completed fetch saw (or had
+-- HubSpot confirm) every object of the type, so this one row says for all of them what a
+-- `last seen` column on every object said, at the cost of one row per fetch instead of one
+-- per object. The API's and the exports' `synced_at` read it (content.sql).
+CREATE TABLE public.content_syncs (
+    portal_id     bigint NOT NULL REFERENCES public.portals (id) ON DELETE CASCADE,
+    content_type  public.content_type NOT NULL,
+    -- history, not references (runs are pruned), as content_items' run columns
+    run_id        bigint NOT NULL,
+    job_id        bigint NOT NULL,
+    confirmed_at  timestamptz NOT NULL,
+    -- the distinct objects the fetch saw, and how many it marked deleted
+    seen          bigint NOT NULL CONSTRAINT content_syncs_seen_nonnegative CHECK (seen >= 0),
+    deleted       bigint NOT NULL CONSTRAINT content_syncs_deleted_nonnegative CHECK (deleted >= 0),
+    PRIMARY KEY (portal_id, content_type)
+);
+
+-- fetch_seen: the ids a fetch job's listing saw, written with each page (in the page's
+-- transaction, beside its checkpoint), read by the deletion sweep at the end, removed when
+-- the job finishes. It lives in the database, not in the worker, because a job outlives its
+-- worker: one that crashes is resumed from its checkpoint by another worker, on another host,
+-- whose sweep must still know what the pages before the crash saw. Not a temporary table
+-- (that belongs to one session, so dies with the worker's connection), and UNLOGGED: these
+-- rows are scratch, and a logged copy of every id on every sync would cost WAL in proportion
+-- to the portal, what content_items no longer costs. An unlogged table survives restarts and
+-- worker crashes; only a crash of Postgres itself (or a failover: replicas have no copy)
+-- empties it, and then a job cannot know what it had seen: each job writes a marker row (id
+-- '', which no object has) when its listing starts, and a job resumed without its marker
+-- lists again from the start (workers/sweep.py).
+-- No foreign keys: a check against jobs or portals for every id stored would lock their rows
+-- once per page; the triggers below remove the rows instead.
+CREATE UNLOGGED TABLE public.fetch_seen (
+    job_id      bigint NOT NULL,
+    portal_id   bigint NOT NULL,
+    hubspot_id  text NOT NULL,
+    PRIMARY KEY (job_id, hubspot_id)
+);
+
+CREATE FUNCTION public.fetch_seen_forget_job() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        DELETE FROM public.fetch_seen AS s WHERE s.job_id = NEW.id;
+        RETURN NULL;
+    END
+    $$;
+-- A job that finished however (completed, failed for good, stopped) needs its ids no more.
+-- One that goes back to pending keeps them: its next attempt resumes from its checkpoint.
+CREATE TRIGGER jobs_fetch_seen_forget AFTER UPDATE OF status ON public.jobs
+    FOR EACH ROW
+    WHEN (NEW.kind = 'fetch' AND OLD.status IS DISTINCT FROM NEW.status
+          AND NEW.status IN ('completed', 'failed', 'stopped'))
+    EXECUTE FUNCTION public.fetch_seen_forget_job();
+
+CREATE FUNCTION public.fetch_seen_forget_deleted_jobs() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+        DELETE FROM public.fetch_seen AS s WHERE s.job_id IN (SELECT o.id FROM old_jobs AS o);
+        RETURN NULL;
+    END
+    $$;
+-- Jobs deleted with their portal (or pruned) take their ids along; one statement, once.
+CREATE TRIGGER jobs_fetch_seen_forget_deleted AFTER DELETE ON public.jobs
+    REFERENCING OLD TABLE AS old_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION public.fetch_seen_forget_deleted_jobs();
+
+-- Row-level security as on every tenant table (0003): the app role reads its portals' sync
+-- state; a worker reads and writes its one portal's; fetch_seen is the workers' alone.
+ALTER TABLE public.content_syncs ENABLE ROW LEVEL SECURITY;
+ALTER TABLE public.content_syncs FORCE ROW LEVEL SECURITY;
+CREATE POLICY content_syncs_owner_all ON public.content_syncs TO smuves_owner
+    USING (true) WITH CHECK (true);
+CREATE POLICY content_syncs_app ON public.content_syncs TO smuves_app
+    USING (portal_id IN (SELECT public.member_portal_ids()));
+CREATE POLICY content_syncs_worker ON public.content_syncs TO smuves_worker
+    USING (portal_id = public.current_app_portal())
+    WITH CHECK (portal_id = public.current_app_portal());
+GRANT SELECT ON public.content_syncs TO smuves_app;
+GRANT SELECT, INSERT, UPDATE ON public.content_syncs TO smuves_worker;
+
+ALTER TABLE public.fetch_seen ENABLE ROW LEVEL SECURITY;
+ALTER TABLE public.fetch_seen FORCE ROW LEVEL SECURITY;
+CREATE POLICY fetch_seen_owner_all ON public.fetch_seen TO smuves_owner
+    USING (true) WITH CHECK (true);
+CREATE POLICY fetch_seen_worker ON public.fetch_seen TO smuves_worker
+    USING (portal_id = public.current_app_portal())
+    WITH CHECK (portal_id = public.current_app_portal());
+GRANT SELECT, INSERT, DELETE ON public.fetch_seen TO smuves_worker;

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark a full sync, the ingest path alone, and exports.
+"""Benchmark a full sync, the ingest path alone, what content history costs, exports, and what a
+re-sync writes.
 
     .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
-        [--only sync|ingest|export ...]
+        [--only sync|ingest|history|export|resync ...]
+    .venv/bin/python scripts/bench_sync.py --resync [--resync-objects 5339] [--fillfactor N]
 
 Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
 in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
@@ -18,14 +20,38 @@ objects; then four connections at once (four jobs ingesting); beside the baselin
 INSERT per object, and the bound: the same pages sent the same way with Postgres only parsing
 the documents into jsonb (most of what storing them costs), on one and on four connections.
 
+History: the same pages stored into two scratch databases, one keeping content history
+(content_versions, written by content_items' triggers) and one with those triggers disabled,
+with a fetch job running as while a worker stores pages: a first sync of --history-rows
+objects, an unchanged re-sync, and --history-rounds re-syncs in each of which another 10 % of
+the documents changed (versions written). The two databases store each page in turn, and
+only the time spent storing is counted, so both see the same load of a busy machine. Rows/s
+of each, the median of the changed rounds, and what history costs there (at most 25 %);
+storage from pg_total_relation_size (table, TOAST and indexes): content_items' bytes per
+object, content_versions' bytes per object after the first sync (each object's first
+version), and its growth per version written by the changed rounds.
+
 Export: 100,000 and 10,000 stored rows exported to CSV, each by `smuves export`'s code in a
 child process whose peak RSS is read when it exits; rows/s is timed inside the child.
+
+Re-sync (--resync, the same as --only resync): a fake portal of --resync-objects objects (no
+latency, no rate limit, HubSpot's offset cursors) synced in full by an in-process worker,
+then synced again three ways, each measured around the re-sync alone: nothing changed; 10 %
+of the objects changed (`resync_10pct_…`, set against the objects that changed); and nothing
+changed three times over while a repeatable-read transaction stays open on another
+connection (`resync_open_txn_…`: vacuum can reclaim nothing meanwhile). Rows written are the
+content rows whose xmin moved; WAL per object is the distance of `pg_current_wal_lsn()`
+before and after, which counts whatever else the server wrote meanwhile (other databases
+too), and, with pg_walinspect, only this database's records (`…_this_db`, and of those
+the records touching content_items, `…_content_items`). --fillfactor sets content_items'
+fillfactor in the scratch database first (to compare; the migration sets the product's).
 
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL, else
 the embedded PostgreSQL in a temporary directory; every phase gets a scratch database, dropped
 afterwards. With --json the last line is one JSON object: {"ratio_to_bound": …,
 "worker_peak_rss_mb": …, "ingest_rows_per_s": …, "export_rows_per_s": …,
-"export_peak_rss_mb_100k": …, "export_peak_rss_mb_10k": …, …}.
+"export_peak_rss_mb_100k": …, "export_peak_rss_mb_10k": …, "resync_rows_written": …,
+"resync_wal_bytes_per_object": …, …}.
 """
 
 from __future__ import annotations
@@ -37,6 +63,7 @@ import io
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +73,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from psycopg import sql
 from pydantic import SecretStr
 from rich.console import Console
 
@@ -60,22 +89,34 @@ from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import (
+    Churn,
     FakeHubSpot,
+    FakeHubSpotProcess,
     PortalSpec,
     ServerConfig,
     serve_in_subprocess,
 )
+from smuves_sync.testing.history_bench import fetch_job_running, history_off, storage
 from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
+from smuves_sync.testing.resync_probe import (
+    ResyncCost,
+    ResyncProbe,
+    content_items_fillfactor,
+    content_items_size,
+    content_items_updates,
+    total,
+)
 from smuves_sync.testing.scratch import scratch_database
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import run_snapshot
+from smuves_sync.workers.runner import Runner
 
 PORTAL = 4711
 TOKEN = "bench-private-app-token"
 SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
-PHASES = ("sync", "ingest", "export")
+PHASES = ("sync", "ingest", "history", "export", "resync")
 
 # Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
 PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
@@ -244,6 +285,22 @@ def pages(base: list[ContentRecord], rows: int, first_id: int = 1) -> Iterator[l
         yield page
 
 
+def edited_pages(base: list[ContentRecord], rows: int, edit: int) -> Iterator[list[ContentRecord]]:
+    """The objects of `pages` as after `edit` rounds of edits (1 to 9): round k edited the
+    tenth of the objects whose id ends in k (a new meta description: a new document), so
+    round `edit` changes exactly that tenth and leaves the earlier rounds' edits as they were.
+    """
+    for page in pages(base, rows):
+        edited = []
+        for record in page:
+            digit = int(record.hubspot_id) % 10
+            if 1 <= digit <= edit:
+                raw = {**record.raw, "metaDescription": f"Edited in round {digit}."}
+                record = dataclasses.replace(record, raw=raw)
+            edited.append(record)
+        yield edited
+
+
 async def upsert_page(
     pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
 ) -> int:
@@ -326,6 +383,80 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
     }
 
 
+# -- history -------------------------------------------------------------------------------
+
+
+async def paired_ingest(
+    pools: dict[str, Pool], run_ids: dict[str, int], rows: int, edit: int | None
+) -> dict[str, float]:
+    """Store the same `rows` objects (as after `edit` rounds of edits) a page per transaction
+    into each pool's database, page by page, taking turns at going first; rows/s of each,
+    from the time spent storing only. Page by page, so that on a busy machine both see the
+    same moments: two runs one after the other would each see a different load."""
+    base = templates()
+    spent = dict.fromkeys(pools, 0.0)
+    labels = list(pools)
+    made = pages(base, rows) if edit is None else edited_pages(base, rows, edit)
+    for number, page in enumerate(made):
+        for label in labels if number % 2 == 0 else labels[::-1]:
+            started = time.perf_counter()
+            await upsert_page(pools[label], ContentType.SITE_PAGE, run_ids[label], page)
+            spent[label] += time.perf_counter() - started
+    return {label: rows / seconds for label, seconds in spent.items()}
+
+
+async def bench_history(server_url: str, rows: int, rounds: int) -> dict[str, Any]:
+    """Ingest with content history and without it; rates, the cost, and storage."""
+    kept, off = "history", "no_history"
+    async with (
+        scratch_database(server_url, prefix="smuves_bench_history") as kept_url,
+        scratch_database(server_url, prefix="smuves_bench_nohistory") as off_url,
+    ):
+        await history_off(off_url)
+        urls = {kept: kept_url, off: off_url}
+        run_ids = {}
+        for label, url in urls.items():
+            await add_bench_portal(url)
+            run_ids[label] = await fetch_job_running(url, PORTAL, ContentType.SITE_PAGE)
+        async with (
+            pool_for(kept_url, role=DbRole.WORKER, max_size=1) as kept_pool,
+            pool_for(off_url, role=DbRole.WORKER, max_size=1) as off_pool,
+        ):
+            pools = {kept: kept_pool, off: off_pool}
+            first = await paired_ingest(pools, run_ids, rows, None)
+            after_first = await storage(kept_url)
+            unchanged = await paired_ingest(pools, run_ids, rows, None)
+            changed: dict[str, list[float]] = {kept: [], off: []}
+            for round_ in range(1, rounds + 1):
+                found = await paired_ingest(pools, run_ids, rows, round_)
+                for label, rate in found.items():
+                    changed[label].append(rate)
+                log(
+                    f"  10 % changed, round {round_}: "
+                    + ", ".join(f"{label} {rate:,.0f} rows/s" for label, rate in found.items())
+                )
+            after = await storage(kept_url)
+    with_history, without = statistics.median(changed[kept]), statistics.median(changed[off])
+    written = after.versions - after_first.versions
+    return {
+        "history_objects": rows,
+        "history_first_sync_rows_per_s": round(first[kept]),
+        "history_first_sync_without_history_rows_per_s": round(first[off]),
+        "history_unchanged_resync_rows_per_s": round(unchanged[kept]),
+        "history_unchanged_resync_without_history_rows_per_s": round(unchanged[off]),
+        "history_changed_10pct_resync_rows_per_s": round(with_history),
+        "history_changed_10pct_resync_without_history_rows_per_s": round(without),
+        "history_changed_10pct_cost_pct": round((1 - with_history / without) * 100, 1),
+        "history_versions_written": written,
+        "history_documents_kept": after.documents,
+        "history_content_items_bytes_per_object": round(after_first.items_bytes / rows),
+        "history_versions_bytes_per_object": round(after_first.versions_bytes / rows),
+        "history_versions_bytes_per_version": round(
+            (after.versions_bytes - after_first.versions_bytes) / max(written, 1)
+        ),
+    }
+
+
 # -- export --------------------------------------------------------------------------------
 
 
@@ -388,8 +519,127 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
     }
 
 
+# -- re-sync -------------------------------------------------------------------------------
+
+
+async def fetch_all(url: str, base_url: str) -> None:
+    """A fetch of every type of the bench portal, worked in this process until it settles."""
+    settings = Settings(
+        database_url=url,
+        hubspot_base_url=base_url,
+        secret_key=SecretStr(SECRET),
+        poll_interval_seconds=0.5,
+    )
+    # The pool closes (its sessions end) before the caller reads the table's statistics.
+    async with pool_for(url, role=DbRole.WORKER, max_size=6) as pool:
+        db = Database(pool)
+        started = await start_fetch(db, PORTAL)
+        await Runner(db, settings, kinds=[JobKind.FETCH], concurrency=3, burst=True).run()
+        snapshot = await run_snapshot(db, PORTAL, started.run.id)
+    if snapshot.run.status is not RunStatus.COMPLETED:
+        raise SystemExit(f"the re-sync did not complete: {snapshot}")
+
+
+def documents(fake: FakeHubSpotProcess) -> dict[tuple[str, str], Any]:
+    """What the fake serves: (type, id) -> (the object, archived)."""
+    return {
+        (str(t), item.hubspot_id): (item.data, item.archived)
+        for t in ContentType
+        for item in fake.ground_truth(PORTAL, t, with_data=True)
+    }
+
+
+def cost_figures(prefix: str, cost: ResyncCost, objects: int) -> dict[str, Any]:
+    def per_object(value: int | None) -> float | None:
+        return None if value is None else round(value / objects, 1)
+
+    return {
+        f"{prefix}_rows_written": cost.rows_written,
+        f"{prefix}_wal_bytes_per_object": per_object(cost.wal_bytes),
+        f"{prefix}_wal_bytes_per_object_this_db": per_object(cost.wal_bytes_this_database),
+        f"{prefix}_wal_bytes_per_object_this_db_full_page_images": per_object(
+            cost.wal_bytes_full_page_images
+        ),
+        f"{prefix}_wal_bytes_per_object_content_items": per_object(cost.wal_bytes_content_items),
+        f"{prefix}_content_items_bytes_before": cost.size_before,
+        f"{prefix}_content_items_bytes_after": cost.size_after,
+    }
+
+
+async def bench_resync(server_url: str, objects: int, fillfactor: int | None) -> dict[str, Any]:
+    """Full sync, then re-syncs: unchanged, 10 % changed, unchanged with a snapshot held."""
+    spec = sync_portal(objects)
+    config = ServerConfig(ten_second_limit=None, daily_limit=None, cursors="offset")
+    figures: dict[str, Any] = {"resync_objects": objects}
+    async with scratch_database(server_url, prefix="smuves_bench_resync") as url:
+        await add_bench_portal(url)
+        conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        try:
+            if fillfactor is not None:
+                await conn.execute(
+                    sql.SQL("ALTER TABLE public.content_items SET (fillfactor = {})").format(
+                        sql.Literal(fillfactor)
+                    )
+                )
+            figures["resync_fillfactor"] = await content_items_fillfactor(conn)
+            with serve_in_subprocess([spec], config) as fake:
+                log("resync: the full sync")
+                await fetch_all(url, fake.base_url)
+
+                log("resync: unchanged")
+                probe = await ResyncProbe.start(conn, PORTAL)
+                await fetch_all(url, fake.base_url)
+                figures.update(cost_figures("resync", await probe.finish(), objects))
+
+                log("resync: after 10 % changed")
+                held = documents(fake)
+                fake.advance(PORTAL, Churn(changed=0.1, deleted=0.0, added=0.0, archived=0.0))
+                now = documents(fake)
+                changed = sum(1 for key, value in now.items() if held.get(key) != value)
+                updates = await content_items_updates(conn)
+                probe = await ResyncProbe.start(conn, PORTAL)
+                await fetch_all(url, fake.base_url)
+                cost = await probe.finish()
+                after = await content_items_updates(conn)
+                figures.update(cost_figures("resync_10pct", cost, objects))
+                hot = after["hot_updates"] - updates["hot_updates"]
+                updated = after["updates"] - updates["updates"]
+                figures.update(
+                    {
+                        "resync_10pct_objects_changed": changed,
+                        "resync_10pct_written_per_changed": round(cost.rows_written / changed, 3),
+                        "resync_10pct_hot_update_share": round(hot / updated, 3)
+                        if updated
+                        else None,
+                    }
+                )
+
+                log("resync: unchanged three times, a repeatable-read transaction open")
+                async with await psycopg.AsyncConnection.connect(url) as reader:
+                    await reader.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
+                    async with reader.transaction():
+                        await reader.execute("SELECT count(*) FROM public.content_items")
+                        costs = []
+                        for _ in range(3):  # one by one: pg_walinspect reads recent WAL best
+                            probe = await ResyncProbe.start(conn, PORTAL)
+                            await fetch_all(url, fake.base_url)
+                            costs.append(await probe.finish())
+                        cost = total(costs)
+                figures.update(cost_figures("resync_open_txn", cost, 3 * objects))
+                figures["resync_open_txn_growth_bytes"] = (
+                    await content_items_size(conn) - cost.size_before
+                )
+        finally:
+            await conn.close()
+    return figures
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    phases = set(args.only or PHASES) - ({"sync"} if args.skip_sync else set())
+    if args.resync:
+        phases = {*(args.only or ()), "resync"}
+    else:  # the re-sync phase runs when asked for
+        phases = set(args.only or (phase for phase in PHASES if phase != "resync"))
+    phases -= {"sync"} if args.skip_sync else set()
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="smuves-bench-") as tmp:
         workdir = Path(tmp)
@@ -401,11 +651,17 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if "ingest" in phases:
                 log(f"ingest: {args.ingest_rows:,} rows")
                 figures.update(await bench_ingest(url, args.ingest_rows, args.baseline_rows))
+            if "history" in phases:
+                log(f"history: {args.history_rows:,} rows, {args.history_rounds} rounds")
+                figures.update(await bench_history(url, args.history_rows, args.history_rounds))
             if "export" in phases:
                 log(f"export: {args.export_rows:,} and {args.export_rows // 10:,} rows")
                 figures.update(
                     await bench_export(url, args.export_rows, args.export_rows // 10, workdir)
                 )
+            if "resync" in phases:
+                log(f"resync: {args.resync_objects:,} objects")
+                figures.update(await bench_resync(url, args.resync_objects, args.fillfactor))
     return figures
 
 
@@ -420,11 +676,26 @@ def main() -> None:
     )
     parser.add_argument("--ingest-rows", type=int, default=50_000)
     parser.add_argument("--baseline-rows", type=int, default=5_000)
+    parser.add_argument("--history-rows", type=int, default=50_000)
+    parser.add_argument(
+        "--history-rounds",
+        type=int,
+        choices=range(1, 10),
+        default=3,
+        help="re-syncs with 10 %% changed, each",
+    )
     parser.add_argument("--export-rows", type=int, default=100_000)
     parser.add_argument("--database-url", default=None)
-    parser.add_argument("--skip-sync", action="store_true", help="only ingest and export")
+    parser.add_argument("--skip-sync", action="store_true", help="every phase but the sync")
     parser.add_argument(
         "--only", action="append", choices=PHASES, help="run only this phase (repeatable)"
+    )
+    parser.add_argument(
+        "--resync", action="store_true", help="measure what re-syncs write (--only resync)"
+    )
+    parser.add_argument("--resync-objects", type=int, default=5339)
+    parser.add_argument(
+        "--fillfactor", type=int, default=None, help="content_items' fillfactor for --resync"
     )
     parser.add_argument("--json", action="store_true", help="end with one JSON object")
     args = parser.parse_args()

@@ -18,7 +18,7 @@ is one more member, for example::
     )
 
 and one migration that adds the word to the database's list (the `content_type` domain of
-0002_schema.sql follows its `content_types` table; 0012_more_content_types.sql added this one)::
+0002_schema.sql follows its `content_types` table; 0011_more_content_types.sql added this one)::
 
     INSERT INTO public.content_types (name) VALUES ('blog_tag');
 
@@ -109,6 +109,9 @@ class FieldMap:
     # HubSpot's schemas say `updated`, its guides and sort parameters say `updatedAt`.
     updated_at: tuple[str, ...] = ("updatedAt", "updated")
     archived: tuple[str, ...] = ("archivedAt", "archived")
+    # Not a column: where a keyset listing by creation time reads each object's (see
+    # `ContentTypeSpec.created_keyset`).
+    created_at: tuple[str, ...] = ("createdAt", "created")
     # The id of the primary object of its language group, for an object that is a translation.
     translated_from_id: tuple[str, ...] = ("translatedFromId",)
 
@@ -149,6 +152,18 @@ class ContentTypeSpec:
     parent_count_field: str | None = None
     # Whether a second pass with `archived=true` lists the archived objects.
     archived_pass: bool = True
+    # How a listing that may have missed objects is made whole, and how an object the listing
+    # did not see is confirmed gone (see the README's "Fetching"). HubSpot's `after` cursors
+    # are offsets: an object deleted between two page requests moves the next one back across
+    # the page boundary, and the listing never shows it.
+    # created_keyset: the list endpoint takes `sort=createdAt` and `createdAfter`, so a second
+    #   pass can page by the last creation time seen, which no deletion shifts; otherwise the
+    #   second pass lists again from the start.
+    created_keyset: bool = False
+    # batch_read: `POST <list path>/batch/read` answers a batch of ids (with `archived=true`,
+    #   the archived ones); get_by_id: `GET <list path>/<id>` answers one (404: no such one).
+    batch_read: bool = False
+    get_by_id: bool = True
     # The private-app scope HubSpot asks for to list it (named when it answers 403).
     scope: str = "content"
 
@@ -165,6 +180,21 @@ class ContentTypeSpec:
         if parent_id is None:
             raise ValueError(f"{self.name} is listed per {self.parent}: a parent id is needed")
         return template.format(parent_id=quote(parent_id, safe=""))
+
+    def object_path(self, api_version: str, own_id: str, parent_id: str | None = None) -> str:
+        """The endpoint of one object of this type (by its own id, not the stored one)."""
+        return f"{self.list_path(api_version, parent_id)}/{quote(own_id, safe='')}"
+
+    def created_ms(self, raw: Mapping[str, Any]) -> int:
+        """When `raw` was created, in epoch milliseconds; `RecordError` when it does not say."""
+        found = _first(raw, self.fields.created_at)
+        if found is None:
+            raise RecordError(f"object has no creation time ({', '.join(self.fields.created_at)})")
+        key, value = found
+        try:
+            return round(parse_timestamp(value).timestamp() * 1000)
+        except (ValueError, OverflowError, OSError):
+            raise RecordError(f"field {key!r} is not a timestamp: {str(value)[:40]!r}") from None
 
     def read(
         self, raw: object, *, parent_id: str | None = None, archived_pass: bool = False
@@ -241,16 +271,22 @@ class ContentType(StrEnum):
         name="site_page",
         paths={v: p.format(kind="site-pages") for v, p in _PAGE_PATHS.items()},
         page_size=100,
+        created_keyset=True,
+        batch_read=True,
     )
     LANDING_PAGE = ContentTypeSpec(
         name="landing_page",
         paths={v: p.format(kind="landing-pages") for v, p in _PAGE_PATHS.items()},
         page_size=100,
+        created_keyset=True,
+        batch_read=True,
     )
     BLOG_POST = ContentTypeSpec(
         name="blog_post",
         paths={"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"},
         page_size=100,
+        created_keyset=True,
+        batch_read=True,
     )
     HUBDB_TABLE = ContentTypeSpec(
         name="hubdb_table",
@@ -267,6 +303,8 @@ class ContentType(StrEnum):
             archived=("deleted", "archivedAt", "archived"),
             translated_from_id=(),
         ),
+        # No batch read of tables: an unseen table is asked about by id.
+        created_keyset=True,
         scope="hubdb",
     )
     HUBDB_ROW = ContentTypeSpec(
@@ -289,6 +327,9 @@ class ContentType(StrEnum):
         parent_count_field="rowCount",
         scope="hubdb",
         # Rows of archived tables are not listed; the tables listing shows those tables.
+        # Rows take neither `sort=createdAt` nor `createdAfter` (a second pass lists again);
+        # `rows/batch/read` answers published rows only (no `archived`).
+        batch_read=True,
     )
     # The blog's other objects and the site's redirects.
     #
@@ -299,20 +340,27 @@ class ContentType(StrEnum):
     # a true cursor rather than an offset (the `Long` hints at a numeric key; a hint is no
     # contract), and a fake validated against an empty schema would prove nothing. Every
     # type follows `paging.next.after` of its documented listing instead. That token may be
-    # an offset: an object deleted while a listing runs can shift another past it, which the
-    # deletion pass after the fetch marks deleted and the next fetch finds alive again.
+    # an offset: an object deleted while a listing runs can shift another past it. As for
+    # pages and posts, the listing's completeness check and a second pass by creation time
+    # find it again, and nothing unseen is marked deleted before HubSpot confirms it (by
+    # batch read for authors and tags, by id for redirects and blogs, whose specs have no
+    # batch read).
     BLOG_AUTHOR = ContentTypeSpec(
         name="blog_author",
         paths={"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
         page_size=100,
         # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
         fields=FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
+        created_keyset=True,
+        batch_read=True,
     )
     BLOG_TAG = ContentTypeSpec(
         name="blog_tag",
         paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
         page_size=100,
         fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
+        created_keyset=True,
+        batch_read=True,
     )
     URL_REDIRECT = ContentTypeSpec(
         name="url_redirect",
@@ -332,6 +380,8 @@ class ContentType(StrEnum):
             archived=(),
             translated_from_id=(),
         ),
+        # No batch read of redirects: an unseen one is asked about by id.
+        created_keyset=True,
     )
     BLOG = ContentTypeSpec(
         name="blog",
@@ -346,6 +396,8 @@ class ContentType(StrEnum):
         # A blog's `language` and `translatedFromId` make its language group: the primary
         # blog and one translated blog per further language.
         fields=FieldMap(url=("absoluteUrl",), state=(), archived=("deletedAt",)),
+        # No batch read of blogs: an unseen one is asked about by id.
+        created_keyset=True,
     )
 
 

@@ -49,6 +49,18 @@ class ExportFormat(StrEnum):
     JSONL = "jsonl"
 
 
+class ContentEvent(StrEnum):
+    """What began a version of a content object (content_versions.event)."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    ARCHIVED = "archived"
+    UNARCHIVED = "unarchived"
+    DELETED = "deleted"
+    # seen again after it was marked deleted (or its row was removed)
+    RESTORED = "restored"
+
+
 @dataclass(frozen=True, slots=True)
 class Portal:
     id: int

@@ -5,6 +5,11 @@
     started.run, started.jobs, started.skipped    # skipped: type -> run already fetching it
     export = await start_export(db, portal_id, ContentType.SITE_PAGE, ExportFormat.CSV)
 
+    counter = TotalsCounter(settings, limits, cipher)     # limits: the process's registry
+    plan = await counter.plan(member_db, portal_id, types)  # in a member's session (API)
+    totals = await counter.count(plan)                       # no transaction open: HubSpot
+    started = await start_fetch(db, portal_id, types, totals=totals)
+
 Dedup is the database's: the partial unique index on in-flight jobs (portal, kind, type)
 lets exactly one of any number of concurrent requests insert a type's job. A request whose
 every type is in flight raises `AllDuplicateJobs` naming the runs that hold them, and leaves
@@ -19,13 +24,23 @@ Everything happens in one transaction scoped to the portal (`db.for_portal`): on
 `Database` it is a transaction of its own, inside a scoped one (the scheduler holds a schedule
 row lock) a savepoint, so a refusal does not abort the caller's transaction.
 
-Totals are not counted here: counting asks HubSpot, and a portal's token is decrypted only by
-a worker holding a live lease on one of its jobs. The fetch job counts its type (limit=1)
-before its first page and stores the total on the job.
+Totals up front: before a fetch's run and jobs are created, `TotalsCounter` counts the types
+that would get a job (``limit=1`` requests, live and archived, the types at once) so that the
+jobs are born with their totals: the API's 202 carries them and `smuves sync` draws its bars
+with them before any worker has claimed a job. It needs the portal's token, which the database
+hands out only to a member of the portal (the API's session, `Database.as_user`) or to the
+operator (the login role: `smuves sync`); migrations/0013. Fetches that schedules start are
+not counted here (the worker's role gets no token without a lease). Counting never stands in
+the way of a start: a type HubSpot does not count within ``SMUVES_COUNT_TIMEOUT_SECONDS`` (slow,
+429, 5xx, down, no token) gets its job without a total, and the fetch job counts it before its
+first page, as it always has. The requests go through the process's `RateLimitRegistry`: the
+same per-portal budget as the fetches of that process.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,16 +49,23 @@ from pathlib import Path
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
-from smuves_sync.db.portals import portal_get
+from smuves_sync.db.portals import portal_get, portal_token_for_member, portal_token_for_operator
 from smuves_sync.db.runs import run_create
 from smuves_sync.errors import (
     AllDuplicateJobs,
+    ConfigurationError,
+    HubSpotError,
     InvalidInput,
     NotFound,
     QueueError,
     UnknownContentType,
 )
+from smuves_sync.hubspot import HubSpotClient, RateLimitRegistry
 from smuves_sync.models import ContentType, Export, ExportFormat, Job, JobKind, Run
+from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
+
+log = logging.getLogger(__name__)
 
 # How often a type whose in-flight job finished between our insert and our look-up is tried
 # again; a third miss in a row means jobs are finishing faster than we can look.
@@ -92,6 +114,127 @@ def _requested(content_types: Sequence[ContentType] | None) -> tuple[ContentType
     return parse_content_types(str(t) for t in content_types)
 
 
+@dataclass(frozen=True)
+class CountPlan:
+    """What a fetch started now would count: the types no in-flight job holds, with the
+    portal's token as stored (encrypted; None when it has none or the caller may not have it)."""
+
+    portal_id: int
+    content_types: tuple[ContentType, ...]
+    sealed_token: bytes | None = field(default=None, repr=False)
+
+
+class TotalsCounter:
+    """Counts a portal's types when a fetch starts, so its jobs are created with their totals.
+
+    `limits` is the process's registry of per-portal budgets (one per process and event loop):
+    the counts wait for room in the same budget as the fetches this process runs.
+    """
+
+    def __init__(self, settings: Settings, limits: RateLimitRegistry, cipher: TokenCipher) -> None:
+        self.settings = settings
+        self.limits = limits
+        self.cipher = cipher
+
+    @property
+    def enabled(self) -> bool:
+        """False when ``SMUVES_COUNT_TIMEOUT_SECONDS`` is 0: jobs count for themselves."""
+        return self.settings.count_timeout_seconds > 0
+
+    async def plan(
+        self,
+        db: Database,
+        portal_id: int,
+        content_types: Sequence[ContentType] | None = None,
+        *,
+        operator: bool = False,
+    ) -> CountPlan:
+        """What to count, read in `db`: the session of a member of the portal (the API's,
+        `Database.as_user`) or, with `operator`, of the login role (`smuves sync`). The
+        database refuses the token to anyone else (migrations/0013); the plan then has none."""
+        types = _requested(content_types)
+        if not self.enabled or portal_id <= 0:
+            return CountPlan(portal_id, ())
+        async with db.for_portal(portal_id) as scoped:
+            held = await job_list_in_flight(scoped, portal_id, JobKind.FETCH)
+            todo = tuple(t for t in types if t not in {j.content_type for j in held})
+            if not todo:
+                # Every type is in flight: the start is refused without asking HubSpot.
+                return CountPlan(portal_id, ())
+            read = portal_token_for_operator if operator else portal_token_for_member
+            return CountPlan(portal_id, todo, await read(scoped, portal_id))
+
+    async def count(self, plan: CountPlan) -> dict[ContentType, int]:
+        """Each planned type's total (live plus archived objects), the types concurrently.
+
+        Call it with no transaction open: it waits on HubSpot. It never raises for HubSpot's
+        sake: a type whose count fails (429, 5xx, 401, 403, a malformed answer) or is not done
+        within ``SMUVES_COUNT_TIMEOUT_SECONDS`` is left out, and its job counts it.
+        """
+        if not plan.content_types or plan.sealed_token is None or not self.enabled:
+            return {}
+        try:
+            token = self.cipher.decrypt(plan.sealed_token)
+        except ConfigurationError as unreadable:  # sealed under a key no longer configured
+            log.warning("portal %s: not counted at the start: %s", plan.portal_id, unreadable)
+            return {}
+        timeout = self.settings.count_timeout_seconds
+        async with HubSpotClient(plan.portal_id, token, self.settings, self.limits) as client:
+            tasks = {
+                t: asyncio.create_task(_count_type(client, t), name=f"smuves-count-{t}")
+                for t in plan.content_types
+            }
+            try:
+                await asyncio.wait(tasks.values(), timeout=timeout)
+            finally:
+                for task in tasks.values():
+                    task.cancel()  # the late ones; a finished task ignores it
+                await asyncio.gather(*tasks.values(), return_exceptions=True)
+        totals: dict[ContentType, int] = {}
+        for content_type, task in tasks.items():
+            if task.cancelled():
+                log.info(
+                    "portal %s: %s not counted within %gs at the start; its job counts it",
+                    plan.portal_id,
+                    content_type,
+                    timeout,
+                )
+                continue
+            error = _first_error(task.exception())
+            if error is None:
+                totals[content_type] = task.result()
+            elif isinstance(error, HubSpotError):
+                log.info(
+                    "portal %s: %s not counted at the start (%s); its job counts it",
+                    plan.portal_id,
+                    content_type,
+                    error,
+                )
+            else:
+                log.error(
+                    "portal %s: counting %s at the start failed unexpectedly; its job counts it",
+                    plan.portal_id,
+                    content_type,
+                    exc_info=error,
+                )
+        return totals
+
+
+async def _count_type(client: HubSpotClient, content_type: ContentType) -> int:
+    """Live plus archived objects of one type, the two counts at once."""
+    async with asyncio.TaskGroup() as group:
+        live = group.create_task(client.count(content_type))
+        archived = group.create_task(client.count(content_type, archived=True))
+    return live.result() + archived.result()
+
+
+def _first_error(error: BaseException | None) -> BaseException | None:
+    """The first error a task group gathered (the one that cancelled its siblings)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
 async def _require_portal(db: Database, portal_id: int) -> None:
     if portal_id <= 0:
         raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
@@ -107,15 +250,21 @@ async def _enqueue_or_holder(
     run: Run,
     content_type: ContentType,
     max_attempts: int | None,
+    total: int | None = None,
     schedule_id: int | None = None,
 ) -> Job | int:
     """The new job, or the id of the run whose in-flight job of this type blocks it."""
     for _ in range(_ENQUEUE_TRIES):
         job = (
-            await job_enqueue(db, run.id, content_type, schedule_id=schedule_id)
+            await job_enqueue(db, run.id, content_type, total=total, schedule_id=schedule_id)
             if max_attempts is None
             else await job_enqueue(
-                db, run.id, content_type, max_attempts=max_attempts, schedule_id=schedule_id
+                db,
+                run.id,
+                content_type,
+                max_attempts=max_attempts,
+                total=total,
+                schedule_id=schedule_id,
             )
         )
         if job is not None:
@@ -137,15 +286,19 @@ async def start_fetch(
     *,
     owner_id: uuid.UUID | None = None,
     max_attempts: int | None = None,
+    totals: Mapping[ContentType, int] | None = None,
     schedule_id: int | None = None,
 ) -> FetchStarted:
     """Create a fetch run of `portal_id` with one pending job per type not already in flight.
 
+    `totals` (from `TotalsCounter.count`) are stored on the new jobs; a type without one gets
+    a job without a total, which the job counts itself.
     Raises `AllDuplicateJobs` when every requested type is in flight, `NotFound` for a portal
     that does not exist (or is not visible), `UnknownContentType` / `InvalidInput` for bad types.
     A worker starts only the fetch of the due schedule `schedule_id` (the database refuses it
     any other job).
     """
+    totals = totals or {}
     types = _requested(content_types)
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
@@ -153,7 +306,9 @@ async def start_fetch(
         jobs: list[Job] = []
         skipped: dict[ContentType, int] = {}
         for content_type in types:
-            found = await _enqueue_or_holder(scoped, run, content_type, max_attempts, schedule_id)
+            found = await _enqueue_or_holder(
+                scoped, run, content_type, max_attempts, totals.get(content_type), schedule_id
+            )
             if isinstance(found, Job):
                 jobs.append(found)
             else:

@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     # pauses the portal, whatever its Retry-After says. A DAILY 429 is not capped: the job is
     # parked until the reset (one further than 48 h away is refused as malformed).
     hubspot_max_retry_after_seconds: float = Field(default=3600, gt=0)
+    # How long starting a fetch (the API's POST …/fetches, `smuves sync`) may spend counting
+    # its types with limit=1 requests. A type not counted by then gets its job without a
+    # total, and the job counts it before its first page. 0: never count at the start.
+    count_timeout_seconds: float = Field(default=5, ge=0)
 
     # Secrets and outputs.
     # Fernet keys (`smuves secret-key`), comma-separated, newest first: the first encrypts
@@ -71,6 +75,10 @@ class Settings(BaseSettings):
     jwt_audience: str | None = None
     jwt_allow_any_audience: bool = False
     export_dir: Path = Path("exports")
+
+    # Content history: `smuves admin prune` deletes versions superseded more than this many
+    # days ago (an object's current version is never pruned); 0 keeps every version.
+    history_days: int = Field(default=90, ge=0)
 
     # HTTP API edges.
     # Larger request bodies are refused (413) before they are read to the end.

@@ -16,16 +16,12 @@ import itertools
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any
 
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import job_get
 from smuves_sync.db.pool import Pool
-from smuves_sync.db.queries import load_queries
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import (
     ContentType,
@@ -36,8 +32,8 @@ from smuves_sync.models import (
     Run,
     RunStatus,
 )
+from tests.support.sql import query
 
-SQL = load_queries(Path(__file__).with_name("sql"))
 ALL_TYPES = tuple(ContentType)
 
 
@@ -49,15 +45,10 @@ class Factory:
         self.db = Database(pool)
         self._numbers = itertools.count(1)
 
-    async def _returning(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(SQL[name], params)
-            return await cur.fetchall() if cur.description else []
-
     async def user(self, email: str | None = None) -> uuid.UUID:
         """A new app user; returns its id."""
         email = email or f"user{next(self._numbers)}-{uuid.uuid4().hex[:8]}@example.com"
-        rows = await self._returning("plant_user", {"email": email})
+        rows = await query(self.pool, "seed_user", email=email)
         return uuid.UUID(str(rows[0]["id"]))
 
     async def portal(
@@ -73,15 +64,14 @@ class Factory:
         """A portal owned by `owner` (a new user when None); returns its id."""
         owner = owner or await self.user()
         portal_id = portal_id or 1_000_000 + next(self._numbers)
-        await self._returning(
+        await query(
+            self.pool,
             "plant_portal",
-            {
-                "portal_id": portal_id,
-                "name": name or f"portal {portal_id}",
-                "owner_id": owner,
-                "token_encrypted": token_encrypted,
-                "time_zone": time_zone,
-            },
+            portal_id=portal_id,
+            name=name or f"portal {portal_id}",
+            owner_id=owner,
+            token_encrypted=token_encrypted,
+            time_zone=time_zone,
         )
         for member in members:
             await self.member(portal_id, member)
@@ -89,9 +79,7 @@ class Factory:
 
     async def member(self, portal_id: int, user_id: uuid.UUID, role: str = "viewer") -> None:
         """Make `user_id` a member of `portal_id`."""
-        await self._returning(
-            "plant_member", {"portal_id": portal_id, "user_id": user_id, "role": role}
-        )
+        await query(self.pool, "plant_member", portal_id=portal_id, user_id=user_id, role=role)
 
     async def run(
         self,
@@ -107,18 +95,17 @@ class Factory:
     ) -> Run:
         """A run of `portal_id` (a new portal when None)."""
         portal_id = portal_id or await self.portal(owner)
-        rows = await self._returning(
+        rows = await query(
+            self.pool,
             "plant_run",
-            {
-                "portal_id": portal_id,
-                "owner_id": owner,
-                "kind": str(kind),
-                "status": str(status),
-                "content_types": [str(t) for t in content_types],
-                "created_at": created_at,
-                "started_at": started_at,
-                "finished_at": finished_at,
-            },
+            portal_id=portal_id,
+            owner_id=owner,
+            kind=str(kind),
+            status=str(status),
+            content_types=[str(t) for t in content_types],
+            created_at=created_at,
+            started_at=started_at,
+            finished_at=finished_at,
         )
         run = await run_get(self.db, rows[0]["id"])
         assert run is not None
@@ -152,30 +139,29 @@ class Factory:
         if status is JobStatus.RUNNING:
             lease_token = lease_token or uuid.uuid4()
             locked_by = locked_by or "factory"
-        rows = await self._returning(
+        rows = await query(
+            self.pool,
             "plant_job",
-            {
-                "run_id": run.id,
-                "portal_id": run.portal_id,
-                "kind": str(run.kind),
-                "content_type": str(content_type),
-                "status": str(status),
-                "attempts": attempts,
-                "max_attempts": max_attempts,
-                "run_after": run_after,
-                "locked_at": locked_at,
-                "locked_by": locked_by,
-                "lease_token": lease_token,
-                "heartbeat_at": heartbeat_at or locked_at,
-                "total": total,
-                "processed": processed,
-                "cursor": cursor,
-                "last_error": last_error,
-                "last_error_public": last_error_public,
-                "idempotency_key": idempotency_key,
-                "created_at": created_at,
-                "finished_at": finished_at,
-            },
+            run_id=run.id,
+            portal_id=run.portal_id,
+            kind=str(run.kind),
+            content_type=str(content_type),
+            status=str(status),
+            attempts=attempts,
+            max_attempts=max_attempts,
+            run_after=run_after,
+            locked_at=locked_at,
+            locked_by=locked_by,
+            lease_token=lease_token,
+            heartbeat_at=heartbeat_at or locked_at,
+            total=total,
+            processed=processed,
+            cursor=cursor,
+            last_error=last_error,
+            last_error_public=last_error_public,
+            idempotency_key=idempotency_key,
+            created_at=created_at,
+            finished_at=finished_at,
         )
         job = await job_get(self.db, rows[0]["id"])
         assert job is not None
@@ -193,16 +179,15 @@ class Factory:
     ) -> list[int]:
         """`portals` new portals with one run each and one pending job per content type."""
         owner = owner or await self.user()
-        rows = await self._returning(
-            "plant_backlog",
-            {
-                "portals": portals,
-                "first_portal": first_portal,
-                "owner_id": owner,
-                "kind": str(kind),
-                "content_types": [str(t) for t in content_types],
-                "run_after": run_after,
-            },
+        rows = await query(
+            self.pool,
+            "seed_backlog",
+            portals=portals,
+            first_portal=first_portal,
+            owner_id=owner,
+            kind=str(kind),
+            content_types=[str(t) for t in content_types],
+            run_after=run_after,
         )
         return [r["id"] for r in rows]
 
@@ -218,21 +203,57 @@ class Factory:
     ) -> str:
         """A content row of the run's portal, first and last seen by `run`."""
         hubspot_id = hubspot_id or str(next(self._numbers))
-        await self._returning(
+        await query(
+            self.pool,
             "plant_content_item",
-            {
-                "portal_id": run.portal_id,
-                "content_type": str(content_type),
-                "hubspot_id": hubspot_id,
-                "name": name,
-                "data": Jsonb({"id": hubspot_id, "name": name}),
-                "content_hash": f"hash-{hubspot_id}",
-                "run_id": run.id,
-                "language": language,
-                "translated_from_id": translated_from_id,
-            },
+            portal_id=run.portal_id,
+            content_type=str(content_type),
+            hubspot_id=hubspot_id,
+            name=name,
+            data=Jsonb({"id": hubspot_id, "name": name}),
+            content_hash=f"hash-{hubspot_id}",
+            run_id=run.id,
+            language=language,
+            translated_from_id=translated_from_id,
         )
         return hubspot_id
+
+    async def content_sync(
+        self, run: Run, *, content_type: ContentType = ContentType.SITE_PAGE, job_id: int = 0
+    ) -> None:
+        """The portal's type last confirmed by `run` (a content_syncs row), now."""
+        await query(
+            self.pool,
+            "plant_content_sync",
+            portal_id=run.portal_id,
+            content_type=str(content_type),
+            run_id=run.id,
+            job_id=job_id,
+        )
+
+    async def seen(self, job: Job, *hubspot_ids: str) -> None:
+        """Ids recorded as seen by fetch job `job` (fetch_seen rows)."""
+        await query(
+            self.pool,
+            "plant_fetch_seen",
+            job_id=job.id,
+            portal_id=job.portal_id,
+            hubspot_ids=list(hubspot_ids),
+        )
+
+    async def content_rows(
+        self, run: Run, n: int, *, content_type: ContentType = ContentType.SITE_PAGE
+    ) -> None:
+        """`n` content rows of the run's portal, ids '00000001'… ('Page 1'…), every tenth
+        archived."""
+        await query(
+            self.pool,
+            "plant_content_rows",
+            portal_id=run.portal_id,
+            content_type=str(content_type),
+            run_id=run.id,
+            n=n,
+        )
 
     async def content_reject(
         self,
@@ -243,16 +264,15 @@ class Factory:
         reason: str = "object has no usable 'id' (got NoneType)",
     ) -> int:
         """A rejected object of the run's portal, recorded by `run`."""
-        rows = await self._returning(
+        rows = await query(
+            self.pool,
             "plant_content_reject",
-            {
-                "portal_id": run.portal_id,
-                "run_id": run.id,
-                "content_type": str(content_type),
-                "hubspot_id": hubspot_id,
-                "reason": reason,
-                "raw": b'{"name":"no id"}',
-            },
+            portal_id=run.portal_id,
+            run_id=run.id,
+            content_type=str(content_type),
+            hubspot_id=hubspot_id,
+            reason=reason,
+            raw=b'{"name":"no id"}',
         )
         return int(rows[0]["id"])
 
@@ -265,15 +285,14 @@ class Factory:
         status: JobStatus = JobStatus.PENDING,
     ) -> int:
         """An export row of `run`."""
-        rows = await self._returning(
+        rows = await query(
+            self.pool,
             "plant_export",
-            {
-                "run_id": run.id,
-                "portal_id": run.portal_id,
-                "content_type": str(content_type),
-                "format": str(format),
-                "status": str(status),
-            },
+            run_id=run.id,
+            portal_id=run.portal_id,
+            content_type=str(content_type),
+            format=str(format),
+            status=str(status),
         )
         return int(rows[0]["id"])
 
@@ -281,14 +300,13 @@ class Factory:
         self, user_id: uuid.UUID, run: Run | None = None, *, kind: str = "run_finished"
     ) -> int:
         """A notification for `user_id`."""
-        rows = await self._returning(
+        rows = await query(
+            self.pool,
             "plant_notification",
-            {
-                "user_id": user_id,
-                "run_id": run.id if run else None,
-                "kind": kind,
-                "message": "something happened",
-            },
+            user_id=user_id,
+            run_id=run.id if run else None,
+            kind=kind,
+            message="something happened",
         )
         return int(rows[0]["id"])
 
@@ -302,14 +320,13 @@ class Factory:
         next_run_at: datetime | None = None,
     ) -> int:
         """A schedule of `portal_id`."""
-        rows = await self._returning(
+        rows = await query(
+            self.pool,
             "plant_schedule",
-            {
-                "portal_id": portal_id,
-                "owner_id": owner,
-                "cron_expression": cron_expression,
-                "content_types": [str(t) for t in content_types],
-                "next_run_at": next_run_at,
-            },
+            portal_id=portal_id,
+            owner_id=owner,
+            cron_expression=cron_expression,
+            content_types=[str(t) for t in content_types],
+            next_run_at=next_run_at,
         )
         return int(rows[0]["id"])

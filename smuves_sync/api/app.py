@@ -23,13 +23,15 @@ from pydantic import SecretStr
 
 # Imported for its side effect: the HubSpot counters register with prometheus-client.
 import smuves_sync.metrics  # noqa: F401
-from smuves_sync.api import content, exports, notifications, ops, portals, runs
+from smuves_sync.api import content, exports, history, notifications, ops, portals, runs
 from smuves_sync.api.auth import TokenVerifier
 from smuves_sync.api.context import ApiContext
 from smuves_sync.api.edges import install_edges
 from smuves_sync.api.errors import install_error_handlers
 from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
+from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.orchestrator import TotalsCounter
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 
@@ -60,6 +62,9 @@ def create_app(
         allow_any_audience=settings.jwt_allow_any_audience,
     )
     cipher = TokenCipher(settings.secret_key)
+    # One registry of per-portal HubSpot budgets for the process: every fetch started here
+    # counts its types through it.
+    counter = TotalsCounter(settings, RateLimitRegistry(), cipher)
     expected = tuple(m.version for m in discover(find_migrations_dir(settings.migrations_dir)))
     interval = events_interval if events_interval is not None else settings.poll_interval_seconds
 
@@ -68,6 +73,7 @@ def create_app(
             settings=settings,
             pool=app_pool,
             cipher=cipher,
+            counter=counter,
             events_interval=interval,
             expected_migrations=expected,
         )
@@ -95,7 +101,7 @@ def create_app(
     install_edges(
         app, verifier=verifier, max_body=settings.max_request_bytes, metrics_port=metrics_port
     )
-    for module in (portals, content, runs, exports, notifications, ops):
+    for module in (portals, content, history, runs, exports, notifications, ops):
         app.include_router(module.router)
     return app
 

@@ -19,6 +19,7 @@ from fastapi import Depends, Request
 from smuves_sync.api.auth import Principal
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import user_sign_in
+from smuves_sync.orchestrator import TotalsCounter
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 
@@ -30,6 +31,8 @@ class ApiContext:
     settings: Settings
     pool: Pool
     cipher: TokenCipher
+    # Counts a fetch's types as it starts, paced by this process's one RateLimitRegistry.
+    counter: TotalsCounter
     # Seconds between two looks at a run while its event stream is open.
     events_interval: float
     # Migration versions of the files this code ships; /healthz compares them to the ledger.

@@ -147,16 +147,25 @@ async def start_portal_fetch(
     principal: CurrentPrincipal,
     body: Annotated[FetchRequest | None, Body()] = None,
 ) -> FetchAccepted:
-    """Only the types not already being fetched get a job; 409 when that leaves none."""
+    """Only the types not already being fetched get a job; 409 when that leaves none.
+
+    Each new job comes with its type's total when HubSpot counts it in time (a few seconds at
+    most, `SMUVES_COUNT_TIMEOUT_SECONDS`); otherwise the job counts it when a worker starts it.
+    """
     types = body.content_types if body is not None else None
     async with user_session(ctx, principal) as db:
         await _portal(db, portal_id)
-        started = await start_fetch(db, portal_id, types, owner_id=principal.user_id)
+        plan = await ctx.counter.plan(db, portal_id, types)
+    # Between the two transactions: no connection is held while HubSpot answers.
+    totals = await ctx.counter.count(plan)
+    async with user_session(ctx, principal, sign_in=False) as db:
+        started = await start_fetch(db, portal_id, types, owner_id=principal.user_id, totals=totals)
     return FetchAccepted(
         run=RunOut.of(started.run, list(started.jobs)),
         skipped=[
             SkippedType(content_type=t, run_id=run_id) for t, run_id in started.skipped.items()
         ],
+        totals={job.content_type: job.total for job in started.jobs},
     )
 
 

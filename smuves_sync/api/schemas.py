@@ -12,13 +12,14 @@ import dataclasses
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.hubspot.account import token_shape
 from smuves_sync.models import (
+    ContentEvent,
     ContentType,
     Export,
     ExportFormat,
@@ -115,7 +116,11 @@ class JobOut(_Out):
     content_type: ContentType
     status: JobStatus
     processed: int
-    total: int | None
+    total: int | None = Field(
+        description="what the job goes through: for a fetch, the type's objects in HubSpot "
+        "(live and archived), counted as the fetch started or else by the job before its "
+        "first page; for an export, the rows to write. null until counted"
+    )
     attempts: int
     max_attempts: int
     last_error: str | None = Field(
@@ -182,6 +187,11 @@ class _RunAccepted(BaseModel):
 
 class FetchAccepted(_RunAccepted):
     skipped: list[SkippedType]
+    totals: dict[ContentType, int | None] = Field(
+        description="each new job's type: its objects in HubSpot (live and archived), counted "
+        "with limit=1 requests as the fetch started; null when HubSpot did not count it in "
+        "time (slow, rate limited or failing): the job counts it before its first page"
+    )
 
 
 class ExportOut(_Out):
@@ -236,7 +246,11 @@ class ContentItemOut(_Out):
     )
     hubspot_updated_at: datetime | None
     archived: bool
-    synced_at: datetime
+    synced_at: datetime = Field(
+        description="when a sync last confirmed the object as shown: the last completed fetch "
+        "of its type, which saw (or had HubSpot confirm) every object of it, or the moment a "
+        "later fetch wrote this object, whichever is later"
+    )
     data: Any = Field(description="the object as HubSpot returned it")
     translations: list[TranslationOut] | None = Field(
         default=None,
@@ -247,6 +261,71 @@ class ContentItemOut(_Out):
 
 class ContentPageOut(BaseModel):
     items: list[ContentItemOut]
+    next: str | None = Field(description="pass as `after` for the next page; null: last page")
+
+
+class VersionOut(_Out):
+    """One version of an object: what began it, its document's hash, the runs it held for."""
+
+    version: int
+    event: ContentEvent = Field(description="what began this version")
+    hash: str | None = Field(description="the content hash of its document")
+    seen_from_run: int | None = Field(description="the run that stored it (null: no fetch)")
+    seen_until_run: int | None = Field(description="the run that replaced it")
+    recorded_at: datetime
+    superseded_at: datetime | None = Field(description="null while it is the current version")
+    current: bool
+
+
+class VersionPageOut(BaseModel):
+    items: list[VersionOut]
+    next: int | None = Field(description="pass as `after` for the next page; null: last page")
+
+
+class VersionDocumentOut(VersionOut):
+    content_type: ContentType
+    hubspot_id: str
+    document: Any = Field(description="the object as HubSpot returned it in this version")
+
+
+class FieldChangeOut(_Out):
+    """One field that differs between the two versions."""
+
+    path: str = Field(examples=["$.widgets.title.body.html"], description="its JSON path")
+    kind: Literal["added", "removed", "changed"]
+    old: Any = Field(description="the older value (null when added)")
+    new: Any = Field(description="the newer value (null when removed)")
+    text_diff: list[str] | None = Field(
+        description="long text (HTML bodies): the unified diff's lines; null otherwise"
+    )
+
+
+class DiffOut(BaseModel):
+    content_type: ContentType
+    hubspot_id: str
+    from_version: VersionOut | None = Field(
+        alias="from", description="null: the diff is from nothing (the first version)"
+    )
+    to_version: VersionOut = Field(alias="to")
+    changes: list[FieldChangeOut]
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+
+class ChangeOut(_Out):
+    """A version of an object, as an entry of the portal's changes."""
+
+    recorded_at: datetime
+    run_id: int | None = Field(description="the run whose fetch made it (null: no fetch)")
+    content_type: ContentType
+    hubspot_id: str
+    version: int
+    event: ContentEvent
+    name: str | None = Field(description="the object's name now")
+
+
+class ChangePageOut(BaseModel):
+    items: list[ChangeOut]
     next: str | None = Field(description="pass as `after` for the next page; null: last page")
 
 

@@ -8,6 +8,7 @@ from smuves_sync.cli.common import refuse_undecodable
 from smuves_sync.cli.dashboard import dashboard
 from smuves_sync.cli.db import db
 from smuves_sync.cli.export import export
+from smuves_sync.cli.history import changes, diff, history
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
 from smuves_sync.cli.portal import portal
 from smuves_sync.cli.schedule import schedule
@@ -39,7 +40,7 @@ cli.add_command(export)
 cli.add_command(serve)
 cli.add_command(dashboard)
 cli.add_command(secret_key)
-for _command in (*OPS_COMMANDS, schedule):
+for _command in (*OPS_COMMANDS, schedule, history, diff, changes):
     cli.add_command(_command)
 
 

@@ -4,7 +4,7 @@ requeue, retry-failed, prune, rotate-key).
 They run as the database login role and see every tenant. Listing commands take `--json`
 for scripts (shapes in `ops_output`). A bad id or filter is refused with a message on stderr
 and exit code 2; the SQL behind each command is in smuves_sync/db/queries/ (runs.sql,
-jobs.sql, stats.sql).
+jobs.sql, stats.sql, and versions.sql for the content history `admin prune` deletes).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from smuves_sync.db.runs import (
     run_reconcile,
 )
 from smuves_sync.db.stats import QueueStats, queue_stats
+from smuves_sync.db.versions import VersionsPruneCounts, versions_prune
 from smuves_sync.errors import InvalidInput, NotFound
 from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
 
@@ -299,13 +300,23 @@ def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> No
 
 @admin.command("prune")
 @click.option(
-    "--older-than", "older_than", required=True, help="Age such as 30d, 12h, 2w (s m h d w)."
+    "--older-than",
+    "older_than",
+    default=None,
+    help="Age such as 30d, 12h, 2w (s m h d w): prune settled runs and notifications older "
+    "than it. Without it: content history older than SMUVES_HISTORY_DAYS.",
 )
 @click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
 @json_option
-def prune(older_than: str, dry_run: bool, as_json: bool) -> None:
+def prune(older_than: str | None, dry_run: bool, as_json: bool) -> None:
     """Delete settled runs (with their jobs, exports, notifications) and notifications older
-    than the age. Open runs are never touched; export files on disk are left alone."""
+    than --older-than; open runs are never touched, export files on disk are left alone.
+    Without --older-than: delete the content versions superseded more than
+    SMUVES_HISTORY_DAYS days ago (default 90; 0 keeps them all), in batches of short
+    transactions; an object's current version is never deleted."""
+    if older_than is None:
+        _prune_versions(dry_run, as_json)
+        return
     try:
         age = parse_age(older_than)
     except InvalidInput as error:
@@ -325,6 +336,38 @@ def prune(older_than: str, dry_run: bool, as_json: bool) -> None:
     click.echo(
         f"{verb} {counts.runs} run(s), {counts.jobs} job(s), {counts.exports} export(s), "
         f"{counts.notifications} notification(s) older than {older_than.strip()}"
+    )
+
+
+def _prune_versions(dry_run: bool, as_json: bool) -> None:
+    """`smuves admin prune` without --older-than: content history past its retention."""
+    days = load_settings().history_days
+    if days == 0:
+        if as_json:
+            out.echo_json({"dry_run": dry_run, "history_days": 0, "versions": 0})
+        else:
+            click.echo("SMUVES_HISTORY_DAYS is 0: every content version is kept, none pruned")
+        return
+
+    async def work(db: Database) -> VersionsPruneCounts:
+        return await versions_prune(db, timedelta(days=days), dry_run=dry_run)
+
+    counts = with_database(work)
+    if as_json:
+        out.echo_json(
+            {
+                "dry_run": dry_run,
+                "history_days": days,
+                "cutoff": counts.cutoff,
+                "versions": counts.deleted,
+                "documents_moved": counts.documents_moved,
+            }
+        )
+        return
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(
+        f"{verb} {counts.deleted} content version(s) superseded more than {days} day(s) ago "
+        f"(before {out.when(counts.cutoff)}); current versions are kept"
     )
 
 

@@ -4,7 +4,8 @@
 
 A `Runner` limited to the run works its jobs (other workers may help; progress comes from
 the database, so their work shows too). One bar per content type shows processed / total;
-the total appears as soon as the job has counted its type. SIGINT or SIGTERM stops the
+a fetch's jobs usually carry their totals from the start (counted as the run was started),
+else the total appears as soon as the job has counted its type. SIGINT or SIGTERM stops the
 runner gracefully: its jobs are handed back with their cursors for a worker to finish.
 """
 
@@ -30,6 +31,7 @@ from rich.table import Table
 
 from smuves_sync.db import Database
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
+from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.follow import RunSnapshot, run_snapshot
@@ -99,8 +101,12 @@ async def work_run(
     *,
     concurrency: int,
     console: Console,
+    limits: RateLimitRegistry | None = None,
 ) -> RunSnapshot:
-    """Work `run` here until it settles (or is interrupted); its last snapshot."""
+    """Work `run` here until it settles (or is interrupted); its last snapshot.
+
+    `limits`: the process's HubSpot budgets, when something else here already uses them.
+    """
     portal_id, run_id = run.portal_id, run.id
     runner = Runner(
         db,
@@ -110,6 +116,7 @@ async def work_run(
         run_id=run_id,
         until=_done_or_parked(db, settings, portal_id, run_id),
         wakeups_conninfo=conninfo,
+        limits=limits,
     )
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

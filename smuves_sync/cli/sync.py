@@ -1,11 +1,15 @@
 """`smuves sync <portal> [--types …] [--no-wait]`: fetch a portal now, with progress bars.
 
-Enqueue a fetch run (the orchestrator: one job per type not already in flight), then work it
-in this process to the end and print a summary (with the objects HubSpot sent that could not
-be stored, per type, and why: they do not fail the run). Exit codes: 0 the run completed; 1 it
-partially failed, failed or did not finish here; 2 usage or configuration error;
-3 ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait the run
-is only enqueued, for `smuves worker` processes to work.
+Count the types in HubSpot (as the operator: the login role may read the portal's token,
+migrations/0013), enqueue a fetch run whose jobs carry those totals (the orchestrator: one job
+per type not already in flight), then work it in this process to the end, the bars drawn with
+their totals from the first frame, and print a summary (with the objects HubSpot sent that
+could not be stored, per type, and why: they do not fail the run). Counting is bounded by
+``SMUVES_COUNT_TIMEOUT_SECONDS``; a type not counted in time is counted by its job. One
+`RateLimitRegistry` paces the counts and the fetches of the process. Exit codes: 0 the run
+completed; 1 it partially failed, failed or did not finish here; 2 usage or configuration
+error; 3 ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait
+the run is only enqueued, for `smuves worker` processes to work.
 """
 
 from __future__ import annotations
@@ -26,10 +30,31 @@ from smuves_sync.cli.session import (
     worker_database,
 )
 from smuves_sync.db.rejects import run_rejects
-from smuves_sync.models import ContentType
-from smuves_sync.orchestrator import parse_content_types, start_fetch
+from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.models import ContentType, Job
+from smuves_sync.orchestrator import TotalsCounter, parse_content_types, start_fetch
 from smuves_sync.settings import Settings
+from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.follow import RunSnapshot
+
+
+async def count_as_operator(
+    counter: TotalsCounter,
+    settings: Settings,
+    portal_id: int,
+    types: Sequence[ContentType] | None,
+) -> dict[ContentType, int]:
+    """The totals of the types a fetch started now would create, read with the login role's
+    right to the portal's token; the connection is closed before HubSpot is asked."""
+    if not counter.enabled:
+        return {}
+    async with login_database(settings) as operator:
+        plan = await counter.plan(operator, portal_id, types, operator=True)
+    return await counter.count(plan)
+
+
+def _with_total(job: Job) -> str:
+    return str(job.content_type) if job.total is None else f"{job.content_type} ({job.total:,})"
 
 
 async def sync_portal(
@@ -46,16 +71,20 @@ async def sync_portal(
     Returns the exit code and the run's last snapshot (None with `wait` off).
     """
     wanted: tuple[ContentType, ...] | None = None if types is None else parse_content_types(types)
+    limits = RateLimitRegistry()  # the one of this process: counts and fetches share it
+    counter = TotalsCounter(settings, limits, TokenCipher(settings.secret_key))
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
-        # The operator starts the run (a worker's login may start only scheduled fetches);
-        # the workers' pool, opened first, is checked before anything is created.
+        # The operator counts and starts the run: the login role may read the portal's token
+        # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
+        # workers' pool, opened first, is checked before anything is created.
+        totals = await count_as_operator(counter, settings, portal_id, wanted)
         async with login_database(settings) as operator:
             started = await start_fetch(
-                operator, portal_id, wanted, max_attempts=settings.max_attempts
+                operator, portal_id, wanted, max_attempts=settings.max_attempts, totals=totals
             )
         run = started.run
         console.print(
-            f"run {run.id}: fetching {', '.join(str(j.content_type) for j in started.jobs)} "
+            f"run {run.id}: fetching {', '.join(_with_total(j) for j in started.jobs)} "
             f"of portal {portal_id}"
         )
         for content_type, holder in started.skipped.items():
@@ -64,7 +93,7 @@ async def sync_portal(
             console.print("enqueued; `smuves worker` processes will work it")
             return ExitCode.OK, None
         snapshot = await work_run(
-            db, conninfo, settings, run, concurrency=concurrency, console=console
+            db, conninfo, settings, run, concurrency=concurrency, console=console, limits=limits
         )
         async with db.for_portal(portal_id) as scoped:
             rejects = await run_rejects(scoped, run.id)

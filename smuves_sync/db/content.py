@@ -1,20 +1,27 @@
-"""content_items: upsert a fetched page, mark what a complete fetch did not see, stream rows,
-and the API's pages of live content (content.sql).
+"""content_items: upsert a fetched page, the ids a fetch saw and the deletion sweep over them,
+the last confirmation of a portal's type, stream rows, and the API's pages of live content
+(content.sql).
 
     async with db.for_portal(portal_id) as scoped:          # one transaction per page
-        await content_upsert_page(scoped, portal_id, content_type, run_id, page.items)
+        await content_upsert_page(scoped, portal_id, content_type, run_id, page.items,
+                                  seen_by=job_id)           # + the ids, for the sweep
         ...                                                 # + the job's fenced checkpoint
-    await content_mark_unseen_deleted(scoped, portal_id, content_type, run_id)
+    ids = await content_unseen(scoped, portal_id, content_type, job_id, after="", limit=100)
+    await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
+    await content_sync_confirm(scoped, portal_id, content_type, run_id, job_id, seen, deleted)
     async for row in content_rows(scoped, portal_id, content_type, with_data=False): ...
 
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in
 binary; each object's JSON text and its hash are made here, so that Postgres parses only the
-documents that changed. It takes any objects shaped like the HubSpot client's
-`ContentRecord` (this package does not import the client). `content_rows` reads through a
-server-side cursor, a batch at a time, so an export never holds the table in memory; it must
-run inside a transaction (`for_portal` or `transaction`). `content_page` and
-`content_language_groups` run as the API's caller (`Database.as_user`); `content_count_by_type`
-as the login role, for the dashboard::
+documents that changed, and writes only the rows in which something a user can see changed
+(a re-sync of an unchanged portal writes no content row). It takes any objects shaped like
+the HubSpot client's `ContentRecord` (this package does not import the client). What a
+fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every
+row; when it was last confirmed is one row per portal and type (`content_syncs`).
+`content_rows` reads through a server-side cursor, a batch at a time, so an export never
+holds the table in memory; it must run inside a transaction (`for_portal` or
+`transaction`). `content_page` and `content_language_groups` run as the API's caller
+(`Database.as_user`); `content_count_by_type` as the login role, for the dashboard::
 
     counts = await content_count_by_type(db, [portal_id])   # {(portal, type): ContentCounts}
 
@@ -219,6 +226,19 @@ def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
     return _columns(_prepare_page(items)[0])
 
 
+@dataclass(frozen=True, slots=True)
+class ContentSync:
+    """The last completed fetch of a portal's type: when its objects were last confirmed."""
+
+    portal_id: int
+    content_type: ContentType
+    run_id: int
+    job_id: int
+    confirmed_at: datetime
+    seen: int
+    deleted: int
+
+
 async def content_upsert_page(
     db: Database,
     portal_id: int,
@@ -227,35 +247,141 @@ async def content_upsert_page(
     items: Sequence[ContentRow],
     *,
     rejected: Sequence[RejectedObject] = (),
+    seen_by: int | None = None,
 ) -> int:
-    """Insert or update one page of objects seen by `run_id`; returns the rows written.
+    """Store one page of objects fetched by `run_id`, writing only the rows that changed;
+    returns the rows written.
 
     What cannot be stored, and `rejected` (what the caller could not read), is recorded in
-    content_rejects, in the same transaction when `db` is one.
+    content_rejects, in the same transaction when `db` is one. With `seen_by`, the page's ids
+    are recorded as seen by that fetch job, in the same transaction, for its deletion sweep
+    and its count of objects: a rejected object's too (HubSpot holds it and counts it), under
+    a key of its own when it has no usable id.
     """
     page, rejects = _prepare_page(items)
-    await content_rejects_add(db, portal_id, content_type, run_id, [*rejected, *rejects])
-    if not page:
-        return 0
-    return await db.execute(
-        "content_upsert_page",
-        {
-            "portal_id": portal_id,
-            "content_type": str(content_type),
-            "run_id": run_id,
-            **_columns(page),
-        },
-    )
+    all_rejects = [*rejected, *rejects]
+    await content_rejects_add(db, portal_id, content_type, run_id, all_rejects)
+    written = 0
+    if page:
+        params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
+        written = await db.execute("content_upsert_page", {**params, **_columns(page)})
+    if seen_by is not None:
+        seen = [p.hubspot_id for p in page]
+        seen += [_seen_key(r) for r in all_rejects]
+        await content_seen_add(db, seen_by, portal_id, seen)
+    return written
 
 
-async def content_mark_unseen_deleted(
-    db: Database, portal_id: int, content_type: ContentType, run_id: int
+# Starts the key under which a fetch records an object it saw without a usable id: U+FDD0 is
+# a Unicode noncharacter (the escape mark of `content_text`), in no HubSpot id, so the key
+# matches no stored object, and the sweep never takes it for one.
+_UNIDENTIFIED = "\ufdd0unidentified:"
+
+
+def _seen_key(reject: RejectedObject) -> str:
+    """What `fetch_seen` records for a rejected object: its id, or for one without a usable id
+    a key made from its bytes, so that it is counted once however often it is listed."""
+    if reject.hubspot_id is not None:
+        return reject.hubspot_id
+    digest = hashlib.sha256(reject.raw).hexdigest()
+    return f"{_UNIDENTIFIED}{reject.size}:{digest}"
+
+
+async def content_seen_add(
+    db: Database, job_id: int, portal_id: int, hubspot_ids: Sequence[str]
+) -> None:
+    """Record `hubspot_ids` as seen by fetch job `job_id`."""
+    if hubspot_ids:
+        params = {"job_id": job_id, "portal_id": portal_id, "hubspot_ids": list(hubspot_ids)}
+        await db.execute("content_seen_add", params)
+
+
+async def content_seen_start(db: Database, job_id: int, portal_id: int) -> None:
+    """A listing of job `job_id` starts from the beginning: forget what it saw, set its marker."""
+    await db.execute("content_seen_forget", {"job_id": job_id})
+    await db.execute("content_seen_mark", {"job_id": job_id, "portal_id": portal_id})
+
+
+async def content_seen_intact(db: Database, job_id: int) -> bool:
+    """Whether what job `job_id` has seen is all still recorded (its marker is there)."""
+    return bool(await db.one("content_seen_intact", {"job_id": job_id}, row=scalar_row))
+
+
+async def content_seen_count(db: Database, job_id: int) -> int:
+    """How many distinct objects job `job_id` has seen."""
+    return int(await db.one("content_seen_count", {"job_id": job_id}, row=scalar_row) or 0)
+
+
+async def content_unseen(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    job_id: int,
+    *,
+    after: str = "",
+    limit: int,
+) -> list[str]:
+    """Up to `limit` ids, in order after `after`, of the type's objects stored as present
+    (live or archived) that job `job_id` has not seen: the deletion sweep's candidates."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "job_id": job_id,
+        "after": after,
+        "limit": limit,
+    }
+    return [
+        str(hubspot_id) for hubspot_id in await db.all("content_unseen", params, row=scalar_row)
+    ]
+
+
+async def content_mark_deleted(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    run_id: int,
+    hubspot_ids: Sequence[str],
 ) -> int:
-    """Mark deleted the live objects of the type that run `run_id` did not see; how many."""
-    return await db.execute(
-        "content_mark_unseen_deleted",
-        {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id},
-    )
+    """Mark deleted the objects HubSpot confirmed gone (by run `run_id`); how many changed."""
+    if not hubspot_ids:
+        return 0
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "run_id": run_id,
+        "hubspot_ids": list(hubspot_ids),
+    }
+    return await db.execute("content_mark_deleted", params)
+
+
+async def content_sync_confirm(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    *,
+    run_id: int,
+    job_id: int,
+    seen: int,
+    deleted: int,
+) -> None:
+    """Record the completed fetch `job_id` as the type's last confirmation (content_syncs)."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "run_id": run_id,
+        "job_id": job_id,
+        "seen": seen,
+        "deleted": deleted,
+    }
+    await db.execute("content_sync_confirm", params)
+
+
+async def content_sync_get(
+    db: Database, portal_id: int, content_type: ContentType
+) -> ContentSync | None:
+    """The last completed fetch of the portal's type, if there is one."""
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    return await db.one("content_sync_get", params, row=model_row(ContentSync))
 
 
 async def content_rows(

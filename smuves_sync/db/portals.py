@@ -26,6 +26,12 @@ The dashboard's reads, as the login role across every tenant::
 
     page = await portal_page(db, after_id=None, limit=20)          # -> list[PortalSummary]
     state = await portal_fetch_state(db, [p.id for p in page], list(ContentType))
+
+Counting a portal's types when a fetch starts needs its encrypted token, which the database
+hands only to a member of the portal or to the operator (migrations/0013)::
+
+    sealed = await portal_token_for_member(scoped, 123)      # as the user: their portals only
+    sealed = await portal_token_for_operator(login_db, 123)  # the login role: any portal
 """
 
 from __future__ import annotations
@@ -226,3 +232,24 @@ async def portal_connect(
 async def portal_delete(db: Database, portal_id: int) -> bool:
     """Delete a portal the scoped user owns, with everything of it; False when not allowed."""
     return await db.execute("portal_delete", {"portal_id": portal_id}) > 0
+
+
+# -- tokens for counting up front (migrations/0013) ------------------------------------------
+
+
+async def portal_token_for_member(db: Database, portal_id: int) -> bytes | None:
+    """The encrypted token of a portal of the scoped user (`Database.as_user`); None when it
+    is not theirs, or has no token."""
+    found: bytes | None = await db.one(
+        "portal_token_for_member", {"portal_id": portal_id}, row=scalar_row
+    )
+    return found
+
+
+async def portal_token_for_operator(db: Database, portal_id: int) -> bytes | None:
+    """The encrypted token of any portal, for the operator (the login role); None when the
+    portal does not exist or has no token."""
+    found: bytes | None = await db.one(
+        "portal_token_for_operator", {"portal_id": portal_id}, row=scalar_row
+    )
+    return found

@@ -12,7 +12,12 @@ Usage (one registry of rate-limit budgets per process, shared by every client)::
 
 `pages` walks the live objects, then (for types that have one) a second pass with
 `archived=true`; HubDB rows are walked table by table, tables in id order. The cursor of the
-last page is a "done" cursor: resuming from it yields nothing. A listing is one request chain
+last page is a "done" cursor: resuming from it yields nothing. With `verify=True` the listing
+is checked at its end (counted again; HubSpot's offsets move under deletions) and, when it
+may have missed objects, completed by another pass whose pages follow. `confirm` asks about
+objects by id (batch reads, else one by one): which HubSpot still holds, which are gone.
+
+A listing is one request chain
 (a `Lane`) of the portal's budget, which serves the chain with the most requests still to go
 first: pass `expected` (objects still to come, e.g. the count minus what is stored) so the
 budget knows from the first request; without it the listing's own `total` is used.
@@ -33,8 +38,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import tzinfo
 from types import TracebackType
 from typing import Any, TypeGuard
@@ -48,6 +53,7 @@ from smuves_sync.errors import (
     HubSpotAuthError,
     HubSpotDailyLimitReached,
     HubSpotError,
+    HubSpotNotFound,
     HubSpotRateLimited,
     HubSpotRetryableError,
     MalformedResponse,
@@ -81,6 +87,8 @@ log = logging.getLogger(__name__)
 # An error answer is read this far at most: its message and ids sit at the start, and a
 # 5xx or 429 with a runaway body must still be retried or waited on as what it is.
 _ERROR_BODY_BYTES = 64 * 1024
+# Ids per batch read: HubSpot's batch endpoints take up to 100 inputs.
+BATCH_READ_SIZE = 100
 # What the account-details request is called in errors and logs (it is no content type).
 _ACCOUNT = "account_info"
 # Connecting a portal waits on HubSpot's answer: a transient failure is tried once more, then
@@ -90,12 +98,14 @@ _VERIFY_RETRY = RetryPolicy(max_attempts=2, initial_backoff_seconds=0.5, max_rat
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One page of a listing and the cursor that resumes right after it; `rejects` are the
-    objects of the page that could not be read (kept aside, not fatal)."""
+    """One page of a listing and the cursor that resumes right after it; `drifted` once a
+    page of the listing reported another total than its part's first page did; `rejects`
+    are the objects of the page that could not be read (kept aside, not fatal)."""
 
     items: tuple[ContentRecord, ...]
     cursor: str
     archived: bool = False
+    drifted: bool = False
     rejects: tuple[RejectedObject, ...] = ()
 
     @property
@@ -104,6 +114,30 @@ class Page:
         object that could not be read counts too."""
         ids = {item.hubspot_id for item in self.items}
         return len(ids) + sum(1 for r in self.rejects if r.hubspot_id not in ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """What HubSpot answered about objects asked for by id (`HubSpotClient.confirm`)."""
+
+    present: tuple[ContentRecord, ...]  # held, live or archived, as HubSpot has them now
+    gone: tuple[str, ...]  # 404 however asked: deleted
+    unknown: tuple[str, ...]  # the type offers no way to ask
+    # held, but answered in a shape that cannot be read (set aside as a page's are)
+    rejects: tuple[RejectedObject, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _BatchAnswer:
+    """What one batch read answered, by own id (HubDB rows: without the table)."""
+
+    records: tuple[ContentRecord, ...]
+    rejects: tuple[RejectedObject, ...]
+    # the ids it answered with an object (readable or not)
+    held: frozenset[str]
+    # the ids it did not answer in a request whose answer held an object without a usable
+    # id: that object may be any of them, so none of them is confirmed gone
+    unsure: frozenset[str]
 
 
 class _BearerAuth(httpx.Auth):
@@ -228,69 +262,373 @@ class HubSpotClient:
         *,
         include_archived: bool = True,
         expected: int | None = None,
+        listed: int = 0,
+        verify: bool = False,
     ) -> AsyncGenerator[Page, None]:
         """Every page of `content_type`, from the beginning or from a page's saved `cursor`.
 
         `expected`: how many objects are still to come (both passes), if the caller knows.
         It also bounds the listing: one that produces far more (`paging.runaway_limit`; the
         listings' own totals when `expected` is None) raises `RunawayListing`.
+
+        With `verify`, a listing is not taken to be whole on its word. HubSpot's cursors are
+        offsets, so an object deleted while the listing runs moves another across a page
+        boundary, unseen. At its end the type is counted again: unless the listing saw
+        exactly that many objects (`listed`: those it produced before `cursor`, plus what it
+        produces now) and no page reported a total other than its part's first page did, a
+        second pass follows — by creation time (`createdAfter`, which no deletion shifts)
+        where the type supports it, else a listing from the start — and its pages come next,
+        cursors and all. A `cursor` from a finished listing whose check has not run yet (the
+        job stopped in between) runs the check again.
         """
         spec = self._registry.get(content_type)
         state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
-        if state.done:
+        if state.done and (state.recheck or not verify):
             return
-        left = expected
-        bound = ListingBound(spec.page_size, expected)
-        lane = self._budget.lane(_requests_for(left, spec.page_size))
+        passes = [False, True] if include_archived and spec.archived_pass else [False]
+        lane = self._budget.lane(_requests_for(expected, spec.page_size))
         try:
-            passes = [False, True] if include_archived and spec.archived_pass else [False]
-            parents: list[str | None] = [None]
-            if spec.parent is not None:
-                records = await self._parent_records(spec, lane)
-                parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
-            for archived in passes:
-                if state.archived and not archived:
-                    continue  # the live pass was finished before the cursor was saved
-                resuming_pass = state.archived == archived
-                todo = _from_saved_parent(parents, state) if resuming_pass else parents
-                for index, parent_id in enumerate(todo):
-                    resuming = resuming_pass and parent_id == state.parent and not state.parent_done
-                    start = state.position if resuming else Position()
-                    path = spec.list_path(self._api_version, parent_id)
-                    seen = 0
-                    async for items, rejects, nxt, total in self._walk(
-                        spec, path, archived, start, parent_id, spec.name, lane
-                    ):
-                        listed = len(items) + len(rejects)
-                        if seen == 0:
-                            bound.part_started(total)
-                        if not bound.add(listed):
-                            raise RunawayListing(
-                                f"the {spec.name} listing does not end: {bound.describe()}; "
-                                "HubSpot keeps handing out new cursors. The next fetch counts "
-                                "afresh and lists from the start",
-                                portal_id=self.portal_id,
-                                content_type=str(spec.name),
-                            )
-                        seen += listed
-                        if left is not None:
-                            left = max(left - listed, 0)
-                            lane.expect(_requests_for(left, spec.page_size))
-                        elif total is not None:
-                            lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
-                        if nxt is not None:
-                            after = Cursor(spec.name, archived, nxt, parent=parent_id)
-                        elif index < len(todo) - 1:
-                            after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
-                        elif archived is not passes[-1]:
-                            after = Cursor(spec.name, archived=True)
-                        else:
-                            after = Cursor(spec.name, archived, done=True)
-                        yield Page(items, after.encode(), archived, rejects)
+            if not state.recheck:
+                drifted = state.drifted
+                if not state.done:
+                    bound = ListingBound(spec.page_size, expected)
+                    walk = self._offset_pages(spec, state, passes, lane, bound, expected)
+                    async for page in walk:
+                        listed += page.objects
+                        drifted = page.drifted
+                        yield page
+                if not verify or await self._listing_whole(spec, passes, listed, drifted):
+                    return
+                log.info(
+                    "portal %s: the %s listing may have missed objects (%s); listing again %s",
+                    self.portal_id,
+                    spec.name,
+                    "its totals moved while it ran" if drifted else f"{listed:,} listed",
+                    "by creation time" if spec.created_keyset else "from the start",
+                )
+                state = Cursor(str(spec.name), recheck=True)
+            bound = ListingBound(spec.page_size)
+            if spec.created_keyset:
+                again = self._keyset_pages(spec, state, passes, lane, bound)
+            else:
+                again = self._offset_pages(spec, state, passes, lane, bound, None)
+            async for page in again:
+                yield page
         finally:
             lane.close()
 
+    async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
+        """Ask HubSpot about objects by id (as stored; HubDB rows '<table>:<row>'): which it
+        still holds (live or archived, as records) and which it answers 404 for, archived
+        or not (gone).
+
+        Where the type has a batch read (`POST …/batch/read`): live, then `archived=true` for
+        the rest; what neither returns is gone. HubDB's row batch read has no `archived`: a
+        row it does not return is asked for by id with `archived=true`. A batch read that
+        answers 404 as a whole says nothing about the ids (except that the rows of a table
+        that is itself gone are gone): they are asked for one by one, `GET …/<id>`, live then
+        archived, as are the objects of types without a batch read. An id of a type that
+        offers neither is left `unknown`.
+        """
+        spec = self._registry.get(content_type)
+        present: list[ContentRecord] = []
+        rejects: list[RejectedObject] = []
+        gone: list[str] = []
+        unknown: list[str] = []
+        groups: dict[str | None, list[str]] = {}
+        every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
+        for hubspot_id in hubspot_ids:
+            parent, _, own = hubspot_id.rpartition(":") if spec.parent else ("", "", hubspot_id)
+            groups.setdefault(parent or None, []).append(own)
+        for parent_id, own_ids in groups.items():
+            prefix = f"{parent_id}:" if parent_id is not None else ""
+            todo = list(own_ids)
+            # Which states (archived or not) still need asking by id.
+            ask = every_state
+            # Ids a batch read could not settle: asked by id in every state.
+            unsure: list[str] = []
+            if spec.batch_read:
+                found = await self._batch_read(spec, parent_id, todo, archived=False)
+                if found is None and spec.parent is not None:
+                    if not await self._parent_exists(spec, parent_id):
+                        gone.extend(prefix + own for own in todo)
+                        continue
+                elif found is not None:
+                    present.extend(found.records)
+                    rejects.extend(found.rejects)
+                    unsure = [own for own in todo if own in found.unsure]
+                    todo = [own for own in todo if own not in found.held | found.unsure]
+                    ask = tuple(archived for archived in ask if archived)
+                    if spec.parent is None and ask:
+                        found = await self._batch_read(spec, parent_id, todo, archived=True)
+                        if found is not None:
+                            present.extend(found.records)
+                            rejects.extend(found.rejects)
+                            unsure += [own for own in todo if own in found.unsure]
+                            settled = found.held | found.unsure
+                            gone.extend(prefix + own for own in todo if own not in settled)
+                            todo = []
+            asks = [(own, ask) for own in todo] + [(own, every_state) for own in unsure]
+            if not asks:
+                continue
+            if not spec.get_by_id:
+                unknown.extend(prefix + own for own, _ in asks)
+                continue
+            for own, states in asks:
+                answer = await self._get_one(spec, parent_id, own, states)
+                if answer is None:
+                    gone.append(prefix + own)
+                elif isinstance(answer, RejectedObject):
+                    rejects.append(answer)
+                else:
+                    present.append(answer)
+        return Confirmation(tuple(present), tuple(gone), tuple(unknown), tuple(rejects))
+
     # -- listings -------------------------------------------------------------------------------
+
+    async def _offset_pages(
+        self,
+        spec: ContentTypeSpec,
+        state: Cursor,
+        passes: list[bool],
+        lane: Lane,
+        bound: ListingBound,
+        left: int | None,
+    ) -> AsyncGenerator[Page, None]:
+        """The pages of the cursor-paged listing (live pass, then archived; HubDB rows table
+        by table), from `state` on; each page's cursor resumes right after it."""
+        recheck = state.recheck
+        parents: list[str | None] = [None]
+        if spec.parent is not None:
+            records = await self._parent_records(spec, lane)
+            parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
+        drifted = state.drifted
+        for archived in passes:
+            if state.archived and not archived:
+                continue  # the live pass was finished before the cursor was saved
+            resuming_pass = state.archived == archived
+            todo = _from_saved_parent(parents, state) if resuming_pass else parents
+            for index, parent_id in enumerate(todo):
+                resuming = resuming_pass and parent_id == state.parent and not state.parent_done
+                start = state.position if resuming else Position()
+                part_total = state.part_total if resuming else None
+                path = spec.list_path(self._api_version, parent_id)
+                seen = 0
+                async for items, rejects, nxt, total in self._walk(
+                    spec, path, archived, start, parent_id, spec.name, lane
+                ):
+                    listed = len(items) + len(rejects)
+                    if seen == 0:
+                        bound.part_started(total)
+                    if not bound.add(listed):
+                        raise RunawayListing(
+                            f"the {spec.name} listing does not end: {bound.describe()}; "
+                            "HubSpot keeps handing out new cursors. The next fetch counts "
+                            "afresh and lists from the start",
+                            portal_id=self.portal_id,
+                            content_type=str(spec.name),
+                        )
+                    seen += listed
+                    if total is not None:
+                        # Another total than the part's first page reported: objects came or
+                        # went while the listing ran, and offsets may have moved under it.
+                        drifted = drifted or (part_total is not None and total != part_total)
+                        part_total = total if part_total is None else part_total
+                    if left is not None:
+                        left = max(left - listed, 0)
+                        lane.expect(_requests_for(left, spec.page_size))
+                    elif total is not None:
+                        lane.expect(_requests_for(max(total - seen, 0), spec.page_size))
+                    if nxt is not None:
+                        after = Cursor(
+                            spec.name, archived, nxt, parent=parent_id, part_total=part_total
+                        )
+                    elif index < len(todo) - 1:
+                        after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
+                    elif archived is not passes[-1]:
+                        after = Cursor(spec.name, archived=True)
+                    else:
+                        after = Cursor(spec.name, archived, done=True)
+                    after = replace(after, recheck=recheck, drifted=drifted)
+                    yield Page(items, after.encode(), archived, drifted, rejects)
+
+    async def _keyset_pages(
+        self,
+        spec: ContentTypeSpec,
+        state: Cursor,
+        passes: list[bool],
+        lane: Lane,
+        bound: ListingBound,
+    ) -> AsyncGenerator[Page, None]:
+        """The pages of a listing sorted by creation time, each asking for the objects created
+        after the last one it has (`createdAfter`): a deletion cannot move what is still to
+        come. The boundary is one millisecond before the newest creation time of the page,
+        so that objects created in that same millisecond are not skipped (the one already
+        seen comes again: storing it twice writes nothing)."""
+        path = spec.list_path(self._api_version)
+        for archived in passes:
+            if state.archived and not archived:
+                continue
+            boundary = state.position.created_after if state.archived == archived else None
+            first = True
+            while True:
+                params = {"limit": str(spec.page_size), "sort": "createdAt"}
+                params.update(Position(created_after=boundary).query())
+                if archived:
+                    params["archived"] = "true"
+                body = await self._get(spec.name, path, params, lane)
+                try:
+                    results = _results(body)
+                    more = _announces_next(body)
+                except ValueError as exc:  # no `results` list, or a `paging` of another shape
+                    raise self._malformed(spec.name, f"GET {path}: {exc}") from None
+                # As in the first pass, an object that cannot be read is set aside.
+                records, rejects = spec.read_page(results, archived_pass=archived)
+                try:
+                    newest = max((spec.created_ms(record.raw) for record in records), default=0)
+                except ValueError as exc:  # RecordError: a creation time to page by is missing
+                    raise self._malformed(spec.name, f"GET {path}: {exc}") from None
+                total = body.get("total")
+                if first:
+                    bound.part_started(total if _is_count(total) else None)
+                    first = False
+                if not bound.add(len(records) + len(rejects)):
+                    raise RunawayListing(
+                        f"the second {spec.name} listing does not end: {bound.describe()}",
+                        portal_id=self.portal_id,
+                        content_type=str(spec.name),
+                    )
+                if records and more:
+                    step = newest - 1
+                    if boundary is not None and step <= boundary:
+                        # A whole page created within one millisecond: step past it (what it
+                        # hides was stored before, or comes with the next fetch).
+                        log.warning(
+                            "portal %s: %d %s objects share the creation time %d ms",
+                            self.portal_id,
+                            len(records),
+                            spec.name,
+                            newest,
+                        )
+                        step = newest
+                    boundary = step
+                    after = Cursor(
+                        spec.name, archived, Position(created_after=boundary), recheck=True
+                    )
+                elif archived is not passes[-1]:
+                    after = Cursor(spec.name, archived=True, recheck=True)
+                else:
+                    after = Cursor(spec.name, archived, done=True, recheck=True)
+                yield Page(records, after.encode(), archived, rejects=rejects)
+                if not (records and more):
+                    break
+
+    async def _listing_whole(
+        self, spec: ContentTypeSpec, passes: list[bool], listed: int, drifted: bool
+    ) -> bool:
+        """Whether a finished listing saw everything: its totals held still while it ran and
+        it listed exactly as many objects as HubSpot counts now."""
+        if drifted:
+            return False
+        counted = 0
+        for archived in passes:
+            counted += await self.count(spec.name, archived=archived)
+        return counted == listed
+
+    async def _batch_read(
+        self, spec: ContentTypeSpec, parent_id: str | None, own_ids: list[str], archived: bool
+    ) -> _BatchAnswer | None:
+        """What a batch read answers about `own_ids`, 100 ids a request; None when it answers
+        404 as a whole (no such endpoint, or no such parent). An object of the answer that
+        cannot be read is set aside (`rejects`), as a listing's is."""
+        records: dict[str, ContentRecord] = {}
+        rejects: list[RejectedObject] = []
+        held: set[str] = set()
+        unsure: set[str] = set()
+        path = f"{spec.list_path(self._api_version, parent_id)}/batch/read"
+        params = {"archived": "true"} if archived else {}
+        asked = set(own_ids)
+        for start in range(0, len(own_ids), BATCH_READ_SIZE):
+            chunk = own_ids[start : start + BATCH_READ_SIZE]
+            try:
+                body = await self._post(spec.name, path, params, {"inputs": chunk})
+            except HubSpotNotFound:
+                return None
+            try:
+                results = _results(body)
+            except ValueError as exc:
+                raise self._malformed(spec.name, f"POST {path}: {exc}") from None
+            found, unread = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+            for record in found:
+                own = _own_id(record.hubspot_id, parent_id)
+                if own in asked:
+                    records[own] = record
+                    held.add(own)
+            for reject in unread:
+                if reject.hubspot_id is None:
+                    # Which of the ids it is cannot be told: none of the rest is gone for sure.
+                    unsure.update(chunk)
+                    continue
+                unread_id = _own_id(reject.hubspot_id, parent_id)
+                if unread_id in asked:
+                    rejects.append(reject)
+                    held.add(unread_id)
+            if unread:
+                log.warning(
+                    "portal %s: %d %s object(s) of POST %s cannot be read: %s",
+                    self.portal_id,
+                    len(unread),
+                    spec.name,
+                    path,
+                    unread[0].reason,
+                )
+        return _BatchAnswer(
+            tuple(records.values()), tuple(rejects), frozenset(held), frozenset(unsure - held)
+        )
+
+    async def _parent_exists(self, spec: ContentTypeSpec, parent_id: str | None) -> bool:
+        """Whether the (live) parent of a child type's objects is there: a HubDB table."""
+        assert spec.parent is not None and parent_id is not None
+        parent = self._registry.get(spec.parent)
+        try:
+            await self._get(spec.name, parent.object_path(self._api_version, parent_id), {})
+        except HubSpotNotFound:
+            return False
+        return True
+
+    async def _get_one(
+        self,
+        spec: ContentTypeSpec,
+        parent_id: str | None,
+        own_id: str,
+        states: tuple[bool, ...] = (False, True),
+    ) -> ContentRecord | RejectedObject | None:
+        """The object as HubSpot holds it, asked for live and/or archived (`states`, in that
+        order); set aside when it cannot be read (as a listing's object is), under the id it
+        was asked for if it names none; None when HubSpot answers 404 to each."""
+        path = spec.object_path(self._api_version, own_id, parent_id)
+        for archived in states:
+            params = {"archived": "true" if archived else "false"}
+            try:
+                body = await self._get(spec.name, path, params)
+            except HubSpotNotFound:
+                continue
+            records, unread = spec.read_page([body], parent_id=parent_id, archived_pass=archived)
+            if records:
+                return records[0]
+            reject = unread[0]
+            log.warning(
+                "portal %s: the %s object of GET %s cannot be read: %s",
+                self.portal_id,
+                spec.name,
+                path,
+                reject.reason,
+            )
+            if reject.hubspot_id is None:
+                asked = own_id if parent_id is None else f"{parent_id}:{own_id}"
+                reject = replace(reject, hubspot_id=asked)
+            return reject
+        return None
 
     async def _walk(
         self,
@@ -386,8 +724,27 @@ class HubSpotClient:
 
         return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
 
+    async def _post(
+        self, asked: str, path: str, params: Mapping[str, str], body: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """POST a JSON body that only reads (a batch read), through the budget and the retry
+        policy, which may send it again; the JSON object answered (200 or 207)."""
+
+        async def send() -> dict[str, Any]:
+            return await self._send_once(asked, path, params, None, body)
+
+        def on_rate_limited(exc: HubSpotRateLimited) -> float:
+            return self._budget.rate_limited(exc.policy, exc.retry_after)
+
+        return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
+
     async def _send_once(
-        self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None
+        self,
+        asked: str,
+        path: str,
+        params: Mapping[str, str],
+        lane: Lane | None,
+        body: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(asked)}
         resets_at = self._budget.daily_resets_at()
@@ -398,10 +755,13 @@ class HubSpotClient:
                 **context,
             )
         await self._budget.acquire(lane)
-        request = f"GET {path}"
+        method = "GET" if body is None else "POST"
+        request = f"{method} {path}"
         status: int | None = None
         try:
-            async with self._http.stream("GET", path, params=params, auth=self._auth) as response:
+            async with self._http.stream(
+                method, path, params=params, json=body, auth=self._auth
+            ) as response:
                 status, headers = response.status_code, response.headers
                 self._budget.observe(headers)
                 metrics.hubspot_response(status)
@@ -493,6 +853,22 @@ def _requests_for(objects: int | None, page_size: int) -> int:
         return 1
     # The closing request of each pass may come back with fewer objects, or none.
     return math.ceil(objects / page_size) + 1
+
+
+def _announces_next(body: Mapping[str, Any]) -> bool:
+    """Whether the body's `paging.next` says that more follows."""
+    paging = body.get("paging")
+    if paging is None:
+        return False
+    if not isinstance(paging, Mapping):
+        raise ValueError(f"'paging' is {type(paging).__name__}, expected an object")
+    return paging.get("next") is not None
+
+
+def _own_id(hubspot_id: str, parent_id: str | None) -> str:
+    """An object's own id from its stored one (HubDB rows: '<table>:<row>')."""
+    prefix = f"{parent_id}:" if parent_id is not None else ""
+    return hubspot_id.removeprefix(prefix)
 
 
 def _results(body: Mapping[str, Any]) -> list[Any]:

@@ -2,8 +2,12 @@
 
 A `Cursor` says which pass (live or archived) the listing is in, where in that pass it stands
 (`Position`), for a child type (HubDB rows) which parent object it is in and whether that
-parent is finished, and whether the whole listing is done. `encode` makes it a short ASCII
-string; `decode` refuses strings that are damaged or that belong to another content type.
+parent is finished, and whether the whole listing is done. It also carries what a resumed
+listing must still know to judge whether it saw everything: whether it is the second pass
+that completes a listing (`recheck`), the `total` the current part reported on its first page,
+and whether a later page reported another (`drifted`: objects came or went while it ran).
+`encode` makes it a short ASCII string; `decode` refuses strings that are damaged or that
+belong to another content type.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ class Cursor:
     parent: str | None = None
     parent_done: bool = False
     done: bool = False
+    recheck: bool = False
+    part_total: int | None = None
+    drifted: bool = False
 
     def encode(self) -> str:
         """The cursor as an opaque string (safe in URLs, JSON and text columns)."""
@@ -40,12 +47,20 @@ class Cursor:
             data["after"] = self.position.after
         if self.position.offset is not None:
             data["off"] = self.position.offset
+        if self.position.created_after is not None:
+            data["ca"] = self.position.created_after
         if self.parent is not None:
             data["p"] = self.parent
         if self.parent_done:
             data["pd"] = 1
         if self.done:
             data["done"] = 1
+        if self.recheck:
+            data["r"] = 1
+        if self.part_total is not None:
+            data["pt"] = self.part_total
+        if self.drifted:
+            data["dr"] = 1
         raw = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
         return _PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
@@ -62,17 +77,27 @@ class Cursor:
         if not isinstance(data, dict) or data.get("t") != str(content_type):
             raise InvalidInput(f"the cursor does not belong to a {content_type} listing")
         after, offset, parent = data.get("after"), data.get("off"), data.get("p")
+        created_after, part_total = data.get("ca"), data.get("pt")
         if not (
             (after is None or isinstance(after, str))
-            and (offset is None or (isinstance(offset, int) and offset >= 0))
+            and _count_or_none(offset)
+            and _count_or_none(created_after)
+            and _count_or_none(part_total)
             and (parent is None or isinstance(parent, str))
         ):
             raise InvalidInput(f"damaged {content_type} listing cursor")
         return cls(
             content_type=str(content_type),
             archived=bool(data.get("a")),
-            position=Position(after=after, offset=offset),
+            position=Position(after=after, offset=offset, created_after=created_after),
             parent=parent,
             parent_done=bool(data.get("pd")),
             done=bool(data.get("done")),
+            recheck=bool(data.get("r")),
+            part_total=part_total,
+            drifted=bool(data.get("dr")),
         )
+
+
+def _count_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)

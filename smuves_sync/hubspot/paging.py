@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 # A listing may run past HubSpot's count: objects created while it runs are listed too, and a
@@ -90,10 +91,12 @@ class ListingBound:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """Where a listing continues: an `after` token, an `offset`, or neither (the beginning)."""
+    """Where a listing continues: an `after` token, an `offset`, a creation time (a keyset
+    listing sorted by `createdAt`: objects created after it), or none (the beginning)."""
 
     after: str | None = None
     offset: int | None = None
+    created_after: int | None = None  # epoch milliseconds
 
     def query(self) -> dict[str, str]:
         """The query parameters that ask for the page at this position."""
@@ -102,6 +105,11 @@ class Position:
             params["after"] = self.after
         if self.offset is not None:
             params["offset"] = str(self.offset)
+        if self.created_after is not None:
+            moment = datetime.fromtimestamp(self.created_after / 1000, tz=UTC)
+            params["createdAfter"] = moment.isoformat(timespec="milliseconds").replace(
+                "+00:00", "Z"
+            )
         return params
 
 

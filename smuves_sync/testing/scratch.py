@@ -65,10 +65,10 @@ async def seed_backlog(
                 "first_portal": first_portal,
                 "kind": str(kind),
                 "content_types": [str(t) for t in content_types],
+                "run_after": None,
             },
         )
-        counted = await cur.fetchone()
-        assert counted is not None
+        planted = len(await cur.fetchall())
         # a live queue has statistics; a freshly seeded table would mislead the planner
         await conn.execute(q["seed_analyze"])
-        return int(counted[0])
+        return planted

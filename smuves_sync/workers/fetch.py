@@ -12,9 +12,14 @@
    the listing, which also stops with `RunawayListing` if it runs far past that count. An
    object that cannot be read or stored is recorded in content_rejects with the page, and the
    page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
-   counts once).
-4. At the end (the cursor says done), in one transaction: mark deleted what this run did not
-   see, and complete the job.
+   counts once). Each page also records the ids it showed, for the deletion sweep
+   (`sweep.prepare_seen` checks that record before the first page). The listing counts the
+   type again at its end and completes itself with a second pass if it may have missed
+   objects.
+4. At the end (the cursor says done): the objects stored as present that the listing did not
+   see are asked about by id, and only those HubSpot answers 404 for are marked deleted;
+   then, in one transaction, the type's last confirmation and the job's completion
+   (`sweep.finish_fetch`).
 
 At most three pages are held at a time, so memory stays flat however large the portal is.
 """
@@ -28,12 +33,13 @@ from collections.abc import AsyncGenerator
 
 from pydantic import SecretStr
 
-from smuves_sync.db.content import content_mark_unseen_deleted, content_upsert_page
+from smuves_sync.db.content import content_upsert_page
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.hubspot.account import time_zone
 from smuves_sync.hubspot.client import HubSpotClient, Page
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.sweep import finish_fetch, prepare_seen
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +57,11 @@ async def _token(ctx: JobContext) -> SecretStr:
 
 
 async def _pages_ahead(
-    client: HubSpotClient, content_type: str, cursor: str | None, expected: int | None
+    client: HubSpotClient,
+    content_type: str,
+    cursor: str | None,
+    expected: int | None,
+    listed: int,
 ) -> AsyncGenerator[Page, None]:
     """The type's pages from `cursor`, the next one fetched while the caller stores this one.
 
@@ -64,7 +74,10 @@ async def _pages_ahead(
 
     async def fetch() -> None:
         try:
-            async for page in client.pages(content_type, cursor=cursor, expected=expected):
+            pages = client.pages(
+                content_type, cursor=cursor, expected=expected, listed=listed, verify=True
+            )
+            async for page in pages:
                 await ahead.put(page)
         except Exception as error:  # handed to the consumer, which raises it in order
             await ahead.put(error)
@@ -94,11 +107,12 @@ async def handle_fetch(ctx: JobContext) -> None:
             total += await client.count(content_type, archived=True)
             job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
             log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
+        job = await prepare_seen(ctx, job)
         processed = job.processed
         # What is still to come tells the portal's budget how long this listing is, so the
         # longest of the portal's fetches gets the budget first.
         expected = max(job.total - processed, 0) if job.total is not None else None
-        pages = _pages_ahead(client, content_type, job.cursor, expected)
+        pages = _pages_ahead(client, content_type, job.cursor, expected, processed)
         try:
             async for page in pages:
                 processed += page.objects
@@ -110,18 +124,9 @@ async def handle_fetch(ctx: JobContext) -> None:
                         job.run_id,
                         page.items,
                         rejected=page.rejects,
+                        seen_by=job.id,
                     )
                     job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
         finally:
             await pages.aclose()
-    async with ctx.db.for_portal(portal_id) as scoped:
-        gone = await content_mark_unseen_deleted(scoped, portal_id, content_type, job.run_id)
-        await ctx.queue(scoped).complete(job, processed=processed)
-    log.info(
-        "job %s: %s of portal %s done, %d objects, %d marked deleted",
-        job.id,
-        content_type,
-        portal_id,
-        processed,
-        gone,
-    )
+        await finish_fetch(ctx, client, job)

@@ -18,14 +18,12 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
-from smuves_sync.db import Database
 from smuves_sync.db.jobs import job_get, job_list, job_list_in_flight
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn
-from tests.factories import Factory
-from tests.integration.sync_helpers import TOKEN, plant_portal
+from tests.acceptance.conftest import ProcessSync, Spawn
+from tests.support import TOKEN, eventually, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 
@@ -61,6 +59,8 @@ CONFIG = ServerConfig(
         ),
     ),
 )
+# The fake of the tests that sync (the `sync` fixture's).
+SERVED = pytest.mark.hubspot(CLEAN, BROKEN, config=CONFIG)
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
@@ -112,7 +112,7 @@ def screens(tmp_path: Path) -> Path:
     return path
 
 
-async def start_dashboard(env: dict[str, str], log: Path) -> tuple[str, str]:
+async def start_dashboard(spawn: Spawn, env: dict[str, str], log: Path) -> tuple[str, str]:
     """Start `smuves dashboard --port 0`; (its base URL, the login link it printed)."""
     await spawn(env, "dashboard", "--port", "0", log=log)
     found: list[re.Match[str]] = []
@@ -157,19 +157,14 @@ async def screenshot_everywhere(page: Page, base: str, screens: Path, run_id: in
     await page.set_viewport_size(DESKTOP)
 
 
+@SERVED
 async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
-    fake_hubspot: StartFake,
-    factory: Factory,
-    db: Database,
-    db_url: str,
-    browser: Browser,
-    screens: Path,
-    tmp_path: Path,
+    sync: ProcessSync, spawn: Spawn, browser: Browser, screens: Path, tmp_path: Path
 ) -> None:
-    fake = fake_hubspot([CLEAN, BROKEN], CONFIG)
-    portal = await plant_portal(factory, CLEAN)
-    env = smuves_env(db_url, fake.base_url, SMUVES_DASHBOARD_REFRESH_SECONDS="0.25")
-    base, link = await start_dashboard(env, tmp_path / "dashboard.log")
+    db = sync.db
+    portal = await sync.plant_portal(CLEAN)
+    env = smuves_env(sync.db_url, sync.base_url, SMUVES_DASHBOARD_REFRESH_SECONDS="0.25")
+    base, link = await start_dashboard(spawn, env, tmp_path / "dashboard.log")
     page = await browser.new_page(viewport=DESKTOP)
     await sign_in(page, link)
 
@@ -224,18 +219,13 @@ async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
     assert len(list(screens.glob("*.png"))) == 11
 
 
+@SERVED
 async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_refused(
-    fake_hubspot: StartFake,
-    factory: Factory,
-    db: Database,
-    db_url: str,
-    browser: Browser,
-    screens: Path,
-    tmp_path: Path,
+    sync: ProcessSync, spawn: Spawn, browser: Browser, screens: Path, tmp_path: Path
 ) -> None:
-    fake = fake_hubspot([CLEAN, BROKEN], CONFIG)
-    portal = await plant_portal(factory, BROKEN)
-    env = smuves_env(db_url, fake.base_url)
+    db = sync.db
+    portal = await sync.plant_portal(BROKEN)
+    env = smuves_env(sync.db_url, sync.base_url)
     failed_sync = await smuves(env, "sync", str(portal), "--types", "site_page,blog_post")
     assert failed_sync.code == 1, failed_sync.stdout + failed_sync.stderr
     # Nothing in flight: the site pages completed, the blog posts failed for good.
@@ -248,7 +238,7 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     assert len(failed) == 1
     job_id = failed[0].id
 
-    base, link = await start_dashboard(env, tmp_path / "dashboard.log")
+    base, link = await start_dashboard(spawn, env, tmp_path / "dashboard.log")
     page = await browser.new_page(viewport=DESKTOP)
     await sign_in(page, link)
     await page.goto(f"{base}/dead-letter")

@@ -18,18 +18,10 @@ import pytest
 from smuves_sync.content_text import unescape_text, unescape_value
 from smuves_sync.db import Database
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import (
-    FakeControl,
-    Poison,
-    PoisonKind,
-    PortalSpec,
-    ServerConfig,
-)
+from smuves_sync.testing.fake_hubspot import FakeControl, Poison, PoisonKind, PortalSpec
 from smuves_sync.testing.fake_hubspot.spec import UNSTORABLE_POISONS
-from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn, stop
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal
+from tests.acceptance.conftest import ProcessSync, Spawn, stop
+from tests.support import TOKEN, eventually, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -99,8 +91,8 @@ async def assert_stored_exactly(
 ) -> None:
     """Every storable object stored once, live, as HubSpot sent it; every other one in
     content_rejects with its reason."""
-    stored = await read(db.pool, "sync_content_of_portal", portal_id=portal)
-    rejects = await read(db.pool, "sync_rejects_of_portal", portal_id=portal)
+    stored = await query(db, "sync_content_of_portal", portal_id=portal)
+    rejects = await query(db, "sync_rejects_of_portal", portal_id=portal)
     for content_type in TYPES:
         expected = expected_store(fake, spec, content_type)
         rows = [r for r in stored if r["content_type"] == content_type.value]
@@ -121,12 +113,13 @@ async def assert_stored_exactly(
             assert "id" not in raw or not isinstance(raw.get("name", raw.get("label")), str)
 
 
+@pytest.mark.hubspot(POISONED, ten_second_limit=None)
 async def test_a_worker_syncs_a_poisoned_portal_to_completion_and_keeps_serving(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str, tmp_path: Path
+    sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
-    fake = fake_hubspot([POISONED], ServerConfig(ten_second_limit=None))
-    portal = await plant_portal(factory, POISONED)
-    env = smuves_env(db_url, fake.base_url)
+    fake, db = sync.fake, sync.db
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
     log = tmp_path / "worker.log"
     worker = await spawn(env, "worker", "--concurrency", "3", log=log)
     try:
@@ -134,20 +127,20 @@ async def test_a_worker_syncs_a_poisoned_portal_to_completion_and_keeps_serving(
         assert enqueued.code == 0, enqueued.stderr
 
         async def settled() -> bool:
-            runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+            runs = await query(db, "sync_runs_of_portal", portal_id=portal)
             return bool(runs) and runs[0]["status"] not in ("pending", "running")
 
         await eventually(settled, timeout=120)
-        [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+        [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
         assert run["status"] == "completed", log.read_text()
-        jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+        jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
         assert [(j["status"], j["attempts"]) for j in jobs] == [("completed", 1)] * len(ContentType)
         # Every object HubSpot counted was listed once: an object listed twice counts once.
         assert [j["processed"] for j in jobs] == [j["total"] for j in jobs]
         await assert_stored_exactly(db, fake, POISONED, portal, run["id"])
 
         unstorable = [p for p in POISONS if p.kind in UNSTORABLE_POISONS]
-        told = await read(db.pool, "sync_notifications_of_run", run_id=run["id"])
+        told = await query(db, "sync_notifications_of_run", run_id=run["id"])
         assert [n["kind"] for n in told] == ["run_completed"]
         message = told[0]["message"]
         assert f"{len(unstorable)} objects could not be stored" in message, message

@@ -6,14 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, eventually, smuves_env, spawn, stop
-from tests.factories import Factory
-from tests.integration.ops_helpers import db_now
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal
+from smuves_sync.testing.fake_hubspot import PortalSpec
+from tests.acceptance.conftest import ProcessSync, Spawn, stop
+from tests.support import TOKEN, db_now, eventually, query, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -21,12 +17,13 @@ PORTAL = PortalSpec(portal_id=8101, token=TOKEN, seed=11, site_pages=250, blog_p
 TYPES = [ContentType.SITE_PAGE, ContentType.BLOG_POST]
 
 
+@pytest.mark.hubspot(PORTAL, ten_second_limit=None)
 async def test_two_workers_fire_one_due_schedule_exactly_once(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str, tmp_path: Path
+    sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
-    fake = fake_hubspot([PORTAL], ServerConfig(ten_second_limit=None))
-    portal = await plant_portal(factory, PORTAL)
-    env = smuves_env(db_url, fake.base_url)
+    db, factory = sync.db, sync.factory
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
     logs = [tmp_path / "worker1.log", tmp_path / "worker2.log"]
     workers = [await spawn(env, "worker", "--concurrency", "2", log=log) for log in logs]
     try:
@@ -41,7 +38,7 @@ async def test_two_workers_fire_one_due_schedule_exactly_once(
         )
 
         async def run_completed() -> bool:
-            runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+            runs = await query(db, "sync_runs_of_portal", portal_id=portal)
             return any(r["status"] == "completed" for r in runs)
 
         await eventually(run_completed, timeout=120)
@@ -49,16 +46,16 @@ async def test_two_workers_fire_one_due_schedule_exactly_once(
         codes = [await stop(w) for w in workers]
 
     assert codes == [0, 0]
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert (run["kind"], run["status"]) == ("fetch", "completed")
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["content_type"], j["status"]) for j in jobs] == [
         ("site_page", "completed"),
         ("blog_post", "completed"),
     ]
     assert [j["processed"] for j in jobs] == [j["total"] for j in jobs]
     assert sum(j["total"] for j in jobs) == 400
-    [row] = await read(db.pool, "opscheck_schedules")
+    [row] = await query(db, "opscheck_schedules")
     assert row["id"] == schedule
     assert row["last_run_at"] is not None and row["last_run_at"] >= due_at
     assert row["next_run_at"] > due_at

@@ -8,13 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
-from tests.acceptance.conftest import StartFake, eventually, smuves, smuves_env, spawn
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal, stored_facts, truth_facts
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec
+from tests.acceptance.conftest import ProcessSync, Spawn
+from tests.support import TOKEN, eventually, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -49,132 +46,130 @@ MIXED = PortalSpec(
     rows_per_table=150,
     archived_share=0.1,
 )
-UNLIMITED = ServerConfig(ten_second_limit=None)
+ALWAYS_500 = FaultRule(FaultKind.STATUS, status=500, share=1.0, content_type=ContentType.BLOG_POST)
+FLAKY = (
+    FaultRule(FaultKind.RATE_LIMIT, share=0.1, policy="SECONDLY"),
+    FaultRule(FaultKind.STATUS, status=503, share=0.1),
+)
+# The first page of each type takes 8 s: the first sync is surely still fetching when the
+# second one asks (that takes a process start and one transaction).
+STALLS = tuple(
+    FaultRule(FaultKind.SLOW, on_requests=(3,), delay_ms=8000, content_type=content_type)
+    for content_type in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
+)
 
 
-async def test_a_full_sync_matches_hubspot_exactly(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
-) -> None:
-    fake = fake_hubspot([PORTAL], UNLIMITED)
-    portal = await plant_portal(factory, PORTAL)
+@pytest.mark.hubspot(PORTAL, ten_second_limit=None)
+async def test_a_full_sync_matches_hubspot_exactly(sync: ProcessSync) -> None:
+    db = sync.db
+    portal = await sync.plant_portal()
 
-    result = await smuves(smuves_env(db_url, fake.base_url), "sync", str(portal))
+    result = await smuves(smuves_env(sync.db_url, sync.base_url), "sync", str(portal))
 
     assert result.code == 0, result.stderr
     assert "completed" in result.stdout
     objects = 0
     for content_type in ContentType:
-        truth = fake.ground_truth(PORTAL.portal_id, content_type)
+        truth = sync.truth(portal, content_type)
         objects += len(truth)
-        assert await stored_facts(db.pool, portal, content_type) == truth_facts(truth)
+        assert await sync.stored(portal, content_type) == truth
     assert objects == 5000
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert len(jobs) == len(ContentType) == 9
     assert all(j["status"] == "completed" and j["processed"] == j["total"] for j in jobs)
     assert sum(j["total"] for j in jobs) == 5000
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "completed"
-    told = await read(db.pool, "sync_notifications_of_run", run_id=run["id"])
+    told = await query(db, "sync_notifications_of_run", run_id=run["id"])
     assert [n["kind"] for n in told] == ["run_completed"]
 
 
+@pytest.mark.hubspot(SMALL, ten_second_limit=None, faults=(ALWAYS_500,))
 async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
+    sync: ProcessSync,
 ) -> None:
-    always_500 = FaultRule(
-        FaultKind.STATUS, status=500, share=1.0, content_type=ContentType.BLOG_POST
-    )
-    fake = fake_hubspot([SMALL], ServerConfig(ten_second_limit=None, faults=(always_500,)))
-    portal = await plant_portal(factory, SMALL)
+    db = sync.db
+    portal = await sync.plant_portal()
 
     result = await smuves(
-        smuves_env(db_url, fake.base_url), "sync", str(portal), "--types", "site_page,blog_post"
+        smuves_env(sync.db_url, sync.base_url),
+        "sync",
+        str(portal),
+        "--types",
+        "site_page,blog_post",
     )
 
     assert result.code == 1, result.stderr
-    jobs = {
-        j["content_type"]: j for j in await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    }
+    jobs = {j["content_type"]: j for j in await query(db, "sync_jobs_of_portal", portal_id=portal)}
     assert (jobs["site_page"]["status"], jobs["site_page"]["attempts"]) == ("completed", 1)
     assert (jobs["blog_post"]["status"], jobs["blog_post"]["attempts"]) == ("failed", 3)
     assert "500" in jobs["blog_post"]["last_error"]
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "partially_failed"
-    told = await read(db.pool, "sync_notifications_of_run", run_id=run["id"])
+    told = await query(db, "sync_notifications_of_run", run_id=run["id"])
     assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
     assert "blog_post" in told[0]["message"]
 
 
-async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
-) -> None:
-    faults = (
-        FaultRule(FaultKind.RATE_LIMIT, share=0.1, policy="SECONDLY"),
-        FaultRule(FaultKind.STATUS, status=503, share=0.1),
-    )
-    fake = fake_hubspot([MIXED], ServerConfig(ten_second_limit=None, faults=faults, fault_seed=9))
-    portal = await plant_portal(factory, MIXED)
-    env = smuves_env(db_url, fake.base_url, SMUVES_HUBSPOT_MAX_RETRIES="4")
+@pytest.mark.hubspot(MIXED, ten_second_limit=None, faults=FLAKY, fault_seed=9)
+async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(sync: ProcessSync) -> None:
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url, SMUVES_HUBSPOT_MAX_RETRIES="4")
 
     result = await smuves(env, "sync", str(portal))
 
     assert result.code == 0, result.stderr
     for content_type in ContentType:
-        truth = fake.ground_truth(MIXED.portal_id, content_type)
-        assert await stored_facts(db.pool, portal, content_type) == truth_facts(truth)
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+        assert await sync.stored(portal, content_type) == sync.truth(portal, content_type)
+    jobs = await query(sync.db, "sync_jobs_of_portal", portal_id=portal)
     assert all(j["status"] == "completed" and j["processed"] == j["total"] for j in jobs)
-    stats = fake.stats(MIXED.portal_id)
+    stats = sync.fake.stats(MIXED.portal_id)
     assert stats.status_429 > 0 and stats.by_status.get(503, 0) > 0
     assert stats.faults_injected / stats.requests >= 0.15
 
 
-async def test_a_revoked_token_fails_every_job_at_once(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str
-) -> None:
-    fake = fake_hubspot([SMALL], UNLIMITED)
-    portal = await plant_portal(factory, SMALL)
-    fake.revoke_token(TOKEN)
+@pytest.mark.hubspot(SMALL, ten_second_limit=None)
+async def test_a_revoked_token_fails_every_job_at_once(sync: ProcessSync) -> None:
+    portal = await sync.plant_portal()
+    sync.fake.revoke_token(TOKEN)
+    # The jobs' own requests only: no counting as the fetch starts (its 401s are counted in
+    # tests/integration/test_start_totals.py).
+    env = smuves_env(sync.db_url, sync.base_url, SMUVES_COUNT_TIMEOUT_SECONDS="0")
 
-    result = await smuves(smuves_env(db_url, fake.base_url), "sync", str(portal))
+    result = await smuves(env, "sync", str(portal))
 
     assert result.code == 1, result.stderr
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(sync.db, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * len(ContentType)
     for job in jobs:
         assert "revoked" in job["last_error"]
         assert f"smuves portal add {portal}" in job["last_error"]
-    unauthorized = httpx.get(f"{fake.base_url}/_fake/stats").json()["unauthorized"]
+    unauthorized = httpx.get(f"{sync.base_url}/_fake/stats").json()["unauthorized"]
     assert unauthorized == len(ContentType)  # one request per job: nothing retried
     assert TOKEN not in result.stdout + result.stderr
 
 
+@pytest.mark.hubspot(SMALL, ten_second_limit=None, faults=STALLS)
 async def test_a_second_sync_of_a_running_portal_exits_3(
-    fake_hubspot: StartFake, factory: Factory, db: Database, db_url: str, tmp_path: Path
+    sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
-    # The first page of each type takes 8 s: the first sync is surely still fetching when
-    # the second one asks (that takes a process start and one transaction).
-    stalls = tuple(
-        FaultRule(FaultKind.SLOW, on_requests=(3,), delay_ms=8000, content_type=content_type)
-        for content_type in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
-    )
-    fake = fake_hubspot([SMALL], ServerConfig(ten_second_limit=None, faults=stalls))
-    portal = await plant_portal(factory, SMALL)
-    env = smuves_env(db_url, fake.base_url)
+    db = sync.db
+    portal = await sync.plant_portal()
+    env = smuves_env(sync.db_url, sync.base_url)
     types = ("--types", "site_page,blog_post")
     first = await spawn(env, "sync", str(portal), *types, log=tmp_path / "first.log")
 
     async def first_is_running() -> bool:
-        jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+        jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
         return [j["status"] for j in jobs] == ["running", "running"]
 
-    await eventually(first_is_running)
+    await eventually(first_is_running, timeout=60)
     second = await smuves(env, "sync", str(portal), *types)
 
     assert second.code == 3, second.stdout + second.stderr
     assert "ALL_DUPLICATE_JOBS" in second.stderr
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["status"] for r in runs] == ["running"]
     assert await asyncio.wait_for(first.wait(), 60) == 0, (tmp_path / "first.log").read_text()
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["status"] for r in runs] == ["completed"]

@@ -3,10 +3,11 @@ benchmark prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
+
+from tests.support import run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_queue.py"
 
@@ -14,19 +15,16 @@ SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_queue.py"
 async def test_every_loop_drains_the_queue_and_the_figures_come_out_as_json(
     pg_server: str,
 ) -> None:
-    proc = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         str(SCRIPT),
         *("--jobs", "40", "--baseline-jobs", "10", "--batch", "8", "--workers", "3"),
         *("--wakeups", "5", "--repeat", "2", "--json", "--database-url", pg_server),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
-    stdout, stderr = await proc.communicate()
 
     # the script exits non-zero when a loop loses or repeats a job
-    assert proc.returncode == 0, stderr.decode()
-    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
     assert (figures["jobs"], figures["workers"], figures["batch"], figures["repeat"]) == (
         40,
         3,

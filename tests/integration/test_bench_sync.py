@@ -1,29 +1,28 @@
-"""scripts/bench_sync.py's ingest phase runs end to end on a few pages, baseline and bound
-included (its figures are not checked: a benchmark prints numbers, tests do not time things)."""
+"""scripts/bench_sync.py's ingest and history phases run end to end on a few pages, baseline,
+bound and the database without history included (their figures are not checked: a benchmark
+prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
+
+from tests.support import run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
 
 
 async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:
-    proc = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         str(SCRIPT),
         *("--only", "ingest", "--ingest-rows", "300", "--baseline-rows", "100"),
         *("--json", "--database-url", pg_server),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
-    stdout, stderr = await proc.communicate()
 
-    assert proc.returncode == 0, stderr.decode()
-    figures = json.loads(stdout.decode().splitlines()[-1])
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["ingest_rows"] == 300
     for name in (
         "ingest_rows_per_s",
@@ -34,3 +33,53 @@ async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server
         "ingest_bound_jsonb_parse_only_4_writers_rows_per_s",
     ):
         assert figures[name] > 0
+
+
+async def test_the_history_phase_measures_both_databases_and_prints_json(pg_server: str) -> None:
+    done = await run(
+        sys.executable,
+        str(SCRIPT),
+        *("--only", "history", "--history-rows", "300", "--history-rounds", "2"),
+        *("--json", "--database-url", pg_server),
+    )
+
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["history_objects"] == 300
+    # Two rounds, each editing another tenth of the objects: one version per edit.
+    assert figures["history_versions_written"] == figures["history_documents_kept"] == 60
+    for name in (
+        "history_first_sync_rows_per_s",
+        "history_first_sync_without_history_rows_per_s",
+        "history_unchanged_resync_rows_per_s",
+        "history_unchanged_resync_without_history_rows_per_s",
+        "history_changed_10pct_resync_rows_per_s",
+        "history_changed_10pct_resync_without_history_rows_per_s",
+        "history_content_items_bytes_per_object",
+        "history_versions_bytes_per_object",
+        "history_versions_bytes_per_version",
+    ):
+        assert figures[name] > 0, name
+    assert "history_changed_10pct_cost_pct" in figures
+
+
+async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> None:
+    done = await run(
+        sys.executable,
+        str(SCRIPT),
+        *("--resync", "--resync-objects", "300", "--json", "--database-url", pg_server),
+    )
+
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert (figures["resync_objects"], figures["resync_fillfactor"]) == (300, 80)
+    # Counts, not timings: an unchanged re-sync writes no content row, a changed one writes
+    # exactly the changed objects, and a held snapshot leaves the table's size as it was.
+    assert figures["resync_rows_written"] == 0
+    assert (
+        figures["resync_content_items_bytes_after"] == figures["resync_content_items_bytes_before"]
+    )
+    assert figures["resync_10pct_rows_written"] == figures["resync_10pct_objects_changed"] > 0
+    assert figures["resync_open_txn_rows_written"] == 0
+    assert figures["resync_open_txn_growth_bytes"] == 0
+    assert figures["resync_wal_bytes_per_object"] > 0

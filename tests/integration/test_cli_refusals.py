@@ -4,19 +4,13 @@ nothing is written."""
 
 from __future__ import annotations
 
-import asyncio
-import sys
-
 import pytest
 from click.testing import CliRunner, Result
 
 from smuves_sync.cli import cli
 from smuves_sync.cli.common import BIGINT_MAX
 from smuves_sync.db import Database
-from tests.acceptance.conftest import smuves_env
-from tests.integration.ops_helpers import smuves
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import SECRET
+from tests.support import SECRET, invoke, query, smuves, smuves_env
 
 BIG = "99999999999999999999"
 ENV = {"SMUVES_SECRET_KEY": SECRET, "SMUVES_HUBSPOT_TOKEN": "pat-na1-refusals"}
@@ -53,19 +47,19 @@ def _refused(result: Result, *fragments: str) -> None:
 async def test_an_id_beyond_bigint_is_refused_in_one_line(
     db: Database, db_url: str, args: tuple[str, ...]
 ) -> None:
-    result = await smuves(db_url, *args, env=ENV)
+    result = await invoke(db_url, *args, env=ENV)
     _refused(result, BIG, f"from 1 to {BIGINT_MAX}")
-    assert await read(db.pool, "sync_portal_row", portal_id=BIGINT_MAX) == []
+    assert await query(db, "sync_portal_row", portal_id=BIGINT_MAX) == []
 
 
 @pytest.mark.parametrize("value", ["0", "12abc", "1.5", str(BIGINT_MAX + 1)])
 async def test_other_ids_that_are_not_ids_are_refused_alike(db_url: str, value: str) -> None:
-    _refused(await smuves(db_url, "export", value, "--type", "site_page", env=ENV), value)
+    _refused(await invoke(db_url, "export", value, "--type", "site_page", env=ENV), value)
 
 
 async def test_the_largest_bigint_is_an_id(db_url: str) -> None:
     # Accepted as an id; then simply not found.
-    result = await smuves(db_url, "run", str(BIGINT_MAX), env=ENV)
+    result = await invoke(db_url, "run", str(BIGINT_MAX), env=ENV)
     assert result.exit_code == 2 and f"run {BIGINT_MAX} not found" in result.output
 
 
@@ -82,9 +76,9 @@ async def test_the_largest_bigint_is_an_id(db_url: str) -> None:
 async def test_an_argument_that_is_not_utf8_is_refused_in_one_line(
     db: Database, db_url: str, args: tuple[str, ...]
 ) -> None:
-    result = await smuves(db_url, *args, env=ENV)
+    result = await invoke(db_url, *args, env=ENV)
     _refused(result, "not valid UTF-8")
-    assert await read(db.pool, "sync_portal_row", portal_id=5) == []
+    assert await query(db, "sync_portal_row", portal_id=5) == []
 
 
 def test_a_bad_setting_is_one_line_without_its_value() -> None:
@@ -94,23 +88,12 @@ def test_a_bad_setting_is_one_line_without_its_value() -> None:
 
 
 async def _run(env: dict[str, str], *args: bytes, stdin: bytes = b"") -> tuple[int, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "smuves_sync.cli",
-        *args,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    out, _ = await asyncio.wait_for(proc.communicate(stdin), 60)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode("utf-8", "replace")
+    done = await smuves(env, *args, stdin=stdin, timeout=60)
+    return done.code, done.stdout + done.stderr
 
 
 async def test_real_undecodable_bytes_from_argv_and_stdin(db: Database, db_url: str) -> None:
-    env = smuves_env(db_url, "http://127.0.0.1:9")
+    env = smuves_env(db_url)
     code, out = await _run(env, b"portal", b"add", b"7", b"--name", b"Caf\xe9", b"--token-stdin")
     assert (code, out.count("\n")) == (2, 1), out
     assert "Caf\\xe9" in out and "not valid UTF-8" in out
@@ -120,7 +103,7 @@ async def test_real_undecodable_bytes_from_argv_and_stdin(db: Database, db_url: 
     )
     assert (code, out.count("\n")) == (2, 1), out
     assert "HubSpot token" in out and "Traceback" not in out
-    assert await read(db.pool, "sync_portal_row", portal_id=7) == []
+    assert await query(db, "sync_portal_row", portal_id=7) == []
 
     code, out = await _run(env, b"portal", b"add", BIG.encode(), b"--name", b"Big")
     assert (code, out.count("\n")) == (2, 1), out

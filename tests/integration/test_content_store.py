@@ -15,15 +15,14 @@ from smuves_sync.content_text import escape_value, unescape_text, unescape_value
 from smuves_sync.db import Database, content
 from smuves_sync.db.content import (
     _page_columns,
-    content_mark_unseen_deleted,
+    content_mark_deleted,
     content_upsert_page,
 )
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import write
+from tests.support import query
 
 TYPE = ContentType.BLOG_POST
 
@@ -57,7 +56,7 @@ async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
 
 
 async def rows(db: Database, portal_id: int) -> dict[str, dict[str, Any]]:
-    found = await read(db.pool, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
+    found = await query(db, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
     return {row["hubspot_id"]: row for row in found}
 
 
@@ -82,13 +81,13 @@ async def test_a_page_is_stored_with_its_promoted_fields_and_documents(
         )
         assert row["hubspot_updated_at"] == item.updated_at
         assert row["archived"] is item.archived
-        assert (row["first_seen_run"], row["last_seen_run"]) == (run.id, run.id)
+        assert (row["first_seen_run"], row["changed_run"]) == (run.id, run.id)
         assert row["deleted_at"] is None and row["content_hash"]
     assert len({row["content_hash"] for row in stored.values()}) == 3
     assert await store(worker_db, run, []) == 0
 
 
-async def test_a_second_run_stamps_every_object_and_rewrites_only_changed_documents(
+async def test_a_second_run_writes_only_the_changed_objects(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     first = await factory.run()
@@ -97,15 +96,17 @@ async def test_a_second_run_stamps_every_object_and_rewrites_only_changed_docume
     before = await rows(db, first.portal_id)
     # A stored document that differs from what its hash says: kept as long as the incoming
     # object hashes the same, which shows that an unchanged object is not written again.
-    await write(
-        db.pool,
+    await query(
+        db,
         "content_replace_data",
         portal_id=first.portal_id,
         hubspot_id="1",
         data=Jsonb({"kept": True}),
     )
+    planted = await rows(db, first.portal_id)
 
-    await store(worker_db, second, [record("1"), record("2", name="Renamed"), record("3")])
+    page = [record("1"), record("2", name="Renamed"), record("3")]
+    assert await store(worker_db, second, page) == 1
 
     after = await rows(db, first.portal_id)
     assert after["1"]["data"] == {"kept": True}
@@ -114,8 +115,14 @@ async def test_a_second_run_stamps_every_object_and_rewrites_only_changed_docume
     assert after["2"]["name"] == "Renamed"
     assert after["2"]["content_hash"] != before["2"]["content_hash"]
     assert after["3"]["content_hash"] == before["3"]["content_hash"]
-    for row in after.values():
-        assert (row["first_seen_run"], row["last_seen_run"]) == (first.id, second.id)
+    # Rows are not stamped with every run that saw them (content_syncs says when a type was
+    # last confirmed): only the changed one moved.
+    assert {h: (r["first_seen_run"], r["changed_run"]) for h, r in after.items()} == {
+        "1": (first.id, first.id),
+        "2": (first.id, second.id),
+        "3": (first.id, first.id),
+    }
+    assert [h for h in after if after[h]["xmin"] != planted[h]["xmin"]] == ["2"]
 
 
 async def test_an_unchanged_object_is_not_parsed_again(
@@ -130,18 +137,24 @@ async def test_an_unchanged_object_is_not_parsed_again(
     refused = record("1", note="nul \x00 inside")
     with pytest.raises(psycopg.errors.UntranslatableCharacter):
         await store(worker_db, first, [refused])
-    await write(
-        db.pool,
+    await query(
+        db,
         "content_set_hash",
         portal_id=first.portal_id,
         hubspot_id="1",
         content_hash=_page_columns([refused])["content_hashes"][0],
     )
 
-    await store(worker_db, second, [refused])
+    before = (await rows(db, first.portal_id))["1"]
+
+    assert await store(worker_db, second, [refused]) == 0
 
     row = (await rows(db, first.portal_id))["1"]
-    assert (row["data"], row["last_seen_run"]) == (record("1").raw, second.id)
+    assert (row["data"], row["changed_run"], row["xmin"]) == (
+        record("1").raw,
+        first.id,
+        before["xmin"],
+    )
 
 
 async def test_an_object_deleted_and_seen_again_is_live_again_with_its_new_flags(
@@ -153,14 +166,14 @@ async def test_an_object_deleted_and_seen_again_is_live_again_with_its_new_flags
     await store(worker_db, first, [record("1"), record("2")])
     await store(worker_db, second, [record("1")])
     async with worker_db.for_portal(first.portal_id) as scoped:
-        assert await content_mark_unseen_deleted(scoped, first.portal_id, TYPE, second.id) == 1
+        assert await content_mark_deleted(scoped, first.portal_id, TYPE, second.id, ["2"]) == 1
     assert (await rows(db, first.portal_id))["2"]["deleted_at"] is not None
 
     # The same document, now listed by the archived pass.
     await store(worker_db, third, [dataclasses.replace(record("2"), archived=True)])
 
     row = (await rows(db, first.portal_id))["2"]
-    assert (row["deleted_at"], row["archived"], row["last_seen_run"]) == (None, True, third.id)
+    assert (row["deleted_at"], row["archived"], row["changed_run"]) == (None, True, third.id)
 
 
 async def test_the_language_group_is_stored_and_follows_hubspot(
@@ -192,7 +205,7 @@ async def test_a_worker_scoped_to_another_portal_cannot_store_this_portals_objec
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         async with worker_db.for_portal(other) as scoped:
             await content_upsert_page(scoped, run.portal_id, TYPE, run.id, [record("1")])
-    assert (await rows(db, run.portal_id))["1"]["last_seen_run"] == run.id
+    assert (await rows(db, run.portal_id))["1"]["changed_run"] == run.id
 
 
 async def test_nul_and_lone_surrogates_are_stored_by_the_escaping_rule(
@@ -241,7 +254,7 @@ async def test_an_object_listed_twice_in_a_page_is_stored_once_as_its_last_copy(
     assert sorted(stored) == ["4", "5"]
     assert stored["4"]["name"] == "Second copy"
     assert stored["4"]["data"]["id"] == 4
-    assert await read(db.pool, "sync_rejects_of_portal", portal_id=run.portal_id) == []
+    assert await query(db, "sync_rejects_of_portal", portal_id=run.portal_id) == []
 
 
 async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page_goes_on(
@@ -263,7 +276,7 @@ async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page
 
     assert written == 1
     assert sorted(await rows(db, run.portal_id)) == ["3"]
-    found = await read(db.pool, "sync_rejects_of_portal", portal_id=run.portal_id)
+    found = await query(db, "sync_rejects_of_portal", portal_id=run.portal_id)
     assert [(r["run_id"], r["content_type"], r["hubspot_id"]) for r in found] == [
         (run.id, "blog_post", None),
         (run.id, "blog_post", None),

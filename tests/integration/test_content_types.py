@@ -18,7 +18,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 import uvicorn
@@ -33,30 +32,24 @@ from smuves_sync.db import Pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY
 from smuves_sync.models import ContentType
-from tests.acceptance.conftest import smuves_env
 from tests.factories import Factory
-from tests.integration.queue_helpers import CHECKS, read
+from tests.support import query, smuves_env
 
 COLUMNS = ["runs", "schedules", "jobs", "content_items", "exports"]
-
-
-async def _execute(pool: Pool, name: str, **params: Any) -> None:
-    async with pool.connection() as conn:
-        await conn.execute(CHECKS[name], params)
 
 
 async def _plant(pool: Pool, factory: Factory, column: str, word: str) -> None:
     """One row holding `word` in the `column` table's content type column."""
     run = await factory.run()
-    await _execute(
+    await query(
         pool, f"content_types_in_{column}", word=word, run_id=run.id, portal_id=run.portal_id
     )
 
 
 async def test_the_database_lists_the_python_content_types(admin_pool: Pool) -> None:
     words = sorted(t.value for t in ContentType)
-    assert [r["name"] for r in await read(admin_pool, "content_types_listed")] == words
-    [check] = await read(admin_pool, "content_types_domain_check")
+    assert [r["name"] for r in await query(admin_pool, "content_types_listed")] == words
+    [check] = await query(admin_pool, "content_types_domain_check")
     assert check["name"] == "content_type_known"
     listed = ", ".join(f"'{word}'::text" for word in words)
     assert check["definition"] == f"CHECK ((VALUE = ANY (ARRAY[{listed}]))) NOT VALID"
@@ -71,7 +64,7 @@ async def test_a_word_becomes_storable_in_every_column_once_the_list_has_it(
 ) -> None:
     with pytest.raises(errors.CheckViolation, match="content_type_known"):
         await _plant(admin_pool, factory, column, "blog_topic")
-    await _execute(admin_pool, "content_types_add", word="blog_topic")
+    await query(admin_pool, "content_types_add", word="blog_topic")
     await _plant(admin_pool, factory, column, "blog_topic")
     with pytest.raises(errors.CheckViolation, match="content_type_known"):
         await _plant(admin_pool, factory, column, "blog_topics")
@@ -79,8 +72,8 @@ async def test_a_word_becomes_storable_in_every_column_once_the_list_has_it(
 
 async def test_the_list_only_grows(admin_pool: Pool) -> None:
     with pytest.raises(errors.FeatureNotSupported, match="only ever added"):
-        await _execute(admin_pool, "content_types_remove", word="hubdb_row")
-    assert len(await read(admin_pool, "content_types_listed")) == len(ContentType)
+        await query(admin_pool, "content_types_remove", word="hubdb_row")
+    assert len(await query(admin_pool, "content_types_listed")) == len(ContentType)
 
 
 # --- a new type, end to end --------------------------------------------------------------------
@@ -219,7 +212,7 @@ async def test_a_new_type_is_one_member_and_one_migration(
         )  # fmt: skip
         # Enqueued, fetched and stored.
         await smuves("sync", str(PORTAL), "--types", "blog_topic")
-        stored = await read(admin_pool, "content_types_stored", portal_id=PORTAL)
+        stored = await query(admin_pool, "content_types_stored", portal_id=PORTAL)
         assert [(r["content_type"], r["hubspot_id"], r["slug"], r["archived"]) for r in stored] == [
             ("blog_topic", "11", "postgres", False),
             ("blog_topic", "12", "queues", False),

@@ -22,32 +22,24 @@ from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.export_format import ExportResult
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import sync_settings, write
+from tests.support import Sync, query
+
+# No `hubspot` marker: the fake of the `sync` fixture serves no portal; an export needs none.
 
 
-async def plant_pages(
-    factory: Factory, db: Database, n: int, owner: uuid.UUID | None = None
-) -> int:
+async def plant_pages(factory: Factory, n: int, owner: uuid.UUID | None = None) -> int:
     portal = await factory.portal(owner) if owner else await factory.portal()
-    run = await factory.run(portal)
-    await write(
-        db.pool,
-        "sync_plant_content_rows",
-        portal_id=portal,
-        content_type="blog_post",
-        run_id=run.id,
-        n=n,
-    )
+    await factory.content_rows(await factory.run(portal), n, content_type=ContentType.BLOG_POST)
     return portal
 
 
 async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
-    factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
+    sync: Sync, tmp_path: Path
 ) -> None:
-    portal = await plant_pages(factory, db, 50)
+    worker_db, db = sync.worker_db, sync.db
+    portal = await plant_pages(sync.factory, 50)
     started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.JSONL)
-    settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
+    settings = sync.settings_with(export_dir=tmp_path / "out")
 
     stats = await Runner(
         worker_db, settings, kinds=[JobKind.EXPORT], concurrency=1, burst=True
@@ -59,15 +51,16 @@ async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
     assert [r["hubspot_id"] for r in lines] == [f"{n:08d}" for n in range(1, 51)]
     assert lines[6]["data"] == {"id": "7", "name": "Page 7", "htmlTitle": "x" * 200}
     assert [r["archived"] for r in lines[:10]] == [False] * 9 + [True]
-    [export] = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert (export["status"], export["path"], export["row_count"]) == ("completed", str(path), 50)
     assert export["bytes"] == path.stat().st_size
 
 
 async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
-    factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
+    sync: Sync, tmp_path: Path
 ) -> None:
-    portal = await plant_pages(factory, db, 5)
+    worker_db, db = sync.worker_db, sync.db
+    portal = await plant_pages(sync.factory, 5)
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the export wants a directory")
     started = await start_export(
@@ -78,27 +71,28 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
         path=blocker / "x.csv",
         max_attempts=1,
     )
-    settings = sync_settings(db_url, "http://127.0.0.1:9")
+    settings = sync.settings
 
     stats = await Runner(
         worker_db, settings, kinds=[JobKind.EXPORT], concurrency=1, burst=True
     ).run()
 
     assert stats.failed == 1
-    [job] = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    [job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert job["status"] == "failed" and "not-a-directory" in job["last_error"]
-    [export] = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert (export["status"], export["row_count"]) == ("failed", None)
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_failed"]
 
 
 async def _claimed_export(
-    factory: Factory, worker_db: Database, db: Database, settings: Settings, owner: uuid.UUID
+    sync: Sync, settings: Settings, owner: uuid.UUID
 ) -> tuple[JobContext, Path]:
     """A CSV export of 20 posts of `owner`'s portal, its job claimed; and where its file is
     published."""
-    portal = await plant_pages(factory, db, 20, owner)
+    worker_db = sync.worker_db
+    portal = await plant_pages(sync.factory, 20, owner)
     started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.CSV)
     [job] = await Queue(worker_db, settings).claim([JobKind.EXPORT])
     ctx = JobContext(job, worker_db, settings, RateLimitRegistry(), "test-worker")
@@ -108,18 +102,12 @@ async def _claimed_export(
 
 @pytest.mark.parametrize("how", ["stopped", "lease lost"])
 async def test_an_export_refused_its_completion_after_writing_leaves_no_file(
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    app_pool: Pool,
-    db_url: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    how: str,
+    sync: Sync, app_pool: Pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
-    owner = await factory.user()
-    ctx, path = await _claimed_export(factory, worker_db, db, settings, owner)
+    db = sync.db
+    settings = sync.settings_with(export_dir=tmp_path / "out")
+    owner = await sync.factory.user()
+    ctx, path = await _claimed_export(sync, settings, owner)
     written = export.write_export
 
     async def write_then_lose(*args: Any, **kwargs: Any) -> ExportResult:
@@ -130,7 +118,7 @@ async def test_an_export_refused_its_completion_after_writing_leaves_no_file(
             async with Database(app_pool).as_user(owner) as scoped:  # POST /v1/runs/{id}/stop
                 assert await run_stop(scoped, ctx.job.run_id) is not None
         else:
-            await write(db.pool, "sync_steal_lease", job_id=ctx.job.id)
+            await query(db, "sync_steal_lease", job_id=ctx.job.id)
         return result
 
     monkeypatch.setattr(export, "write_export", write_then_lose)
@@ -140,20 +128,20 @@ async def test_an_export_refused_its_completion_after_writing_leaves_no_file(
 
     assert not path.exists(), "a published file that no exports row owns"
     assert list(path.parent.iterdir()) == []  # no half-written file either
-    [row] = await read(db.pool, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
+    [row] = await query(db, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
     assert (row["path"], row["row_count"]) == (None, None)
     assert row["status"] == ("stopped" if how == "stopped" else "running")
 
 
 async def test_a_completed_export_is_published_where_its_row_says(
-    factory: Factory, worker_db: Database, db: Database, db_url: str, tmp_path: Path
+    sync: Sync, tmp_path: Path
 ) -> None:
-    settings = sync_settings(db_url, "http://127.0.0.1:9", export_dir=tmp_path / "out")
-    ctx, path = await _claimed_export(factory, worker_db, db, settings, await factory.user())
+    settings = sync.settings_with(export_dir=tmp_path / "out")
+    ctx, path = await _claimed_export(sync, settings, await sync.factory.user())
 
     await export.handle_export(ctx)
 
-    [row] = await read(db.pool, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
+    [row] = await query(sync.db, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
     assert (row["status"], row["path"], row["row_count"]) == ("completed", str(path), 20)
     assert row["bytes"] == path.stat().st_size
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]

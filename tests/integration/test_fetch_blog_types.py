@@ -7,21 +7,13 @@ from typing import Literal
 
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
+from smuves_sync.testing.fake_hubspot import PortalSpec
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import (
-    TOKEN,
-    plant_portal,
-    stored_facts,
-    sync_settings,
-    truth_facts,
-)
+from tests.support import TOKEN, Sync, query
+from tests.support.sync import truth_facts
 
 NEW_TYPES = [
     ContentType.BLOG_AUTHOR,
@@ -41,33 +33,31 @@ SPEC = PortalSpec(
 )
 
 
+pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
+
+
 @pytest.mark.parametrize("version", ["v3", "2026-03"])
 async def test_the_new_types_are_stored_as_hubspot_serves_them(
-    version: Literal["v3", "2026-03"],
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
+    version: Literal["v3", "2026-03"], sync: Sync
 ) -> None:
-    fake = FakeHubSpot([SPEC], ServerConfig(ten_second_limit=None))
-    portal = await plant_portal(factory, SPEC)
+    fake, db, worker_db = sync.fake, sync.db, sync.worker_db
+    portal = await sync.plant_portal()
     started = await start_fetch(worker_db, portal, NEW_TYPES)
 
-    with serve_in_thread(fake) as base_url:
-        settings = sync_settings(db_url, base_url, hubspot_api_version=version)
-        runner = Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=2, burst=True)
-        await runner.run()
+    settings = sync.settings_with(hubspot_api_version=version)
+    runner = Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=2, burst=True)
+    await runner.run()
 
     run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.COMPLETED
     for content_type in NEW_TYPES:
         truth = fake.ground_truth(SPEC.portal_id, content_type, with_data=True)
         assert any(item.archived for item in truth), content_type
-        assert await stored_facts(db.pool, portal, content_type) == truth_facts(truth)
+        assert await sync.stored(portal, content_type) == truth_facts(truth)
         stored = {
             row["hubspot_id"]: row["translated_from_id"]
-            for row in await read(
-                db.pool, "content_rows_of_type", portal_id=portal, content_type=content_type
+            for row in await query(
+                db, "content_rows_of_type", portal_id=portal, content_type=content_type
             )
         }
         # translatedFromId as served (0 or "" for a primary; a redirect has none).

@@ -15,8 +15,8 @@ from smuves_sync.orchestrator import start_fetch
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import SECRET, TOKEN, sync_settings
+from tests.support import SECRET, TOKEN, query
+from tests.support.sync import sync_settings
 from tests.unit.hubspot.fixtures import load
 
 BASE_URL = "https://hubspot.test"
@@ -60,14 +60,14 @@ async def test_a_listing_that_never_ends_fails_its_job_at_once_and_says_why(
         stats = await asyncio.wait_for(runner.run(), 60)
 
     assert (stats.completed, stats.failed) == (0, 1)
-    [job] = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    [job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
     # Failed for good on its first attempt: a retry would resume from the runaway's cursor.
     assert (job["status"], job["attempts"], job["total"]) == ("failed", 1, COUNTED)
     assert "site_page listing does not end" in job["last_error"]
     assert f"HubSpot's count of {COUNTED}" in job["last_error"]
     # max(2 x 250, 250 + 10 pages of 100) = 1,250: twelve pages stored, the 13th refused.
     assert job["processed"] == 1200
-    stored = await read(db.pool, "sync_content_of_portal", portal_id=portal)
+    stored = await query(db, "sync_content_of_portal", portal_id=portal)
     assert len(stored) == 1200
     assert all(r["deleted_at"] is None for r in stored)
     assert route.call_count == 2 + 13  # two counts, thirteen pages

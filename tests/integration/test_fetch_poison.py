@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from smuves_sync.db import Database
 from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export, start_fetch
 from smuves_sync.testing.fake_hubspot import (
@@ -20,14 +18,10 @@ from smuves_sync.testing.fake_hubspot import (
     Poison,
     PoisonKind,
     PortalSpec,
-    ServerConfig,
-    serve_in_thread,
 )
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import TOKEN, plant_portal, sync_settings
+from tests.support import TOKEN, Sync, query
 
 POST, PAGE = ContentType.BLOG_POST, ContentType.SITE_PAGE
 TABLE, ROW = ContentType.HUBDB_TABLE, ContentType.HUBDB_ROW
@@ -59,15 +53,7 @@ SPEC = PortalSpec(
 TYPES = [PAGE, POST, TABLE, ROW]
 
 
-@pytest.fixture
-def fake() -> FakeHubSpot:
-    return FakeHubSpot([SPEC], ServerConfig(ten_second_limit=None))
-
-
-@pytest.fixture
-def base_url(fake: FakeHubSpot) -> Iterator[str]:
-    with serve_in_thread(fake) as url:
-        yield url
+pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
 
 
 def unstorable_ids(fake: FakeHubSpot, content_type: ContentType) -> dict[str, PoisonKind]:
@@ -81,34 +67,29 @@ def unstorable_ids(fake: FakeHubSpot, content_type: ContentType) -> dict[str, Po
 
 
 async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_rest(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-    tmp_path: Path,
+    sync: Sync, tmp_path: Path
 ) -> None:
-    portal = await plant_portal(factory, SPEC)
+    fake, db, worker_db = sync.fake, sync.db, sync.worker_db
+    portal = await sync.plant_portal()
     started = await start_fetch(worker_db, portal, TYPES)
-    settings = sync_settings(db_url, base_url, export_dir=tmp_path)
+    settings = sync.settings_with(export_dir=tmp_path)
 
     await Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=2, burst=True).run()
 
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert [(j["status"], j["attempts"]) for j in jobs] == [("completed", 1)] * 4, jobs
     # An object listed twice in its page is counted once, as HubSpot counts it.
     assert [j["processed"] for j in jobs] == [j["total"] for j in jobs]
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "completed"
-    stored = await read(db.pool, "sync_content_of_portal", portal_id=portal)
+    stored = await query(db, "sync_content_of_portal", portal_id=portal)
     for content_type in TYPES:
         truth = {t.hubspot_id for t in fake.ground_truth(SPEC.portal_id, content_type)}
         kept = [r["hubspot_id"] for r in stored if r["content_type"] == content_type.value]
         assert sorted(kept) == sorted(truth - set(unstorable_ids(fake, content_type)))
         assert all(r["deleted_at"] is None for r in stored)
 
-    rejects = await read(db.pool, "sync_rejects_of_portal", portal_id=portal)
+    rejects = await query(db, "sync_rejects_of_portal", portal_id=portal)
     pages = fake.ground_truth(SPEC.portal_id, PAGE, with_data=True)
     assert [(r["run_id"], r["content_type"], r["hubspot_id"]) for r in rejects] == [
         (started.run.id, "site_page", None),
@@ -119,7 +100,7 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
     assert json.loads(rejects[0]["raw"]) == pages[5].data  # the object as HubSpot sent it
     assert json.loads(rejects[1]["raw"])["name"] == 12345
     assert rejects[1]["raw_size"] == len(rejects[1]["raw"])
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["run_completed"]
     assert "2 objects could not be stored" in told[0]["message"]
     assert "no usable 'id'" in told[0]["message"] or "'name' is int" in told[0]["message"]
@@ -130,8 +111,7 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
     await start_export(worker_db, portal, PAGE, ExportFormat.CSV)
     await Runner(worker_db, settings, kinds=[JobKind.EXPORT], concurrency=2, burst=True).run()
     exports = {
-        e["content_type"]: e
-        for e in await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+        e["content_type"]: e for e in await query(db, "sync_exports_of_portal", portal_id=portal)
     }
     assert [e["status"] for e in exports.values()] == ["completed", "completed"]
     lines = Path(exports["blog_post"]["path"]).read_text(encoding="utf-8").splitlines()
@@ -151,19 +131,13 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
     assert len(names) == len(pages) - 2
 
 
-async def test_a_broken_page_is_still_retried_then_failed_with_its_reason(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-) -> None:
+async def test_a_broken_page_is_still_retried_then_failed_with_its_reason(sync: Sync) -> None:
+    db, worker_db = sync.db, sync.worker_db
     # Not one object but the whole answer is broken: that page cannot be read at all.
-    fake.set_faults((FaultRule(FaultKind.NOT_JSON, share=1.0, content_type=PAGE),))
-    portal = await plant_portal(factory, SPEC)
+    sync.fake.set_faults((FaultRule(FaultKind.NOT_JSON, share=1.0, content_type=PAGE),))
+    portal = await sync.plant_portal()
     started = await start_fetch(worker_db, portal, [PAGE, POST])
-    settings = sync_settings(db_url, base_url)
+    settings = sync.settings
 
     await Runner(
         worker_db,
@@ -173,15 +147,13 @@ async def test_a_broken_page_is_still_retried_then_failed_with_its_reason(
         until=settled(worker_db, portal, started.run.id),
     ).run()
 
-    jobs = {
-        j["content_type"]: j for j in await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
-    }
+    jobs = {j["content_type"]: j for j in await query(db, "sync_jobs_of_portal", portal_id=portal)}
     assert (jobs["site_page"]["status"], jobs["site_page"]["attempts"]) == ("failed", 3)
     assert "the body is not JSON" in jobs["site_page"]["last_error"]
     assert (jobs["blog_post"]["status"], jobs["blog_post"]["attempts"]) == ("completed", 1)
-    [run] = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "partially_failed"
-    told = await read(db.pool, "sync_notifications_of_run", run_id=started.run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
     assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
     assert "failed: site_page" in told[1]["message"]
     assert "could not be stored" not in told[1]["message"]  # every post could be

@@ -12,18 +12,10 @@ from smuves_sync.db import Database
 from smuves_sync.db.hubspot_minutes import hubspot_per_minute
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import (
-    FakeHubSpot,
-    FaultKind,
-    FaultRule,
-    PortalSpec,
-    ServerConfig,
-    serve_in_thread,
-)
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec
 from smuves_sync.workers.hubspot_minutes import PROCESS_MINUTES, HubSpotMinutes
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
-from tests.integration.sync_helpers import TOKEN, plant_portal, sync_settings
+from tests.support import TOKEN, Sync
 
 
 async def recorded(db: Database) -> tuple[int, int]:
@@ -69,29 +61,28 @@ async def test_counts_that_could_not_be_written_go_with_the_next_flush(
     assert await recorded(db) == (2, 0)
 
 
-async def test_a_runner_records_the_requests_of_its_fetches(
-    factory: Factory, worker_db: Database, db: Database, db_url: str
-) -> None:
-    spec = PortalSpec(portal_id=7301, token=TOKEN, seed=3, site_pages=450)
-    # Two injected 429s: the client waits them out and goes on.
-    config = ServerConfig(
-        ten_second_limit=None,
-        faults=(FaultRule(FaultKind.RATE_LIMIT, on_requests=(2, 4), retry_after_s=0),),
-    )
-    fake = FakeHubSpot([spec], config)
+SPEC = PortalSpec(portal_id=7301, token=TOKEN, seed=3, site_pages=450)
+
+
+# Two injected 429s: the client waits them out and goes on.
+@pytest.mark.hubspot(
+    SPEC,
+    ten_second_limit=None,
+    faults=(FaultRule(FaultKind.RATE_LIMIT, on_requests=(2, 4), retry_after_s=0),),
+)
+async def test_a_runner_records_the_requests_of_its_fetches(sync: Sync) -> None:
+    db, worker_db = sync.db, sync.worker_db
     # Whatever this process counted before belongs to other tests: write it off first.
     await PROCESS_MINUTES.flush(worker_db)
     before = await recorded(db)
-    with serve_in_thread(fake) as base_url:
-        portal = await plant_portal(factory, spec)
-        await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
-        settings = sync_settings(db_url, base_url)
-        stats = await Runner(
-            worker_db, settings, kinds=[JobKind.FETCH], concurrency=1, burst=True
-        ).run()
+    portal = await sync.plant_portal()
+    await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
+    stats = await Runner(
+        worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True
+    ).run()
 
     assert stats.completed == 1
-    served = fake.stats(spec.portal_id)
+    served = sync.fake.stats(SPEC.portal_id)
     after = await recorded(db)
     assert served.status_429 == 2
     assert (after[0] - before[0], after[1] - before[1]) == (served.requests, 2)

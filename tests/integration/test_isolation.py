@@ -11,21 +11,20 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from psycopg import AsyncConnection, sql
-from psycopg.rows import TupleRow, dict_row
+from psycopg.rows import TupleRow
 
 from smuves_sync.db import Database, DbRole, Pool
-from smuves_sync.db.queries import load_queries, queries
+from smuves_sync.db.queries import queries
 from smuves_sync.db.runs import run_create
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
+from tests.support import query
 
-SQL = load_queries(Path(__file__).parents[1] / "sql")
 # Not tenant data: the migration ledger and the list of content types. Everything else must be
 # under row-level security.
 SHARED_TABLES = {"schema_migrations", "content_types"}
@@ -42,9 +41,11 @@ async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
     user = await factory.user()
     portal = await factory.portal(user, portal_id=portal_id, token_encrypted=b"secret")
     run = await factory.run(portal, owner=user, status=RunStatus.RUNNING)
-    await factory.job(run, status=JobStatus.RUNNING)
+    job = await factory.job(run, status=JobStatus.RUNNING)
     await factory.job(run, content_type=ContentType.BLOG_POST)
     await factory.content_item(run)
+    await factory.content_sync(run, job_id=job.id)
+    await factory.seen(job, "1")
     await factory.content_reject(run)
     export_run = await factory.run(portal, owner=user, kind=JobKind.EXPORT)
     await factory.export(export_run)
@@ -58,14 +59,8 @@ async def tenants(factory: Factory) -> tuple[Tenant, Tenant]:
     return await _plant_tenant(factory, 7_000_001), await _plant_tenant(factory, 7_000_002)
 
 
-async def _rows(conn: AsyncConnection[TupleRow], name: str, **params: Any) -> list[dict[str, Any]]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(SQL[name], params)
-        return await cur.fetchall()
-
-
 async def _tables(conn: AsyncConnection[TupleRow]) -> list[dict[str, Any]]:
-    return await _rows(conn, "catalog_tables")
+    return await query(conn, "catalog_tables")
 
 
 async def _visible(
@@ -75,17 +70,21 @@ async def _visible(
     None when the role may read no column of it."""
     columns = [
         r["name"]
-        for r in await _rows(conn, "catalog_readable_columns", table=table, role=role.value)
+        for r in await query(conn, "catalog_readable_columns", table=table, role=role.value)
     ]
     if not columns:
         return None
-    statement = sql.SQL(SQL["isolation_select_columns"]).format(
-        columns=sql.SQL(", ").join(sql.Identifier(c) for c in columns),
-        table=sql.Identifier(table),
-    )
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(statement)
-        return await cur.fetchall()
+    listed = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
+    return await query(conn, "isolation_select_columns", parts={"columns": listed, "table": table})
+
+
+async def _tenant_tables(
+    conn: AsyncConnection[TupleRow], role: DbRole
+) -> AsyncIterator[tuple[str, list[dict[str, Any]] | None]]:
+    """(name, what `_visible` gives) of every table but the shared ones."""
+    for table in await _tables(conn):
+        if table["name"] not in SHARED_TABLES:
+            yield table["name"], await _visible(conn, role, table["name"])
 
 
 @asynccontextmanager
@@ -122,7 +121,7 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
     admin_pool: Pool,
 ) -> None:
     async with admin_pool.connection() as conn:
-        functions = await _rows(conn, "catalog_security_definer_functions")
+        functions = await query(conn, "catalog_security_definer_functions")
     assert any(f["signature"].startswith("reconcile_stuck_runs(") for f in functions)
     for function in functions:
         paths = [c for c in function["config"] if c.startswith("search_path=")]
@@ -134,12 +133,12 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
 async def test_no_function_is_executable_by_public(admin_pool: Pool) -> None:
     # 0001 revokes it once, by default privileges, for every function the owner creates.
     async with admin_pool.connection() as conn:
-        assert await _rows(conn, "catalog_functions_public_may_execute") == []
+        assert await query(conn, "catalog_functions_public_may_execute") == []
 
 
 async def test_every_object_belongs_to_the_owner_role(admin_pool: Pool) -> None:
     async with admin_pool.connection() as conn:
-        assert await _rows(conn, "catalog_objects_not_owned_by_smuves_owner") == []
+        assert await query(conn, "catalog_objects_not_owned_by_smuves_owner") == []
 
 
 async def test_a_user_sees_none_of_another_users_rows(
@@ -147,15 +146,12 @@ async def test_a_user_sees_none_of_another_users_rows(
 ) -> None:
     a, b = tenants
     async with _session(app_pool, user=a.user_id) as conn:
-        for table in await _tables(conn):
-            if table["name"] in SHARED_TABLES:
-                continue
-            rows = await _visible(conn, DbRole.APP, table["name"])
+        async for name, rows in _tenant_tables(conn, DbRole.APP):
             if rows is None:
                 continue
-            assert rows, f"user A should see their own {table['name']}"
+            assert rows, f"user A should see their own {name}"
             leaked = [row for row in rows if _mentions(row, b)]
-            assert leaked == [], f"user A sees user B's {table['name']}"
+            assert leaked == [], f"user A sees user B's {name}"
 
 
 async def test_a_session_without_a_user_sees_nothing(
@@ -163,12 +159,8 @@ async def test_a_session_without_a_user_sees_nothing(
 ) -> None:
     for pool, role in ((app_pool, DbRole.APP), (worker_pool, DbRole.WORKER)):
         async with _session(pool) as conn:
-            for table in await _tables(conn):
-                if table["name"] in SHARED_TABLES:
-                    continue
-                assert await _visible(conn, role, table["name"]) in ([], None), (
-                    f"{role} with no user or portal sees {table['name']}"
-                )
+            async for name, rows in _tenant_tables(conn, role):
+                assert rows in ([], None), f"{role} with no user or portal sees {name}"
 
 
 async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
@@ -177,14 +169,11 @@ async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
     a, b = tenants
     async with _session(worker_pool, portal=a.portal_id) as conn:
         seen = []
-        for table in await _tables(conn):
-            if table["name"] in SHARED_TABLES:
-                continue
-            rows = await _visible(conn, DbRole.WORKER, table["name"])
+        async for name, rows in _tenant_tables(conn, DbRole.WORKER):
             if rows is None:
                 continue
-            seen.append(table["name"])
-            assert rows, f"the worker should see portal A's {table['name']}"
+            seen.append(name)
+            assert rows, f"the worker should see portal A's {name}"
             assert [row for row in rows if _mentions(row, b)] == []
     assert {"content_items", "exports", "jobs", "runs"} <= set(seen)
 
@@ -192,7 +181,7 @@ async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
 async def test_the_token_column_is_readable_by_neither_role(admin_pool: Pool) -> None:
     async with admin_pool.connection() as conn:
         for role in DbRole:
-            columns = await _rows(
+            columns = await query(
                 conn, "catalog_readable_columns", table="portals", role=role.value
             )
             assert "token_encrypted" not in {c["name"] for c in columns}

@@ -9,8 +9,7 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.ops_helpers import db_now, json_out, smuves
-from tests.integration.queue_helpers import read
+from tests.support import db_now, invoke, json_out, query
 
 ERROR = "HubSpotRetryableError: HubSpot answered 500 (portal, site_page, HTTP 500)"
 
@@ -22,11 +21,11 @@ async def test_runs_lists_newest_first_with_filters(db_url: str, factory: Factor
     second = await factory.run(portal, kind=JobKind.EXPORT, status=RunStatus.RUNNING)
     elsewhere = await factory.run(status=RunStatus.COMPLETED)
 
-    listed = json_out(await smuves(db_url, "runs", "--json"))
-    of_portal = json_out(await smuves(db_url, "runs", "--portal", str(portal), "--json"))
-    failed = json_out(await smuves(db_url, "runs", "--status", "failed", "--json"))
-    exports = json_out(await smuves(db_url, "runs", "--kind", "export", "--limit", "5", "--json"))
-    table = await smuves(db_url, "runs", "--portal", str(portal))
+    listed = json_out(await invoke(db_url, "runs", "--json"))
+    of_portal = json_out(await invoke(db_url, "runs", "--portal", str(portal), "--json"))
+    failed = json_out(await invoke(db_url, "runs", "--status", "failed", "--json"))
+    exports = json_out(await invoke(db_url, "runs", "--kind", "export", "--limit", "5", "--json"))
+    table = await invoke(db_url, "runs", "--portal", str(portal))
 
     assert [r["id"] for r in listed] == [elsewhere.id, second.id, first.id]
     assert [r["id"] for r in of_portal] == [second.id, first.id]
@@ -48,9 +47,9 @@ async def test_runs_lists_newest_first_with_filters(db_url: str, factory: Factor
 
 
 async def test_runs_with_nothing_to_show_and_bad_filters(db_url: str) -> None:
-    empty = await smuves(db_url, "runs")
-    unknown_portal = await smuves(db_url, "runs", "--portal", "999")
-    bad_status = await smuves(db_url, "runs", "--status", "done")
+    empty = await invoke(db_url, "runs")
+    unknown_portal = await invoke(db_url, "runs", "--portal", "999")
+    bad_status = await invoke(db_url, "runs", "--status", "done")
 
     assert (empty.exit_code, empty.stdout.strip()) == (0, "no runs")
     assert (unknown_portal.exit_code, unknown_portal.stderr.strip()) == (
@@ -76,8 +75,8 @@ async def test_run_shows_each_job(db_url: str, factory: Factory) -> None:
         locked_by="host-a:41",
     )
 
-    shown = json_out(await smuves(db_url, "run", str(run.id), "--json"))
-    table = await smuves(db_url, "run", str(run.id))
+    shown = json_out(await invoke(db_url, "run", str(run.id), "--json"))
+    table = await invoke(db_url, "run", str(run.id))
 
     assert (shown["id"], shown["status"], shown["portal_id"]) == (run.id, "running", run.portal_id)
     assert [
@@ -104,8 +103,8 @@ async def test_run_says_how_many_objects_could_not_be_stored_and_why(
     await factory.content_reject(run, "7", reason="field 'name' is int, expected text")
     await factory.content_reject(run)
 
-    shown = json_out(await smuves(db_url, "run", str(run.id), "--json"))
-    table = await smuves(db_url, "run", str(run.id))
+    shown = json_out(await invoke(db_url, "run", str(run.id), "--json"))
+    table = await invoke(db_url, "run", str(run.id))
 
     note = (
         "2 objects could not be stored: site_page 2 (field 'name' is int, expected text; and 1 "
@@ -127,9 +126,9 @@ async def test_run_says_how_many_objects_could_not_be_stored_and_why(
     assert "2 objects could not be stored" in table.stdout
     assert f"FROM content_rejects WHERE run_id = {run.id}" in " ".join(table.stdout.split())
     clean = await factory.run(status=RunStatus.COMPLETED)
-    quiet = await smuves(db_url, "run", str(clean.id))
+    quiet = await invoke(db_url, "run", str(clean.id))
     assert "could not be stored" not in quiet.stdout
-    assert json_out(await smuves(db_url, "run", str(clean.id), "--json"))["rejected"] == {
+    assert json_out(await invoke(db_url, "run", str(clean.id), "--json"))["rejected"] == {
         "objects": 0,
         "message": None,
         "by_type": [],
@@ -138,7 +137,7 @@ async def test_run_says_how_many_objects_could_not_be_stored_and_why(
 
 @pytest.mark.parametrize("args", [["run", "424242"], ["jobs", "--run", "424242"]])
 async def test_an_unknown_run_is_exit_code_2(db_url: str, args: list[str]) -> None:
-    result = await smuves(db_url, *args)
+    result = await invoke(db_url, *args)
     assert result.exit_code == 2
     assert "run 424242 not found" in result.stderr
     assert result.stdout == ""
@@ -153,25 +152,25 @@ async def test_jobs_filters(db_url: str, factory: Factory) -> None:
     def ids(result: object) -> list[int]:
         return [j["id"] for j in json_out(result)]  # type: ignore[arg-type]
 
-    assert ids(await smuves(db_url, "jobs", "--json")) == [export.id, pending.id, failed.id]
-    assert ids(await smuves(db_url, "jobs", "--status", "failed", "--json")) == [
+    assert ids(await invoke(db_url, "jobs", "--json")) == [export.id, pending.id, failed.id]
+    assert ids(await invoke(db_url, "jobs", "--status", "failed", "--json")) == [
         export.id,
         failed.id,
     ]
-    assert ids(await smuves(db_url, "jobs", "--status", "failed", "--kind", "fetch", "--json")) == [
+    assert ids(await invoke(db_url, "jobs", "--status", "failed", "--kind", "fetch", "--json")) == [
         failed.id
     ]
     assert ids(
-        await smuves(db_url, "jobs", "--status", "pending", "--status", "failed", "--json")
+        await invoke(db_url, "jobs", "--status", "pending", "--status", "failed", "--json")
     ) == [export.id, pending.id, failed.id]
-    assert ids(await smuves(db_url, "jobs", "--portal", str(run.portal_id), "--json")) == [
+    assert ids(await invoke(db_url, "jobs", "--portal", str(run.portal_id), "--json")) == [
         pending.id,
         failed.id,
     ]
-    assert ids(await smuves(db_url, "jobs", "--run", str(run.id), "--limit", "1", "--json")) == [
+    assert ids(await invoke(db_url, "jobs", "--run", str(run.id), "--limit", "1", "--json")) == [
         pending.id
     ]
-    assert (await smuves(db_url, "jobs", "--status", "completed")).stdout.strip() == "no jobs"
+    assert (await invoke(db_url, "jobs", "--status", "completed")).stdout.strip() == "no jobs"
 
 
 async def test_stats_reads_the_lease_from_settings(
@@ -182,11 +181,11 @@ async def test_stats_reads_the_lease_from_settings(
     await factory.job(status=JobStatus.PENDING, run_after=now - timedelta(hours=1))
     await factory.job(await factory.run(kind=JobKind.EXPORT), status=JobStatus.COMPLETED)
 
-    default = json_out(await smuves(db_url, "stats", "--json"))
+    default = json_out(await invoke(db_url, "stats", "--json"))
     long_lease = json_out(
-        await smuves(db_url, "stats", "--json", env={"SMUVES_FETCH_LEASE_SECONDS": str(20 * 60)})
+        await invoke(db_url, "stats", "--json", env={"SMUVES_FETCH_LEASE_SECONDS": str(20 * 60)})
     )
-    table = await smuves(db_url, "stats")
+    table = await invoke(db_url, "stats")
 
     assert default["depth"] == [
         {"kind": "export", "status": "completed", "jobs": 1},
@@ -213,8 +212,8 @@ async def test_admin_reconcile_settles_finished_runs(
     open_run = await factory.run(status=RunStatus.RUNNING)
     await factory.job(open_run, status=JobStatus.RUNNING)
 
-    result = await smuves(db_url, "admin", "reconcile")
-    again = json_out(await smuves(db_url, "admin", "reconcile", "--json"))
+    result = await invoke(db_url, "admin", "reconcile")
+    again = json_out(await invoke(db_url, "admin", "reconcile", "--json"))
 
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
@@ -222,7 +221,7 @@ async def test_admin_reconcile_settles_finished_runs(
         f"  run {run.id} (portal {run.portal_id}): partially_failed",
     ]
     assert again == []
-    [row] = await read(db.pool, "opscheck_run", run_id=open_run.id)
+    [row] = await query(db, "opscheck_run", run_id=open_run.id)
     assert row["status"] == "running"
 
 
@@ -236,13 +235,13 @@ async def test_admin_requeue_and_its_refusals(db_url: str, factory: Factory, db:
         current, content_type=ContentType.BLOG_POST, status=JobStatus.RUNNING
     )
 
-    ok = await smuves(db_url, "admin", "requeue", str(failed.id))
-    busy = await smuves(db_url, "admin", "requeue", str(running.id))
-    blocked = await smuves(db_url, "admin", "requeue", str(blog.id))
-    missing = await smuves(db_url, "admin", "requeue", "424242")
+    ok = await invoke(db_url, "admin", "requeue", str(failed.id))
+    busy = await invoke(db_url, "admin", "requeue", str(running.id))
+    blocked = await invoke(db_url, "admin", "requeue", str(blog.id))
+    missing = await invoke(db_url, "admin", "requeue", "424242")
 
     assert (ok.exit_code, ok.stdout.strip()) == (0, f"job {failed.id} requeued (was failed)")
-    [row] = await read(db.pool, "opscheck_job", job_id=failed.id)
+    [row] = await query(db, "opscheck_job", job_id=failed.id)
     assert (row["status"], row["attempts"]) == ("pending", 0)
     assert busy.exit_code == 2
     assert busy.stderr.strip() == (
@@ -252,7 +251,7 @@ async def test_admin_requeue_and_its_refusals(db_url: str, factory: Factory, db:
     assert f"job {running.id} of run {current.id} already fetches the same portal and type" in (
         blocked.stderr
     )
-    [row] = await read(db.pool, "opscheck_job", job_id=blog.id)
+    [row] = await query(db, "opscheck_job", job_id=blog.id)
     assert row["status"] == "failed"
     assert (missing.exit_code, missing.stderr.strip()) == (
         2,
@@ -267,11 +266,11 @@ async def test_admin_retry_failed(db_url: str, factory: Factory, db: Database) -
     b = await factory.job(run, content_type=ContentType.HUBDB_ROW, status=JobStatus.FAILED)
     other = await factory.job(status=JobStatus.FAILED)
 
-    result = await smuves(db_url, "admin", "retry-failed", "--portal", str(portal))
+    result = await invoke(db_url, "admin", "retry-failed", "--portal", str(portal))
     nothing = json_out(
-        await smuves(db_url, "admin", "retry-failed", "--run", str(run.id), "--json")
+        await invoke(db_url, "admin", "retry-failed", "--run", str(run.id), "--json")
     )
-    unknown = await smuves(db_url, "admin", "retry-failed", "--run", "424242")
+    unknown = await invoke(db_url, "admin", "retry-failed", "--run", "424242")
 
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
@@ -280,7 +279,7 @@ async def test_admin_retry_failed(db_url: str, factory: Factory, db: Database) -
         f"  job {a.id}: requeued",
     ]
     assert nothing == []
-    [row] = await read(db.pool, "opscheck_job", job_id=other.id)
+    [row] = await query(db, "opscheck_job", job_id=other.id)
     assert row["status"] == "failed"
     assert (unknown.exit_code, unknown.stderr.strip()) == (
         2,
@@ -295,9 +294,9 @@ async def test_admin_prune(db_url: str, factory: Factory, db: Database) -> None:
     recent = await factory.run(status=RunStatus.COMPLETED, finished_at=now - timedelta(days=5))
 
     dry = json_out(
-        await smuves(db_url, "admin", "prune", "--older-than", "30d", "--dry-run", "--json")
+        await invoke(db_url, "admin", "prune", "--older-than", "30d", "--dry-run", "--json")
     )
-    done = await smuves(db_url, "admin", "prune", "--older-than", "30d")
+    done = await invoke(db_url, "admin", "prune", "--older-than", "30d")
 
     assert dry == {
         "dry_run": True,
@@ -311,13 +310,13 @@ async def test_admin_prune(db_url: str, factory: Factory, db: Database) -> None:
         0,
         "deleted 1 run(s), 1 job(s), 0 export(s), 0 notification(s) older than 30d",
     )
-    left = await read(db.pool, "opscheck_ids")
+    left = await query(db, "opscheck_ids")
     assert [(r["what"], r["id"]) for r in left] == [("run", recent.id)]
 
 
 @pytest.mark.parametrize("age", ["0d", "30", "30x", "-1d", "d"])
 async def test_admin_prune_refuses_a_bad_age(db_url: str, factory: Factory, age: str) -> None:
     await factory.run(status=RunStatus.COMPLETED)
-    result = await smuves(db_url, "admin", "prune", "--older-than", age)
+    result = await invoke(db_url, "admin", "prune", "--older-than", age)
     assert result.exit_code == 2
     assert f"invalid age {age!r}" in result.stderr

@@ -21,8 +21,7 @@ from smuves_sync.db.runs import PruneCounts, history_prune, run_jobs, run_list
 from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.ops_helpers import db_now
-from tests.integration.queue_helpers import read
+from tests.support import db_now, query
 
 T = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
 FETCH_LEASE = timedelta(minutes=5)
@@ -31,12 +30,12 @@ FETCH, EXPORT = JobKind.FETCH, JobKind.EXPORT
 
 
 async def _job_row(db: Database, job_id: int) -> dict[str, object]:
-    [row] = await read(db.pool, "opscheck_job", job_id=job_id)
+    [row] = await query(db, "opscheck_job", job_id=job_id)
     return row
 
 
 async def _run_row(db: Database, run_id: int) -> dict[str, object]:
-    [row] = await read(db.pool, "opscheck_run", run_id=run_id)
+    [row] = await query(db, "opscheck_run", run_id=run_id)
     return row
 
 
@@ -285,25 +284,25 @@ async def test_prune_deletes_settled_history_strictly_older_than_the_age(
         portal, status=RunStatus.RUNNING, created_at=now - timedelta(days=90)
     )
     await factory.job(still_open, status=JobStatus.COMPLETED)
-    [old_note] = await read(
+    [old_note] = await query(
         db.pool,
         "opsplant_notification",
         user_id=user,
         run_id=None,
         created_at=cutoff - timedelta(seconds=1),
     )
-    [new_note] = await read(
+    [new_note] = await query(
         db.pool, "opsplant_notification", user_id=user, run_id=None, created_at=cutoff
     )
-    before = await read(db.pool, "opscheck_ids")
+    before = await query(db, "opscheck_ids")
 
     dry = await history_prune(db, timedelta(days=30), dry_run=True, now=now)
-    assert await read(db.pool, "opscheck_ids") == before
+    assert await query(db, "opscheck_ids") == before
 
     done = await history_prune(db, timedelta(days=30), now=now)
 
     assert dry == done == PruneCounts(runs=2, jobs=3, exports=1, notifications=2)
-    left = await read(db.pool, "opscheck_ids")
+    left = await query(db, "opscheck_ids")
     assert {r["id"] for r in left if r["what"] == "run"} == {at_cutoff.id, still_open.id}
     assert len([r for r in left if r["what"] == "job"]) == 2
     assert [r for r in left if r["what"] == "export"] == []

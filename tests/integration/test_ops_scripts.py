@@ -3,9 +3,7 @@ its output and exit code."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -13,8 +11,7 @@ from pathlib import Path
 from smuves_sync.db import Database
 from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.ops_helpers import db_now
-from tests.integration.queue_helpers import read
+from tests.support import clean_env, db_now, query, run
 
 SCRIPTS = Path(__file__).parents[2] / "scripts"
 # The `smuves` installed beside the interpreter running the tests.
@@ -22,18 +19,9 @@ SMUVES = str(Path(sys.executable).with_name("smuves"))
 
 
 async def _script(db_url: str, name: str, *args: str) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-    env.update({"SMUVES_DATABASE_URL": db_url, "SMUVES_ENV_FILE": "", "SMUVES": SMUVES})
-    proc = await asyncio.create_subprocess_exec(
-        str(SCRIPTS / name),
-        *args,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
+    env = clean_env(SMUVES_DATABASE_URL=db_url, SMUVES=SMUVES)
+    done = await run(str(SCRIPTS / name), *args, env=env, timeout=60)
+    return done.code, done.stdout, done.stderr
 
 
 async def test_the_wrappers_run_their_commands(db_url: str, factory: Factory, db: Database) -> None:
@@ -64,7 +52,7 @@ async def test_the_wrappers_run_their_commands(db_url: str, factory: Factory, db
 
     code, out, _ = await _script(db_url, "retry_failed.sh", "--run", str(old.id))
     assert (code, out.splitlines()[0]) == (0, "requeued 1 of 1 failed job(s)")
-    [row] = await read(db.pool, "opscheck_job", job_id=failed.id)
+    [row] = await query(db, "opscheck_job", job_id=failed.id)
     assert row["status"] == "pending"
 
     code, out, _ = await _script(db_url, "prune.sh", "90d")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from smuves_sync.orchestrator import (
     start_fetch,
 )
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
+from tests.support import all_at_once, query
 
 ALL = tuple(ContentType)
 
@@ -29,15 +28,9 @@ async def test_twenty_concurrent_requests_make_one_run_and_nineteen_duplicates(
     # Twenty sessions, so the twenty transactions really overlap in the database.
     async with pool_for(db_url, role=DbRole.WORKER, min_size=20, max_size=20) as pool:
         worker = Database(pool)
-        gate = asyncio.Event()
-
-        async def request() -> FetchStarted:
-            await gate.wait()
-            return await start_fetch(worker, portal)
-
-        tasks = [asyncio.create_task(request()) for _ in range(20)]
-        gate.set()
-        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        outcomes = await all_at_once(
+            20, lambda: start_fetch(worker, portal), return_exceptions=True
+        )
 
     started = [o for o in outcomes if isinstance(o, FetchStarted)]
     refused = [o for o in outcomes if isinstance(o, AllDuplicateJobs)]
@@ -48,9 +41,9 @@ async def test_twenty_concurrent_requests_make_one_run_and_nineteen_duplicates(
     assert {r.run_ids for r in refused} == {(winner.run.id,)}
     assert all("ALL_DUPLICATE_JOBS" in str(r) for r in refused)
     # Refused requests leave no empty run behind.
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [(r["id"], r["status"]) for r in runs] == [(winner.run.id, "pending")]
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert sorted(j["content_type"] for j in jobs) == sorted(str(t) for t in ALL)
 
 
@@ -78,7 +71,7 @@ async def test_a_partial_overlap_creates_only_the_new_types(
     }
     assert second.run.content_types == ALL
     assert all(j.run_id == second.run.id and j.status is JobStatus.PENDING for j in second.jobs)
-    jobs = await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert len(jobs) == len(ALL) == 9
 
 
@@ -121,7 +114,7 @@ async def test_a_refusal_inside_a_callers_transaction_leaves_it_usable(
         # The caller's transaction (a scheduler holding a schedule row lock) goes on.
         export = await start_export(tx, portal, ContentType.SITE_PAGE, ExportFormat.CSV)
 
-    runs = await read(db.pool, "sync_runs_of_portal", portal_id=portal)
+    runs = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert [r["id"] for r in runs] == [first.run.id, export.run.id]
 
 
@@ -132,7 +125,7 @@ async def test_an_unknown_portal_is_not_found_and_changes_nothing(
         await start_fetch(worker_db, 424242)
     with pytest.raises(InvalidInput, match="positive"):
         await start_fetch(worker_db, -1)
-    assert await read(db.pool, "run_statuses") == []
+    assert await query(db, "run_statuses") == []
 
 
 async def test_the_app_role_starts_runs_only_for_its_members(
@@ -167,7 +160,7 @@ async def test_start_export_creates_a_run_a_job_and_an_exports_row(
     assert (started.export.format, started.export.status) == (ExportFormat.CSV, JobStatus.PENDING)
     with pytest.raises(AllDuplicateJobs):
         await start_export(worker_db, portal, ContentType.SITE_PAGE, ExportFormat.JSONL)
-    exports = await read(db.pool, "sync_exports_of_portal", portal_id=portal)
+    exports = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert len(exports) == 1
 
 

@@ -27,7 +27,7 @@ from smuves_sync.testing.fake_hubspot import (
 )
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.sync_helpers import TOKEN, plant_portal, sync_settings
+from tests.support.sync import TOKEN, plant_portal, sync_settings
 
 # Twelve or thirteen hours ahead of UTC: its midnight is never UTC's.
 ZONE = "Pacific/Auckland"

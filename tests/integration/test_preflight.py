@@ -12,9 +12,8 @@ from smuves_sync.cli import cli
 from smuves_sync.db import Database
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from tests.factories import Factory
-from tests.integration.api.conftest import AUDIENCE, JWT_SECRET
-from tests.integration.ops_helpers import smuves
-from tests.integration.queue_helpers import read
+from tests.integration.api.conftest import AUDIENCE, JWT_SECRET, serve_refusal
+from tests.support import invoke, query
 
 # What operators have set before: a passphrase (HKDF stretched it), a key cut short, and a
 # list whose older key is a passphrase.
@@ -45,17 +44,17 @@ async def test_commands_that_need_the_key_refuse_before_creating_anything(
 ) -> None:
     portal = await factory.portal(portal_id=4711, name="Before")
     command = [a.format(portal=portal) for a in args]
-    result = await smuves(
+    result = await invoke(
         db_url, *command, env={"SMUVES_SECRET_KEY": BAD_KEYS[case], "SMUVES_HUBSPOT_TOKEN": "pat"}
     )
     _refused_for_the_key(result)
-    assert await read(db.pool, "sync_runs_of_portal", portal_id=portal) == []
-    [row] = await read(db.pool, "sync_portal_row", portal_id=portal)
+    assert await query(db, "sync_runs_of_portal", portal_id=portal) == []
+    [row] = await query(db, "sync_portal_row", portal_id=portal)
     assert row["name"] == "Before"
 
 
 async def test_a_new_portal_is_not_added_without_a_valid_key(db: Database, db_url: str) -> None:
-    result = await smuves(
+    result = await invoke(
         db_url,
         "portal",
         "add",
@@ -65,21 +64,17 @@ async def test_a_new_portal_is_not_added_without_a_valid_key(db: Database, db_ur
         env={"SMUVES_SECRET_KEY": "not a key", "SMUVES_HUBSPOT_TOKEN": "pat"},
     )
     _refused_for_the_key(result)
-    assert await read(db.pool, "sync_portal_row", portal_id=4712) == []
+    assert await query(db, "sync_portal_row", portal_id=4712) == []
 
 
 @pytest.mark.parametrize("case", list(BAD_KEYS))
 def test_serve_refuses_to_start_without_a_valid_key(case: str) -> None:
-    result = CliRunner().invoke(
-        cli,
-        ["serve", "--port", "0"],
-        env={
+    result = serve_refusal(
+        {
             "SMUVES_JWT_SECRET": JWT_SECRET,
             "SMUVES_JWT_AUDIENCE": AUDIENCE,
             "SMUVES_SECRET_KEY": BAD_KEYS[case],
-            # Never reached: the key is checked before any database is opened.
-            "SMUVES_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
-        },
+        }
     )
     _refused_for_the_key(result)
 

@@ -17,7 +17,7 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0, read
+from tests.support import T0, query
 
 # The backlogs below are five jobs per portal (the counts are written for five), of the types
 # a portal has had from the start.
@@ -48,8 +48,8 @@ async def test_eight_claimers_on_separate_connections_drain_2000_jobs_each_once(
     claims = Counter(job_id for result in results for job_id in result)
     assert sorted(claims) == sorted(job_ids)
     assert set(claims.values()) == {1}
-    assert await read(db.pool, "job_statuses") == [{"status": "completed", "n": 2000}]
-    assert await read(db.pool, "run_statuses") == [{"status": "completed", "n": 400}]
+    assert await query(db, "job_statuses") == [{"status": "completed", "n": 2000}]
+    assert await query(db, "run_statuses") == [{"status": "completed", "n": 400}]
 
 
 async def test_claim_sets_the_lease_and_starts_the_run(
@@ -153,7 +153,7 @@ async def test_complete_and_claim_finishes_a_batch_and_claims_the_next(
     assert all(j.status is JobStatus.RUNNING and j.locked_by == "w1" for j in second)
     completed, third = await queue.complete_and_claim(second, [JobKind.FETCH], limit=6, now=T0)
     assert (completed, third) == ([j.id for j in second], [])
-    assert await read(db.pool, "run_statuses") == [{"status": "completed", "n": 2}]
+    assert await query(db, "run_statuses") == [{"status": "completed", "n": 2}]
 
 
 async def test_complete_and_claim_is_one_transaction(

@@ -4,19 +4,30 @@ release hand a job back without spending an attempt."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from smuves_sync.db import Database
 from smuves_sync.db.runs import run_get
 from smuves_sync.errors import HubSpotAuthError, HubSpotRetryableError
-from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0, read
+from tests.support import T0, query
 
 SECOND = timedelta(seconds=1)
+
+
+async def _claimed(
+    factory: Factory, worker_db: Database, settings: Settings, run: Run | None = None, **job: Any
+) -> tuple[Queue, Job]:
+    """A planted job claimed at T0, and the queue that claimed it."""
+    await factory.job(run, **job)
+    queue = Queue(worker_db, settings)
+    [claimed] = await queue.claim(None, now=T0)
+    return queue, claimed
 
 
 def _queue(worker_db: Database, db_url: str, **overrides: object) -> Queue:
@@ -58,7 +69,7 @@ async def test_retryable_failures_back_off_exponentially_then_give_up(
         t2,
         "timeout again",
     )
-    [note] = await read(db.pool, "job_failed_notifications_of_run", run_id=run.id)
+    [note] = await query(db, "job_failed_notifications_of_run", run_id=run.id)
     assert note["user_id"] == owner and "after 3 attempt(s): timeout again" in note["message"]
     settled = await run_get(db, run.id)
     assert settled is not None and settled.status is RunStatus.FAILED
@@ -100,9 +111,7 @@ async def test_a_permanent_failure_fails_at_once(
     factory: Factory, worker_db: Database, db: Database, settings: Settings
 ) -> None:
     run = await factory.run()
-    await factory.job(run)
-    queue = Queue(worker_db, settings)
-    [job] = await queue.claim(None, now=T0)
+    queue, job = await _claimed(factory, worker_db, settings, run)
 
     failed = await queue.fail(
         job, HubSpotAuthError("the token was revoked; reconnect the portal"), now=T0
@@ -110,15 +119,13 @@ async def test_a_permanent_failure_fails_at_once(
 
     assert (failed.status, failed.attempts, failed.finished_at) == (JobStatus.FAILED, 1, T0)
     assert failed.last_error == "HubSpotAuthError: the token was revoked; reconnect the portal"
-    assert len(await read(db.pool, "job_failed_notifications_of_run", run_id=run.id)) == 1
+    assert len(await query(db, "job_failed_notifications_of_run", run_id=run.id)) == 1
 
 
 async def test_a_long_error_is_truncated(
     factory: Factory, worker_db: Database, settings: Settings
 ) -> None:
-    await factory.job()
-    queue = Queue(worker_db, settings)
-    [job] = await queue.claim(None, now=T0)
+    queue, job = await _claimed(factory, worker_db, settings)
     failed = await queue.fail(job, "x" * 10_000, retryable=False, now=T0)
     assert failed.last_error == "x" * 2000
 
@@ -126,9 +133,7 @@ async def test_a_long_error_is_truncated(
 async def test_park_waits_without_spending_an_attempt_and_keeps_the_cursor(
     factory: Factory, worker_db: Database, settings: Settings
 ) -> None:
-    await factory.job()
-    queue = Queue(worker_db, settings)
-    [job] = await queue.claim(None, now=T0)
+    queue, job = await _claimed(factory, worker_db, settings)
     job = await queue.checkpoint(job, "after:500", 500, now=T0)
     resets = T0 + timedelta(hours=7)
 
@@ -145,9 +150,7 @@ async def test_park_waits_without_spending_an_attempt_and_keeps_the_cursor(
 async def test_release_hands_the_job_back_now_and_wakes_listeners(
     factory: Factory, worker_db: Database, settings: Settings, db_url: str
 ) -> None:
-    await factory.job(attempts=1)
-    queue = Queue(worker_db, settings)
-    [job] = await queue.claim(None, now=T0)
+    queue, job = await _claimed(factory, worker_db, settings, attempts=1)
     assert job.attempts == 2
     job = await queue.checkpoint(job, "page-3", 300, now=T0)
 
@@ -171,9 +174,7 @@ async def test_release_hands_the_job_back_now_and_wakes_listeners(
 async def test_fail_uses_the_errors_own_flag_unless_told(
     factory: Factory, worker_db: Database, settings: Settings, retryable: bool
 ) -> None:
-    await factory.job()
-    queue = Queue(worker_db, settings)
-    [job] = await queue.claim(None, now=T0)
+    queue, job = await _claimed(factory, worker_db, settings)
     error = HubSpotRetryableError("503") if retryable else ValueError("bad page")
     failed = await queue.fail(job, error, now=T0)
     assert failed.status is (JobStatus.PENDING if retryable else JobStatus.FAILED)

@@ -17,7 +17,7 @@ from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0, read
+from tests.support import T0, query
 
 MINUTE = timedelta(minutes=1)
 
@@ -97,7 +97,7 @@ async def test_a_stale_job_at_its_last_attempt_fails_and_its_owner_is_notified(
     assert failed.last_error is not None
     assert "gave up after 3 attempts" in failed.last_error
     assert "(gone)" in failed.last_error
-    [note] = await read(db.pool, "job_failed_notifications_of_run", run_id=run.id)
+    [note] = await query(db, "job_failed_notifications_of_run", run_id=run.id)
     assert (note["user_id"], note["kind"], note["created_at"]) == (owner, "job_failed", T0)
     assert f"portal {run.portal_id}" in note["message"]
     settled = await run_get(db, run.id)

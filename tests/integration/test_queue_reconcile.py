@@ -10,7 +10,7 @@ from smuves_sync.models import ContentType, JobStatus, Run, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0
+from tests.support import T0
 
 TYPES = list(ContentType)
 

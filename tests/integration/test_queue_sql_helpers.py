@@ -10,7 +10,7 @@ from typing import Any
 from smuves_sync.db import Pool
 from smuves_sync.models import Job, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.queue_helpers import CHECKS, T0, read
+from tests.support import T0, query
 
 MINUTE = timedelta(minutes=1)
 LEASES = {"fetch_lease": 5 * MINUTE, "export_lease": 2 * MINUTE}
@@ -35,7 +35,7 @@ async def test_a_lease_expires_after_its_kinds_lease(factory: Factory, admin_poo
     export_3 = await _running(factory, JobKind.EXPORT, 3 * MINUTE)
     pending = await factory.job()
 
-    rows = await read(admin_pool, "queue_helpers_lease_expired", now=T0, **LEASES)
+    rows = await query(admin_pool, "queue_helpers_lease_expired", now=T0, **LEASES)
 
     assert {r["id"]: r["expired"] for r in rows} == {
         fetch_3.id: False,
@@ -54,11 +54,9 @@ async def test_the_lease_predicate_is_inlined_into_an_index_condition(
     # stable) would each keep the planner from inlining job_lease_expired: the statement
     # would then read every row and call the function on each.
     async with admin_pool.connection() as conn, conn.transaction():
-        await conn.execute(CHECKS["queue_helpers_no_seqscan"])
-        cur = await conn.execute(
-            CHECKS["queue_helpers_explain_lease_expired"], {"now": T0, **LEASES}
-        )
-        [[[explained]]] = await cur.fetchall()
+        await query(conn, "queue_helpers_no_seqscan")
+        [plan] = await query(conn, "queue_helpers_explain_lease_expired", now=T0, **LEASES)
+        [explained] = plan["QUERY PLAN"]
 
     [scan] = _index_scans(explained["Plan"])
     assert scan["Index Name"] == "jobs_lease_idx"
@@ -68,7 +66,7 @@ async def test_the_lease_predicate_is_inlined_into_an_index_condition(
 async def test_a_job_back_in_pending_holds_no_lease(factory: Factory, admin_pool: Pool) -> None:
     job = await _running(factory, JobKind.FETCH, MINUTE)
 
-    [pending] = await read(admin_pool, "queue_helpers_to_pending", job_id=job.id, cursor="c-7")
+    [pending] = await query(admin_pool, "queue_helpers_to_pending", job_id=job.id, cursor="c-7")
 
     assert pending["status"] == "pending"
     assert (pending["cursor"], pending["attempts"]) == ("c-7", job.attempts)
@@ -84,18 +82,16 @@ async def test_notices_go_to_the_runs_owner_else_the_portals(
     scheduled = await factory.run(portal)
     by_hand = await factory.run(portal, owner=starter)
 
-    async with admin_pool.connection() as conn:
-        await conn.execute(
-            CHECKS["queue_helpers_notify"],
-            {
-                "now": T0,
-                "run_ids": [by_hand.id, scheduled.id],
-                "kinds": ["job_failed", "run_failed"],
-                "messages": ["first", "second"],
-            },
-        )
+    await query(
+        admin_pool,
+        "queue_helpers_notify",
+        now=T0,
+        run_ids=[by_hand.id, scheduled.id],
+        kinds=["job_failed", "run_failed"],
+        messages=["first", "second"],
+    )
 
-    rows = await read(admin_pool, "queue_helpers_notifications")
+    rows = await query(admin_pool, "queue_helpers_notifications")
     assert [
         (r["user_id"], r["run_id"], r["kind"], r["message"], r["created_at"]) for r in rows
     ] == [

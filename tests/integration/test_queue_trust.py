@@ -21,7 +21,8 @@ from smuves_sync.db import Database, Pool
 from smuves_sync.models import ContentType, JobStatus, RunStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
 from tests.factories import Factory
-from tests.integration.queue_helpers import CHECKS, read
+from tests.support import query
+from tests.support.sql import statement
 
 FUTURE = datetime.now(UTC) + timedelta(days=3650)
 
@@ -37,11 +38,11 @@ async def _as(
     """Statement `name` in one transaction of `pool`, scoped to a portal or a user."""
     async with pool.connection() as conn, conn.transaction():
         if as_portal is not None:
-            await conn.execute(CHECKS["trust_set_portal"], {"portal_id": as_portal})
+            await conn.execute(statement("trust_set_portal"), {"portal_id": as_portal})
         if as_user is not None:
-            await conn.execute(CHECKS["trust_set_user"], {"user_id": as_user})
+            await conn.execute(statement("trust_set_user"), {"user_id": as_user})
         async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(CHECKS[name], params)
+            await cur.execute(statement(name), params)
             return await cur.fetchall() if cur.description else []
 
 
@@ -66,7 +67,7 @@ async def test_a_worker_cannot_plant_or_move_a_job_to_get_a_token(
         await _as(worker_login_pool, "trust_portal_token", job_id=pending.id, lease_token=lease)
         == []
     )
-    [job] = await read(db.pool, "trust_job_lease", job_id=pending.id)
+    [job] = await query(db, "trust_job_lease", job_id=pending.id)
     assert job == {"status": "pending", "lease_token": None, "locked_by": None}
 
 
@@ -89,10 +90,10 @@ async def test_a_worker_runs_on_the_databases_clock(
             await _as(worker_login_pool, name, now=FUTURE, **params)
     # The other worker keeps its lease; claiming on the server's clock takes nothing of it.
     assert await _as(worker_login_pool, "trust_claim_at", now=None) == []
-    [job] = await read(db.pool, "trust_job_lease", job_id=held.id)
+    [job] = await query(db, "trust_job_lease", job_id=held.id)
     assert (job["lease_token"], job["locked_by"]) == (held.lease_token, "another worker")
     # The operator's login (and so the tests) may still pass a time.
-    assert [r["id"] for r in await read(db.pool, "trust_claim_at", now=FUTURE)] == [held.id]
+    assert [r["id"] for r in await query(db, "trust_claim_at", now=FUTURE)] == [held.id]
 
 
 async def test_a_worker_adds_jobs_only_for_a_due_schedule(
@@ -122,7 +123,7 @@ async def test_a_worker_adds_jobs_only_for_a_due_schedule(
                 content_type=str(content_type),
                 schedule_id=schedule_id,
             )
-    assert await read(db.pool, "sync_jobs_of_portal", portal_id=portal) == []
+    assert await query(db, "sync_jobs_of_portal", portal_id=portal) == []
 
     # The scheduler, logged in as the worker, fires the due schedule: its fetch starts.
     [started] = await fire_due_schedules(Database(worker_login_pool))
@@ -163,4 +164,4 @@ async def test_the_api_adds_jobs_only_to_its_users_portals(
         schedule_id=None,
     )
     assert (job["portal_id"], job["status"]) == (alices.portal_id, "pending")
-    assert await read(db.pool, "sync_jobs_of_portal", portal_id=bobs.portal_id) == []
+    assert await query(db, "sync_jobs_of_portal", portal_id=bobs.portal_id) == []

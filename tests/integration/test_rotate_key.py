@@ -9,8 +9,7 @@ from smuves_sync.cli.secret_key import Rotation, rotate_tokens
 from smuves_sync.db import Database
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from tests.factories import Factory
-from tests.integration.ops_helpers import smuves
-from tests.integration.queue_helpers import read
+from tests.support import invoke, query
 
 OLD, NEW, LOST = new_secret_key(), new_secret_key(), new_secret_key()
 BOTH = SecretStr(f"{NEW},{OLD}")
@@ -35,7 +34,7 @@ async def _plant(factory: Factory) -> dict[int, str]:
 
 
 async def _stored(db: Database) -> dict[int, bytes]:
-    rows = await read(db.pool, "rotate_stored_tokens")
+    rows = await query(db, "rotate_stored_tokens")
     return {r["id"]: bytes(r["token_encrypted"]) for r in rows}
 
 
@@ -86,7 +85,7 @@ async def test_the_command_names_tokens_no_key_reads_and_exits_1(
     await factory.portal(
         portal_id=108, token_encrypted=_cipher(LOST).encrypt(SecretStr("pat-lost"))
     )
-    result = await smuves(
+    result = await invoke(
         db_url, "admin", "rotate-key", "--batch-size", "4",
         env={"SMUVES_SECRET_KEY": BOTH.get_secret_value(), "SMUVES_ENV_FILE": ""},
     )  # fmt: skip

@@ -7,9 +7,9 @@ from datetime import timedelta
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import Claim, job_claim
 from smuves_sync.db.runs import run_get, run_jobs
-from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.factories import Factory
-from tests.integration.queue_helpers import T0, read
+from tests.support import T0, query
 
 LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes=2)}
 
@@ -17,6 +17,24 @@ LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes
 def _run_claim(worker: str, run_id: int) -> Claim:
     """A claim of up to five jobs of run `run_id` only."""
     return Claim(worker, None, limit=5, run_id=run_id, **LEASES)
+
+
+async def expired_jobs(factory: Factory, run: Run) -> tuple[Job, Job]:
+    """Two running jobs of `run` whose lease expired at T0: one at its first attempt, one at
+    its last."""
+    expired_at = T0 - timedelta(minutes=6)
+    again = await factory.job(
+        run, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
+    )
+    exhausted = await factory.job(
+        run,
+        content_type=ContentType.BLOG_POST,
+        status=JobStatus.RUNNING,
+        attempts=3,
+        locked_at=expired_at,
+        locked_by="dead",
+    )
+    return again, exhausted
 
 
 async def test_only_the_runs_own_jobs_are_claimed(
@@ -45,18 +63,7 @@ async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     run = await factory.run(status=RunStatus.RUNNING)
-    expired_at = T0 - timedelta(minutes=6)
-    again = await factory.job(
-        run, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
-    )
-    exhausted = await factory.job(
-        run,
-        content_type=ContentType.BLOG_POST,
-        status=JobStatus.RUNNING,
-        attempts=3,
-        locked_at=expired_at,
-        locked_by="dead",
-    )
+    again, exhausted = await expired_jobs(factory, run)
 
     claimed = await job_claim(worker_db, _run_claim("w2", run.id), now=T0)
 
@@ -64,7 +71,7 @@ async def test_expired_leases_are_taken_over_or_failed_at_the_last_attempt(
     jobs = {j.id: j for j in await run_jobs(db, run.id)}
     assert jobs[exhausted.id].status is JobStatus.FAILED
     assert "gave up after 3 attempts" in (jobs[exhausted.id].last_error or "")
-    told = await read(db.pool, "sync_notifications_of_run", run_id=run.id)
+    told = await query(db, "sync_notifications_of_run", run_id=run.id)
     assert [n["kind"] for n in told] == ["job_failed"]
 
 
@@ -72,18 +79,7 @@ async def test_other_runs_expired_leases_are_left_alone(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     other = await factory.run(status=RunStatus.RUNNING)
-    expired_at = T0 - timedelta(minutes=6)
-    again = await factory.job(
-        other, status=JobStatus.RUNNING, attempts=1, locked_at=expired_at, locked_by="dead"
-    )
-    exhausted = await factory.job(
-        other,
-        content_type=ContentType.BLOG_POST,
-        status=JobStatus.RUNNING,
-        attempts=3,
-        locked_at=expired_at,
-        locked_by="dead",
-    )
+    again, exhausted = await expired_jobs(factory, other)
     mine = await factory.run()
 
     assert await job_claim(worker_db, _run_claim("w1", mine.id), now=T0) == []
@@ -93,4 +89,4 @@ async def test_other_runs_expired_leases_are_left_alone(
         (JobStatus.RUNNING, "dead"),
         (JobStatus.RUNNING, "dead"),
     ]
-    assert await read(db.pool, "sync_notifications_of_run", run_id=other.id) == []
+    assert await query(db, "sync_notifications_of_run", run_id=other.id) == []

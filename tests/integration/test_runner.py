@@ -3,75 +3,56 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 
-from smuves_sync.db import Database, Pool
+from smuves_sync.db import Database
 from smuves_sync.db.jobs import job_get
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
+from smuves_sync.testing.fake_hubspot import PortalSpec
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import (
-    TOKEN,
-    plant_portal,
-    stored_facts,
-    sync_settings,
-    truth_facts,
-    write,
-)
+from tests.support import TOKEN, Sync, eventually, query
 
 SPEC = PortalSpec(portal_id=7101, token=TOKEN, seed=8, site_pages=1200, archived_share=0.05)
 
-
-@pytest.fixture
-def fake() -> FakeHubSpot:
-    # Slow enough that a fetch of 12 pages is still going when the test steps in.
-    return FakeHubSpot([SPEC], ServerConfig(ten_second_limit=None, latency_ms=60))
-
-
-@pytest.fixture
-def base_url(fake: FakeHubSpot) -> Iterator[str]:
-    with serve_in_thread(fake) as url:
-        yield url
+# Slow enough that a fetch of 12 pages is still going when the test steps in.
+pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None, latency_ms=60)
 
 
 async def processed_at_least(db: Database, job_id: int, n: int, timeout: float = 30) -> None:
-    """Poll until the job has checkpointed `n` objects (fail at the deadline)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
+    """Wait until the job has checkpointed `n` objects (fail at the deadline)."""
+
+    async def checkpointed() -> bool:
         job = await job_get(db, job_id)
         assert job is not None
-        if job.processed >= n:
-            return
-        assert asyncio.get_running_loop().time() < deadline, (
-            f"job {job_id} stuck at {job.processed}"
-        )
-        await asyncio.sleep(0.05)
+        assert job.processed >= n, f"job {job_id} stuck at {job.processed}"
+        return True
+
+    await eventually(checkpointed, timeout)
 
 
-async def stored_count(pool: Pool, portal: int) -> int:
-    return len(await read(pool, "sync_content_of_portal", portal_id=portal))
+async def stored_count(db: Database, portal: int) -> int:
+    return len(await query(db, "sync_content_of_portal", portal_id=portal))
 
 
-async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(
-    base_url: str, factory: Factory, worker_db: Database, db: Database, db_url: str
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    started = await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
-    job_id = started.jobs[0].id
-    runner = Runner(
-        worker_db, sync_settings(db_url, base_url), kinds=[JobKind.FETCH], concurrency=1, burst=True
-    )
+async def start_site_pages(sync: Sync) -> tuple[int, int, int]:
+    """The portal in the database and a fetch of its site pages: (portal, run id, job id)."""
+    portal = await sync.plant_portal()
+    started = await start_fetch(sync.worker_db, portal, [ContentType.SITE_PAGE])
+    return portal, started.run.id, started.jobs[0].id
+
+
+async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(sync: Sync) -> None:
+    db = sync.db
+    portal, _, job_id = await start_site_pages(sync)
+    runner = Runner(sync.worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True)
     running = asyncio.create_task(runner.run())
 
     await processed_at_least(db, job_id, 200)
-    await write(db.pool, "sync_steal_lease", job_id=job_id)
+    await query(db, "sync_steal_lease", job_id=job_id)
     await asyncio.wait_for(running, 30)
 
     assert (runner.stats.lost, runner.stats.completed, runner.stats.failed) == (1, 0, 0)
@@ -79,17 +60,14 @@ async def test_a_lost_lease_rolls_back_the_page_and_stops_the_handler(
     assert job is not None and job.status is JobStatus.RUNNING  # the new holder's now
     assert job.total is not None and job.processed < job.total
     # Nothing after the takeover was kept: the rows are exactly the checkpointed pages.
-    assert await stored_count(db.pool, portal) == job.processed
+    assert await stored_count(db, portal) == job.processed
 
 
-async def test_a_stop_hands_running_jobs_back_with_their_cursor(
-    base_url: str, factory: Factory, worker_db: Database, db: Database, db_url: str
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    started = await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
-    job_id = started.jobs[0].id
-    settings = sync_settings(db_url, base_url, shutdown_grace_seconds=0)
-    runner = Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=2)
+async def test_a_stop_hands_running_jobs_back_with_their_cursor(sync: Sync) -> None:
+    db = sync.db
+    portal, _, job_id = await start_site_pages(sync)
+    settings = sync.settings_with(shutdown_grace_seconds=0)
+    runner = Runner(sync.worker_db, settings, kinds=[JobKind.FETCH], concurrency=2)
     running = asyncio.create_task(runner.run())
 
     await processed_at_least(db, job_id, 200)
@@ -101,59 +79,47 @@ async def test_a_stop_hands_running_jobs_back_with_their_cursor(
     assert job is not None
     assert (job.status, job.attempts, job.lease_token) == (JobStatus.PENDING, 0, None)
     assert job.cursor is not None and job.processed >= 200
-    assert await stored_count(db.pool, portal) == job.processed
+    assert await stored_count(db, portal) == job.processed
 
 
-async def test_a_stop_lets_jobs_finish_within_the_grace_period(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    started = await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
-    settings = sync_settings(db_url, base_url, shutdown_grace_seconds=60)
-    runner = Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=1)
+async def test_a_stop_lets_jobs_finish_within_the_grace_period(sync: Sync) -> None:
+    portal, _, job_id = await start_site_pages(sync)
+    settings = sync.settings_with(shutdown_grace_seconds=60)
+    runner = Runner(sync.worker_db, settings, kinds=[JobKind.FETCH], concurrency=1)
     running = asyncio.create_task(runner.run())
 
-    await processed_at_least(db, started.jobs[0].id, 100)
+    await processed_at_least(sync.db, job_id, 100)
     runner.request_stop()
     stats = await asyncio.wait_for(running, 60)
 
     assert (stats.completed, stats.released) == (1, 0)
-    truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
-    assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)
+    assert await sync.stored(portal, ContentType.SITE_PAGE) == sync.truth(
+        portal, ContentType.SITE_PAGE
+    )
 
 
 async def test_an_idle_runner_is_woken_by_a_new_job_long_before_its_next_poll(
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    worker_pool: Pool,
-    db: Database,
-    db_url: str,
+    sync: Sync,
 ) -> None:
-    portal = await plant_portal(factory, SPEC)
-    settings = sync_settings(db_url, base_url, poll_interval_seconds=60)
+    worker_db = sync.worker_db
+    portal = await sync.plant_portal()
+    settings = sync.settings_with(poll_interval_seconds=60)
     runner = Runner(
         worker_db,
         settings,
         kinds=[JobKind.FETCH],
         concurrency=1,
-        wakeups_conninfo=db_url,
+        wakeups_conninfo=sync.db_url,
     )
     running = asyncio.create_task(runner.run())
     try:
-        while runner.stats.claim_rounds == 0:  # its first look found nothing; now it waits
-            await asyncio.sleep(0.01)
+        # its first look found nothing; now it waits
+        await eventually(
+            lambda: runner.stats.claim_rounds > 0, every=0.01, what="the runner's first look"
+        )
         started = await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
         is_settled = settled(worker_db, portal, started.run.id)
-        deadline = asyncio.get_running_loop().time() + 30  # half the poll interval
-        while not await is_settled():
-            assert asyncio.get_running_loop().time() < deadline, "not woken by NOTIFY"
-            await asyncio.sleep(0.05)
+        await eventually(is_settled, 30, what="woken by NOTIFY")  # half the poll interval
     finally:
         runner.request_stop()
         await asyncio.wait_for(running, 30)
@@ -161,33 +127,27 @@ async def test_an_idle_runner_is_woken_by_a_new_job_long_before_its_next_poll(
     assert runner.stats.claim_rounds <= 4  # woken, not spinning
 
 
-async def test_the_runner_rides_out_a_database_restart(
-    fake: FakeHubSpot,
-    base_url: str,
-    factory: Factory,
-    worker_db: Database,
-    db: Database,
-    db_url: str,
-) -> None:
-    portal = await plant_portal(factory, SPEC)
-    started = await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
+async def test_the_runner_rides_out_a_database_restart(sync: Sync) -> None:
+    db = sync.db
+    portal, run_id, job_id = await start_site_pages(sync)
     runner = Runner(
-        worker_db,
-        sync_settings(db_url, base_url),
+        sync.worker_db,
+        sync.settings,
         kinds=[JobKind.FETCH],
         concurrency=1,
-        until=settled(worker_db, portal, started.run.id),
-        wakeups_conninfo=db_url,
+        until=settled(sync.worker_db, portal, run_id),
+        wakeups_conninfo=sync.db_url,
     )
     running = asyncio.create_task(runner.run())
 
-    await processed_at_least(db, started.jobs[0].id, 200)
-    [killed] = await read(db.pool, "sync_terminate_backends")
+    await processed_at_least(db, job_id, 200)
+    [killed] = await query(db, "sync_terminate_backends")
     assert killed["n"] >= 2  # at least the worker's page transaction and its listener
     await asyncio.wait_for(running, 60)
 
     await db.pool.check()  # this test's own idle connections died too
-    run = await run_get(db, started.run.id)
+    run = await run_get(db, run_id)
     assert run is not None and run.status is RunStatus.COMPLETED
-    truth = fake.ground_truth(SPEC.portal_id, ContentType.SITE_PAGE)
-    assert await stored_facts(db.pool, portal, ContentType.SITE_PAGE) == truth_facts(truth)
+    assert await sync.stored(portal, ContentType.SITE_PAGE) == sync.truth(
+        portal, ContentType.SITE_PAGE
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 from datetime import UTC, datetime, timedelta
 
@@ -15,12 +14,11 @@ from smuves_sync.db import Database
 from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
-from smuves_sync.workers.context import JobContext
-from smuves_sync.workers.runner import Runner
+from smuves_sync.workers.context import Handler, JobContext
+from smuves_sync.workers.runner import Runner, RunnerStats
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
-from tests.integration.sync_helpers import write
 from tests.logins import runtime_env, runtime_urls
+from tests.support import clean_env, query, run
 
 # Due by the database's clock, which is the one a worker fires schedules by.
 LONG_AGO = datetime.now(UTC) - timedelta(days=2)
@@ -33,6 +31,24 @@ def worker_settings(db_url: str) -> Settings:
         poll_interval_seconds=0.1,
         backoff_base_seconds=0,
     )
+
+
+async def work_through(
+    worker_db: Database, db_url: str, handler: Handler, *, concurrency: int
+) -> RunnerStats:
+    """A burst worker that fires due schedules as `smuves worker` does and hands fetch jobs to
+    `handler`, until nothing is left."""
+    settings = worker_settings(db_url)
+    runner = Runner(
+        worker_db,
+        settings,
+        kinds=[JobKind.FETCH],
+        concurrency=concurrency,
+        burst=True,
+        handlers={JobKind.FETCH: handler},
+        periodic=[_schedules(settings)],
+    )
+    return await asyncio.wait_for(runner.run(), 30)
 
 
 async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
@@ -68,18 +84,8 @@ async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
             raise SystemExit("a library called sys.exit()")
         await ctx.queue().complete(ctx.job, processed=0)
 
-    settings = worker_settings(db_url)
-    runner = Runner(
-        worker_db,
-        settings,
-        kinds=[JobKind.FETCH],
-        concurrency=2,
-        burst=True,
-        handlers={JobKind.FETCH: handler},
-        periodic=[_schedules(settings)],
-    )
     caplog.set_level(logging.INFO, logger="smuves_sync")
-    stats = await asyncio.wait_for(runner.run(), 30)
+    stats = await work_through(worker_db, db_url, handler, concurrency=2)
 
     # Every good job, and the one the healthy schedule started, was worked and completed.
     jobs = {j["id"]: j for p in [*waiting, nightly] for j in await _jobs(db, p)}
@@ -93,7 +99,7 @@ async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
     assert "SystemExit" in row["last_error"] and "sys.exit()" in row["last_error"]
     assert handled.count(cursed_job.id) == 1
     # The schedule that never fires is off, and was named in the log.
-    schedules = {s["id"]: s for s in await read(db.pool, "opscheck_schedules")}
+    schedules = {s["id"]: s for s in await query(db, "opscheck_schedules")}
     assert schedules[never]["enabled"] is False
     assert [s["enabled"] for i, s in schedules.items() if i != never] == [True]
     assert any(
@@ -110,10 +116,10 @@ async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     # A newer release taught the database a content type this worker's code does not know.
-    await write(db.pool, "resilience_allow_any_content_type")
+    await query(db, "resilience_allow_any_content_type")
     future = await factory.portal()
-    await write(
-        db.pool, "resilience_plant_schedule_of_type", portal_id=future, content_type="blog_topic"
+    await query(
+        db, "resilience_plant_schedule_of_type", portal_id=future, content_type="blog_topic"
     )
     portal = await factory.portal()
     [job] = (await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])).jobs
@@ -121,18 +127,8 @@ async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
     async def handler(ctx: JobContext) -> None:
         await ctx.queue().complete(ctx.job, processed=0)
 
-    settings = worker_settings(db_url)
-    runner = Runner(
-        worker_db,
-        settings,
-        kinds=[JobKind.FETCH],
-        concurrency=1,
-        burst=True,
-        handlers={JobKind.FETCH: handler},
-        periodic=[_schedules(settings)],
-    )
     caplog.set_level(logging.INFO, logger="smuves_sync")
-    stats = await asyncio.wait_for(runner.run(), 30)
+    stats = await work_through(worker_db, db_url, handler, concurrency=1)
 
     assert stats.completed == 1
     [row] = await _jobs(db, portal)
@@ -146,9 +142,7 @@ async def test_smuves_worker_starts_and_exits_cleanly_past_a_schedule_that_never
 ) -> None:
     portal = await factory.portal()
     never = await factory.schedule(portal, cron_expression="0 0 31 2 *", next_run_at=LONG_AGO)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-    env.update({"SMUVES_DATABASE_URL": db_url, **runtime_env(db_url)})
-    process = await asyncio.create_subprocess_exec(
+    done = await run(
         sys.executable,
         "-c",
         "from smuves_sync.cli import main; main()",
@@ -156,17 +150,15 @@ async def test_smuves_worker_starts_and_exits_cleanly_past_a_schedule_that_never
         "--burst",
         "--kinds",
         "export",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        env=clean_env(SMUVES_DATABASE_URL=db_url, **runtime_env(db_url)),
+        timeout=60,
     )
-    _, err = await asyncio.wait_for(process.communicate(), 60)
 
-    assert process.returncode == 0, err.decode()
-    assert f"schedule {never} (portal {portal}, '0 0 31 2 *') disabled" in err.decode()
-    [row] = await read(db.pool, "opscheck_schedules")
+    assert done.code == 0, done.stderr
+    assert f"schedule {never} (portal {portal}, '0 0 31 2 *') disabled" in done.stderr
+    [row] = await query(db, "opscheck_schedules")
     assert row["enabled"] is False
 
 
 async def _jobs(db: Database, portal: int) -> list[dict[str, object]]:
-    return await read(db.pool, "sync_jobs_of_portal", portal_id=portal)
+    return await query(db, "sync_jobs_of_portal", portal_id=portal)

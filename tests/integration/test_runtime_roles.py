@@ -12,30 +12,23 @@ import asyncio
 import os
 import sys
 import uuid
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from psycopg.rows import dict_row
 
 from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import set_login_passwords
-from smuves_sync.db.queries import load_queries
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 from tests.logins import runtime_url, runtime_urls
-
-SQL = load_queries(Path(__file__).parents[1] / "sql")
+from tests.support import query
 
 
 async def _rows(conn: psycopg.AsyncConnection[Any], name: str, **params: Any) -> list[Any]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(SQL[name], params)
-        return await cur.fetchall()
+    return await query(conn, name, **params)
 
 
 async def _refused(conn: psycopg.AsyncConnection[Any], statement: str) -> None:
@@ -149,10 +142,7 @@ async def _restore_login_passwords(db_url: str) -> None:
         return
     async with await psycopg.AsyncConnection.connect(db_url, autocommit=True) as conn:
         for role in DbRole:
-            statement = sql.SQL(SQL["roles_clear_login_password"]).format(
-                login=sql.Identifier(role.login)
-            )
-            await conn.execute(statement)
+            await query(conn, "roles_clear_login_password", parts={"login": role.login})
 
 
 async def test_a_runtime_host_needs_only_its_own_url(db_url: str, factory: Factory) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
 
@@ -14,7 +13,7 @@ from smuves_sync.db.notifications import notification_page
 from smuves_sync.db.schedules import schedule_claim_due, schedule_disable
 from smuves_sync.errors import InvalidCronExpression, NotFound, UnknownContentType
 from smuves_sync.models import ContentType, JobStatus
-from smuves_sync.orchestrator import FetchStarted, start_fetch
+from smuves_sync.orchestrator import start_fetch
 from smuves_sync.workers.scheduler import (
     add_schedule,
     fire_due_schedules,
@@ -22,7 +21,7 @@ from smuves_sync.workers.scheduler import (
     remove_schedule,
 )
 from tests.factories import Factory
-from tests.integration.queue_helpers import read
+from tests.support import all_at_once, query
 
 ALL = tuple(ContentType)
 # Injected clock, far from the real one: what is due is decided by it alone.
@@ -30,11 +29,11 @@ T = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
 
 
 async def _schedules(db: Database) -> list[dict[str, object]]:
-    return await read(db.pool, "opscheck_schedules")
+    return await query(db, "opscheck_schedules")
 
 
 async def _runs(db: Database, portal: int) -> list[dict[str, object]]:
-    return await read(db.pool, "opscheck_runs_of_portal", portal_id=portal)
+    return await query(db, "opscheck_runs_of_portal", portal_id=portal)
 
 
 # -- adding, listing, removing -------------------------------------------------------------
@@ -246,7 +245,7 @@ async def test_a_schedule_disabled_at_fire_time_tells_its_owner(
 
     assert await fire_due_schedules(worker_db, now=T) == []
 
-    told = await read(db.pool, "opscheck_schedule_notifications")
+    told = await query(db, "opscheck_schedule_notifications")
     assert [(n["user_id"], n["run_id"], n["kind"]) for n in told] == [
         (schedule_owner, None, "schedule_disabled"),
         (portal_owner, None, "schedule_disabled"),
@@ -354,15 +353,7 @@ async def test_twenty_concurrent_firings_start_exactly_one_run(
     caplog.set_level(logging.INFO, logger="smuves_sync.workers.scheduler")
     async with pool_for(db_url, role=DbRole.WORKER, min_size=20, max_size=20) as pool:
         worker = Database(pool)
-        gate = asyncio.Event()
-
-        async def fire() -> list[FetchStarted]:
-            await gate.wait()
-            return await fire_due_schedules(worker, now=T)
-
-        tasks = [asyncio.create_task(fire()) for _ in range(20)]
-        gate.set()
-        outcomes = await asyncio.gather(*tasks)
+        outcomes = await all_at_once(20, lambda: fire_due_schedules(worker, now=T))
 
     assert sorted(len(o) for o in outcomes) == [0] * 19 + [1]
     assert len(await _runs(db, portal)) == 1
@@ -381,17 +372,9 @@ async def test_many_firers_and_many_schedules_fire_each_exactly_once(
         await factory.schedule(portal, content_types=[ContentType.SITE_PAGE], next_run_at=T)
     async with pool_for(db_url, role=DbRole.WORKER, min_size=8, max_size=8) as pool:
         worker = Database(pool)
-        gate = asyncio.Event()
-
-        async def fire() -> list[FetchStarted]:
-            await gate.wait()
-            return await fire_due_schedules(worker, now=T)
-
-        tasks = [asyncio.create_task(fire()) for _ in range(8)]
-        gate.set()
-        outcomes = await asyncio.gather(*tasks)
+        outcomes = await all_at_once(8, lambda: fire_due_schedules(worker, now=T))
 
     fired_portals = [f.run.portal_id for o in outcomes for f in o]
     assert sorted(fired_portals) == sorted(portals)
-    assert [r["n"] for r in await read(db.pool, "opscheck_run_count")] == [30]
+    assert [r["n"] for r in await query(db, "opscheck_run_count")] == [30]
     assert [r for r in caplog.records if "skipped this firing" in r.getMessage()] == []

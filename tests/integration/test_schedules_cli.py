@@ -9,17 +9,16 @@ import pytest
 from smuves_sync.cron import next_fire_time
 from smuves_sync.db import Database
 from tests.factories import Factory
-from tests.integration.ops_helpers import db_now, json_out, smuves
-from tests.integration.queue_helpers import read
+from tests.support import db_now, invoke, json_out, query
 
 
 async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> None:
     portal = await factory.portal()
     before = await db_now(db)
 
-    added = await smuves(db_url, "schedule", "add", str(portal), "--cron", "0 3 * * *")
+    added = await invoke(db_url, "schedule", "add", str(portal), "--cron", "0 3 * * *")
     some = json_out(
-        await smuves(
+        await invoke(
             db_url,
             "schedule",
             "add",
@@ -31,8 +30,8 @@ async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> N
             "--json",
         )
     )
-    listed = json_out(await smuves(db_url, "schedule", "list", "--json"))
-    table = await smuves(db_url, "schedule", "list", "--portal", str(portal))
+    listed = json_out(await invoke(db_url, "schedule", "list", "--json"))
+    table = await invoke(db_url, "schedule", "list", "--portal", str(portal))
 
     assert added.exit_code == 0
     [first, second] = listed
@@ -58,13 +57,13 @@ async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> N
         for line in table.stdout.splitlines()
     )
 
-    removed = await smuves(db_url, "schedule", "remove", str(first["id"]))
+    removed = await invoke(db_url, "schedule", "remove", str(first["id"]))
 
     assert (removed.exit_code, removed.stdout.strip()) == (
         0,
         f"schedule {first['id']} removed (portal {portal}, '0 3 * * *')",
     )
-    assert [s["id"] for s in await read(db.pool, "opscheck_schedules")] == [some["id"]]
+    assert [s["id"] for s in await query(db, "opscheck_schedules")] == [some["id"]]
 
 
 @pytest.mark.parametrize(
@@ -83,20 +82,20 @@ async def test_add_refuses_bad_input_and_changes_nothing(
 ) -> None:
     portal = await factory.portal()
 
-    result = await smuves(db_url, "schedule", "add", str(portal), *args)
+    result = await invoke(db_url, "schedule", "add", str(portal), *args)
 
     assert result.exit_code == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
-    assert await read(db.pool, "opscheck_schedules") == []
+    assert await query(db, "opscheck_schedules") == []
 
 
 async def test_unknown_portal_and_schedule_are_exit_code_2(db_url: str, db: Database) -> None:
-    add = await smuves(db_url, "schedule", "add", "424242", "--cron", "0 3 * * *")
-    listing = await smuves(db_url, "schedule", "list", "--portal", "424242")
-    remove = await smuves(db_url, "schedule", "remove", "77")
-    missing_cron = await smuves(db_url, "schedule", "add", "424242")
+    add = await invoke(db_url, "schedule", "add", "424242", "--cron", "0 3 * * *")
+    listing = await invoke(db_url, "schedule", "list", "--portal", "424242")
+    remove = await invoke(db_url, "schedule", "remove", "77")
+    missing_cron = await invoke(db_url, "schedule", "add", "424242")
 
     assert add.exit_code == 2
     assert "portal 424242 is not known" in add.stderr
@@ -105,5 +104,5 @@ async def test_unknown_portal_and_schedule_are_exit_code_2(db_url: str, db: Data
     assert "schedule 77 not found" in remove.stderr
     assert missing_cron.exit_code == 2
     assert "Missing option '--cron'" in missing_cron.stderr
-    assert await read(db.pool, "opscheck_schedules") == []
-    assert (await smuves(db_url, "schedule", "list")).stdout.strip() == "no schedules"
+    assert await query(db, "opscheck_schedules") == []
+    assert (await invoke(db_url, "schedule", "list")).stdout.strip() == "no schedules"

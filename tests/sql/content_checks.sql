@@ -2,7 +2,8 @@
 
 -- name: content_rows_of_type
 SELECT hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-       deleted_at, data, content_hash, first_seen_run, last_seen_run, translated_from_id
+       deleted_at, data, content_hash, first_seen_run, changed_run, changed_at,
+       translated_from_id, xmin::text AS xmin
 FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 ORDER BY hubspot_id
@@ -15,3 +16,11 @@ WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
 -- name: content_set_hash
 UPDATE public.content_items SET content_hash = %(content_hash)s
 WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
+
+-- name: content_items_size
+-- The table's size on disk (heap, TOAST, indexes) and the dead row versions its updates and
+-- deletes have left (n_tup_upd + n_tup_del, as counted so far).
+SELECT pg_catalog.pg_total_relation_size('public.content_items') AS bytes,
+       pg_catalog.pg_stat_get_tuples_updated('public.content_items'::regclass)
+       + pg_catalog.pg_stat_get_tuples_deleted('public.content_items'::regclass)
+       AS dead_tuples_written

@@ -70,7 +70,7 @@ FROM public.portals AS p WHERE p.id > 9000000
 
 -- name: load_seed_content
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, archived, data,
-                                  first_seen_run, last_seen_run)
+                                  first_seen_run, changed_run)
 SELECT 9000000 + p, t, t || '-' || i, 'Object ' || i, i %% 20 = 0,
        jsonb_build_object('id', i), 1, 1
 FROM generate_series(1, 20) AS p,

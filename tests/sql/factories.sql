@@ -1,7 +1,6 @@
 -- Row factory statements (tests/factories.py): plant rows in any state, with any timestamps.
-
--- name: plant_user
-INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
+-- Users and a whole backlog come from the testing aids' seed_user and seed_backlog
+-- (smuves_sync/testing/sql/scratch.sql), which the benchmarks plant with too.
 
 -- name: plant_portal
 -- The insert trigger makes the owner a member.
@@ -36,30 +35,23 @@ VALUES (%(run_id)s, %(portal_id)s, %(kind)s, %(content_type)s, %(status)s::text,
         %(idempotency_key)s, coalesce(%(created_at)s, now()), %(finished_at)s)
 RETURNING id
 
--- name: plant_backlog
--- `portals` portals from `first_portal` on, each with one run of `kind` and one pending job
--- per content type; returns the job ids.
-WITH p AS (
-    INSERT INTO public.portals (id, name, owner_id)
-    SELECT g, 'portal ' || g, %(owner_id)s
-    FROM generate_series(%(first_portal)s::bigint, %(first_portal)s::bigint + %(portals)s - 1) AS g
-    RETURNING id
-), r AS (
-    INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
-    SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
-    RETURNING id, portal_id
-)
-INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after)
-SELECT r.id, r.portal_id, %(kind)s, t, coalesce(%(run_after)s, now())
-FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
-ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
-RETURNING id
-
 -- name: plant_content_item
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, data, content_hash,
-                                  first_seen_run, last_seen_run, language, translated_from_id)
+                                  first_seen_run, changed_run, language, translated_from_id)
 VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, %(name)s, %(data)s, %(content_hash)s,
         %(run_id)s, %(run_id)s, %(language)s, %(translated_from_id)s)
+
+-- name: plant_content_rows
+-- n rows of one type with ids '00000001'…, every tenth archived.
+INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, slug, url, state,
+                                  language, hubspot_updated_at, archived, data, content_hash,
+                                  first_seen_run, changed_run)
+SELECT %(portal_id)s, %(content_type)s, lpad(g::text, 8, '0'), 'Page ' || g, 'page-' || g,
+       'https://www.example.com/page-' || g, 'PUBLISHED', 'en',
+       timestamptz '2030-01-01 00:00:00+00' + g * interval '1 minute', g %% 10 = 0,
+       jsonb_build_object('id', g::text, 'name', 'Page ' || g, 'htmlTitle', repeat('x', 200)),
+       md5(g::text), %(run_id)s, %(run_id)s
+FROM generate_series(1, %(n)s) AS g
 
 -- name: plant_content_reject
 INSERT INTO public.content_rejects (portal_id, run_id, content_type, hubspot_id, reason, raw,
@@ -67,6 +59,15 @@ INSERT INTO public.content_rejects (portal_id, run_id, content_type, hubspot_id,
 VALUES (%(portal_id)s, %(run_id)s, %(content_type)s, %(hubspot_id)s, %(reason)s, %(raw)s,
         length(%(raw)s))
 RETURNING id
+
+-- name: plant_content_sync
+INSERT INTO public.content_syncs (portal_id, content_type, run_id, job_id, confirmed_at, seen,
+                                  deleted)
+VALUES (%(portal_id)s, %(content_type)s, %(run_id)s, %(job_id)s, now(), 0, 0)
+
+-- name: plant_fetch_seen
+INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
+SELECT %(job_id)s, %(portal_id)s, h FROM unnest(%(hubspot_ids)s::text[]) AS h
 
 -- name: plant_export
 INSERT INTO public.exports (run_id, portal_id, content_type, format, status)

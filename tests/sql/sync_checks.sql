@@ -15,7 +15,7 @@ WHERE r.portal_id = %(portal_id)s ORDER BY n.id
 
 -- name: sync_content_of_portal
 SELECT content_type::text AS content_type, hubspot_id, hubspot_updated_at, archived,
-       deleted_at, first_seen_run, last_seen_run, content_hash, name, data
+       deleted_at, first_seen_run, changed_run, content_hash, name, data, xmin::text AS xmin
 FROM public.content_items WHERE portal_id = %(portal_id)s
 ORDER BY content_type, hubspot_id
 
@@ -38,18 +38,6 @@ WHERE m.portal_id = %(portal_id)s ORDER BY u.email
 -- name: sync_notifications_of_run
 SELECT user_id, kind, message FROM public.notifications WHERE run_id = %(run_id)s ORDER BY id
 
--- name: sync_plant_content_rows
--- n rows of one type with ids '00000001'…, every tenth archived.
-INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, slug, url, state,
-                                  language, hubspot_updated_at, archived, data, content_hash,
-                                  first_seen_run, last_seen_run)
-SELECT %(portal_id)s, %(content_type)s, lpad(g::text, 8, '0'), 'Page ' || g, 'page-' || g,
-       'https://www.example.com/page-' || g, 'PUBLISHED', 'en',
-       timestamptz '2030-01-01 00:00:00+00' + g * interval '1 minute', g %% 10 = 0,
-       jsonb_build_object('id', g::text, 'name', 'Page ' || g, 'htmlTitle', repeat('x', 200)),
-       md5(g::text), %(run_id)s, %(run_id)s
-FROM generate_series(1, %(n)s) AS g
-
 -- name: sync_rename_content
 UPDATE public.content_items SET name = %(new_name)s
 WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s
@@ -66,6 +54,21 @@ UPDATE public.jobs SET lease_token = gen_random_uuid() WHERE id = %(job_id)s
 -- Every other session of this database dies, as in a database restart.
 SELECT count(pg_catalog.pg_terminate_backend(pid)) AS n FROM pg_catalog.pg_stat_activity
 WHERE datname = current_database() AND pid <> pg_catalog.pg_backend_pid()
+
+-- name: sync_seen_of_job
+SELECT hubspot_id FROM public.fetch_seen WHERE job_id = %(job_id)s ORDER BY hubspot_id
+
+-- name: sync_job_status
+-- A job's status set by hand (what the queue functions do, without their checks).
+UPDATE public.jobs
+SET status = %(status)s::text,
+    lease_token = CASE WHEN %(status)s::text = 'running' THEN gen_random_uuid() END,
+    locked_at = CASE WHEN %(status)s::text = 'running' THEN now() END,
+    heartbeat_at = CASE WHEN %(status)s::text = 'running' THEN now() END
+WHERE id = %(job_id)s
+
+-- name: sync_delete_job
+DELETE FROM public.jobs WHERE id = %(job_id)s
 
 -- name: cli_portal_time_zone
 SELECT time_zone FROM public.portals WHERE id = %(portal_id)s

@@ -1,33 +1,60 @@
 -- content_items (smuves_sync/db/content.py): one page of a fetch upserted in one statement,
--- deletions after a complete fetch, the streaming read of exports, the API's pages, the
--- dashboard's counts.
+-- the ids a fetch saw and the deletion sweep over them, the last confirmation of a portal's
+-- type, the streaming read of exports, the API's pages and language groups, the dashboard's
+-- counts.
 
 -- name: content_upsert_page
 -- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
 -- around the documents): %(documents)b holds each object's JSON text and %(content_hashes)b
--- its hash, both made by the caller. Parsing a document into jsonb is most of what storing
--- it costs, so a document whose hash matches the stored one is not parsed at all: the
--- subquery (a primary-key probe per object; a scalar subquery is never turned into a join
--- that could scan the portal's rows) hands the stored value on, and the update keeps it (no
--- new TOAST value either). Every object is still stamped with the run that saw it, which the
--- deletion pass relies on, and an object seen again is live again.
+-- its hash, both made by the caller.
+--
+-- Only what changed is written. Each object is first compared with its stored row (one
+-- primary-key probe: LATERAL with LIMIT is never flattened into a join that could scan the
+-- portal's rows) on everything a user can see: the document's hash, the promoted fields, the
+-- archived flag, the deletion mark. An object equal on all of them is dropped before the
+-- INSERT, so its row is neither written nor even locked (ON CONFLICT DO UPDATE locks the row
+-- it conflicts with before its WHERE is tested, which writes WAL and dirties the page): a
+-- re-sync of an unchanged portal writes nothing here. The ON CONFLICT ... WHERE repeats the
+-- comparison for a row that changed between the probe and the insert.
+-- Parsing a document into jsonb is most of what storing it costs, so a changed row whose
+-- hash matches keeps its stored document, unparsed (no new TOAST value either). An object
+-- seen again after it was marked deleted is live again.
+WITH page AS (
+    SELECT r.hubspot_id, r.name, r.slug, r.url, r.state, r.language, r.hubspot_updated_at,
+           r.archived, r.translated_from_id, r.document, r.content_hash, s.stored_hash,
+           s.stored_data
+    FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[],
+                %(urls)b::text[], %(states)b::text[], %(languages)b::text[],
+                %(updated_ats)b::timestamptz[], %(archived)b::boolean[],
+                %(translated_from_ids)b::text[], %(documents)b::text[],
+                %(content_hashes)b::text[])
+         AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
+               translated_from_id, document, content_hash)
+    LEFT JOIN LATERAL (
+        SELECT c.content_hash AS stored_hash, c.data AS stored_data, c.deleted_at, c.name,
+               c.slug, c.url, c.state, c.language, c.hubspot_updated_at, c.archived,
+               c.translated_from_id
+        FROM public.content_items AS c
+        WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s::text
+          AND c.hubspot_id = r.hubspot_id
+        LIMIT 1
+    ) AS s ON true
+    WHERE s.stored_data IS NULL
+       OR s.deleted_at IS NOT NULL
+       OR (s.stored_hash, s.name, s.slug, s.url, s.state, s.language, s.hubspot_updated_at,
+           s.archived, s.translated_from_id)
+          IS DISTINCT FROM (r.content_hash, r.name, r.slug, r.url, r.state, r.language,
+                            r.hubspot_updated_at, r.archived, r.translated_from_id)
+)
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
-     last_seen_run, synced_at, translated_from_id)
-SELECT %(portal_id)s, %(content_type)s::text, r.hubspot_id, r.name, r.slug, r.url, r.state,
-       r.language, r.hubspot_updated_at, r.archived, NULL,
-       coalesce((SELECT s.data FROM public.content_items AS s
-                 WHERE s.portal_id = %(portal_id)s AND s.content_type = %(content_type)s::text
-                   AND s.hubspot_id = r.hubspot_id AND s.content_hash = r.content_hash),
-                r.document::jsonb),
-       r.content_hash, %(run_id)s, %(run_id)s, now(), r.translated_from_id
-FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[], %(urls)b::text[],
-            %(states)b::text[], %(languages)b::text[], %(updated_ats)b::timestamptz[],
-            %(archived)b::boolean[], %(documents)b::text[], %(content_hashes)b::text[],
-            %(translated_from_ids)b::text[])
-     AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-           document, content_hash, translated_from_id)
+     changed_run, changed_at, translated_from_id)
+SELECT %(portal_id)s, %(content_type)s::text, p.hubspot_id, p.name, p.slug, p.url, p.state,
+       p.language, p.hubspot_updated_at, p.archived, NULL,
+       CASE WHEN p.stored_hash = p.content_hash THEN p.stored_data ELSE p.document::jsonb END,
+       p.content_hash, %(run_id)s, %(run_id)s, now(), p.translated_from_id
+FROM page AS p
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,
     slug = excluded.slug,
@@ -39,25 +66,85 @@ SET name = excluded.name,
     deleted_at = NULL,
     data = CASE WHEN c.content_hash = excluded.content_hash THEN c.data ELSE excluded.data END,
     content_hash = excluded.content_hash,
-    last_seen_run = excluded.last_seen_run,
-    synced_at = excluded.synced_at,
+    changed_run = excluded.changed_run,
+    changed_at = excluded.changed_at,
     translated_from_id = excluded.translated_from_id
+WHERE c.deleted_at IS NOT NULL
+   OR (c.content_hash, c.name, c.slug, c.url, c.state, c.language, c.hubspot_updated_at,
+       c.archived, c.translated_from_id)
+      IS DISTINCT FROM (excluded.content_hash, excluded.name, excluded.slug, excluded.url,
+                        excluded.state, excluded.language, excluded.hubspot_updated_at,
+                        excluded.archived, excluded.translated_from_id)
 
--- name: content_mark_unseen_deleted
--- After a complete fetch by run %(run_id)s: what it did not see is gone from HubSpot.
+-- name: content_seen_add
+-- The ids a page of fetch job %(job_id)s saw (fetch_seen, 0006), in the page's transaction.
+INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
+SELECT %(job_id)s, %(portal_id)s, h FROM unnest(%(hubspot_ids)b::text[]) AS h
+ON CONFLICT DO NOTHING
+
+-- name: content_seen_forget
+-- A listing that starts (again) from the beginning: nothing seen yet.
+DELETE FROM public.fetch_seen WHERE job_id = %(job_id)s
+
+-- name: content_seen_mark
+-- The marker row of a listing that started (id '': no object has it). Its absence in a
+-- resumed job means the ids were lost (Postgres crashed: fetch_seen is unlogged).
+INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
+VALUES (%(job_id)s, %(portal_id)s, '')
+ON CONFLICT DO NOTHING
+
+-- name: content_seen_intact
+SELECT EXISTS (SELECT FROM public.fetch_seen
+               WHERE job_id = %(job_id)s AND hubspot_id = '') AS intact
+
+-- name: content_seen_count
+SELECT count(*) AS n FROM public.fetch_seen WHERE job_id = %(job_id)s AND hubspot_id <> ''
+
+-- name: content_unseen
+-- The type's objects stored as present (live or archived, not deleted) that fetch job
+-- %(job_id)s has not seen, in id order after %(after)s, %(limit)s at a time: what the
+-- deletion sweep asks HubSpot about. A read: nothing is written to find them.
+SELECT c.hubspot_id FROM public.content_items AS c
+WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
+  AND c.deleted_at IS NULL AND c.hubspot_id > %(after)s
+  AND NOT EXISTS (SELECT FROM public.fetch_seen AS s
+                  WHERE s.job_id = %(job_id)s AND s.hubspot_id = c.hubspot_id)
+ORDER BY c.hubspot_id
+LIMIT %(limit)s
+
+-- name: content_mark_deleted
+-- Objects HubSpot confirmed gone: marked deleted by run %(run_id)s (once; a row already
+-- marked is left alone).
 UPDATE public.content_items
-SET deleted_at = now()
+SET deleted_at = now(), changed_run = %(run_id)s, changed_at = now()
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
-  AND deleted_at IS NULL AND last_seen_run IS DISTINCT FROM %(run_id)s
+  AND hubspot_id = ANY (%(hubspot_ids)b::text[]) AND deleted_at IS NULL
+
+-- name: content_sync_confirm
+-- The completed fetch of a portal's type: its one row of content_syncs.
+INSERT INTO public.content_syncs AS s
+    (portal_id, content_type, run_id, job_id, confirmed_at, seen, deleted)
+VALUES (%(portal_id)s, %(content_type)s, %(run_id)s, %(job_id)s, now(), %(seen)s, %(deleted)s)
+ON CONFLICT (portal_id, content_type) DO UPDATE
+SET run_id = excluded.run_id, job_id = excluded.job_id, confirmed_at = excluded.confirmed_at,
+    seen = excluded.seen, deleted = excluded.deleted
+
+-- name: content_sync_get
+SELECT portal_id, content_type::text AS content_type, run_id, job_id, confirmed_at, seen, deleted
+FROM public.content_syncs WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 
 -- name: content_export_rows
--- Read through a server-side cursor; `data` only when the format carries it.
-SELECT hubspot_id, content_type::text AS content_type, name, slug, url, state, language,
-       translated_from_id, hubspot_updated_at, archived, deleted_at, synced_at,
-       CASE WHEN %(with_data)s THEN data END AS data
-FROM public.content_items
-WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
-ORDER BY hubspot_id
+-- Read through a server-side cursor; `data` only when the format carries it. `synced_at`:
+-- when a sync last confirmed the row as it is (content_page says how).
+SELECT c.hubspot_id, c.content_type::text AS content_type, c.name, c.slug, c.url, c.state,
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.deleted_at,
+       greatest(c.changed_at, s.confirmed_at) AS synced_at,
+       CASE WHEN %(with_data)s THEN c.data END AS data
+FROM public.content_items AS c
+LEFT JOIN public.content_syncs AS s
+       ON s.portal_id = c.portal_id AND s.content_type = c.content_type
+WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
+ORDER BY c.hubspot_id
 
 -- name: content_count
 SELECT count(*) AS n FROM public.content_items
@@ -68,9 +155,15 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 -- live objects only. %(pattern)s is an ILIKE pattern whose backslashes, percent signs and
 -- underscores from the user are already escaped. One row more than the page is asked for,
 -- to know whether another page follows.
+-- `synced_at` is when a sync last confirmed the object as shown: the last completed fetch of
+-- its type (content_syncs), which saw or had HubSpot confirm every object of it, or the
+-- moment its row was last written, if a fetch since then wrote it.
 SELECT c.content_type::text AS content_type, c.hubspot_id, c.name, c.slug, c.url, c.state,
-       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.synced_at, c.data
+       c.language, c.translated_from_id, c.hubspot_updated_at, c.archived,
+       greatest(c.changed_at, s.confirmed_at) AS synced_at, c.data
 FROM public.content_items AS c
+LEFT JOIN public.content_syncs AS s
+       ON s.portal_id = c.portal_id AND s.content_type = c.content_type
 WHERE c.portal_id = %(portal_id)s
   AND c.deleted_at IS NULL
   AND (%(content_type)s::text IS NULL OR c.content_type = %(content_type)s::text)
@@ -100,13 +193,16 @@ WITH asked AS (
 )
 SELECT a.content_type::text AS asked_type, a.hubspot_id AS asked_id,
        m.content_type::text AS content_type, m.hubspot_id, m.name, m.slug, m.url, m.state,
-       m.language, m.translated_from_id, m.hubspot_updated_at, m.archived, m.synced_at,
+       m.language, m.translated_from_id, m.hubspot_updated_at, m.archived,
+       greatest(m.changed_at, s.confirmed_at) AS synced_at,
        CASE WHEN %(with_data)s AND m.hubspot_id = a.hubspot_id THEN m.data END AS data
 FROM asked AS a
 JOIN public.content_items AS m
   ON m.portal_id = %(portal_id)s AND m.content_type = a.content_type
  AND (m.hubspot_id = a.root OR m.translated_from_id = a.root)
  AND m.deleted_at IS NULL
+LEFT JOIN public.content_syncs AS s
+       ON s.portal_id = m.portal_id AND s.content_type = m.content_type
 ORDER BY a.content_type, a.hubspot_id, m.translated_from_id NULLS FIRST, m.language,
          m.hubspot_id
 

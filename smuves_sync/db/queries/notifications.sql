@@ -21,7 +21,7 @@ RETURNING id, run_id, schedule_id, kind, message, created_at, read_at
 
 -- name: notification_schedule_disabled
 -- Tell the schedule's owner, or its portal's owner when it has none, that it was disabled.
--- A worker writes it scoped to the schedule's portal (migrations/0015_content_rejects.sql).
+-- A worker writes it scoped to the schedule's portal (migrations/0012_content_rejects.sql).
 INSERT INTO public.notifications (user_id, schedule_id, kind, message)
 SELECT coalesce(s.owner_id, p.owner_id), s.id, 'schedule_disabled', %(message)s
 FROM public.schedules AS s

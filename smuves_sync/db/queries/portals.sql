@@ -141,3 +141,12 @@ LEFT JOIN LATERAL (
     LIMIT 1
 ) AS open ON true
 ORDER BY p.portal_id, array_position(%(content_types)s::text[], t.content_type)
+
+-- name: portal_token_for_member
+-- The encrypted token of a portal the user in app.user_id may see (migrations/0013): for
+-- counting its types when that user starts a fetch. No row for anyone else's portal.
+SELECT token_encrypted FROM public.portal_token_for_member(%(portal_id)s)
+
+-- name: portal_token_for_operator
+-- The same for the operator (the login role; migrations/0013).
+SELECT token_encrypted FROM public.portal_token_for_operator(%(portal_id)s)

@@ -23,5 +23,5 @@ GROUP BY content_type
 ORDER BY content_type
 
 -- name: run_rejects_note
--- "N objects could not be stored: …" (migrations/0015_content_rejects.sql), or NULL.
+-- "N objects could not be stored: …" (migrations/0012_content_rejects.sql), or NULL.
 SELECT public.run_rejects_note(%(run_id)s) AS note

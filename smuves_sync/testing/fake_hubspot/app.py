@@ -1,7 +1,9 @@
-"""The Starlette app: HubSpot's CMS listing endpoints (v3 and 2026-03), the account details
-of the portal a token belongs to (/account-info/v3/details and its dated twin), plus /_fake
-admin calls.
+"""The Starlette app: HubSpot's CMS endpoints (v3 and 2026-03), the account details of the
+portal a token belongs to (/account-info/v3/details and its dated twin), plus /_fake admin
+calls.
 
+Served: the listings, one object by id (`GET …/<id>`, `archived=true` for an archived one),
+and the batch reads (`POST …/batch/read`: pages, landing pages, posts, a table's rows).
 Pages, posts, blog authors, tags, blogs and redirects are listed and read alike (`_list_pages`,
 `_get_page`); HubDB tables and rows have their own handlers.
 
@@ -59,6 +61,7 @@ ACCOUNT_PATHS = ("/account-info/v3/details", "/account-info/2026-03/details")
 ACCOUNT_INFO = "account_info"
 PAGE_LIMIT = 100
 HUBDB_LIMIT = 1000
+BATCH_LIMIT = 100  # inputs per batch read
 _HTML_ERROR_PAGE = "<html><head><title>Bad gateway</title></head><body>upstream error</body></html>"
 
 Produce = Callable[[PortalModel, Request, FaultRule | None], Response]
@@ -78,12 +81,17 @@ def build_app(fake: FakeHubSpot) -> Starlette:
             routes.append(Route(path, _api(fake, content_type, _list_pages(content_type), True)))
             get_one = _api(fake, content_type, _get_page(content_type), False)
             routes.append(Route(path + "/{objectId}", get_one))
+            if content_type.spec.batch_read:  # as HubSpot's specs have it
+                read = _api(fake, content_type, _batch_read_pages(content_type), False)
+                routes.append(Route(path + "/batch/read", read, methods=["POST"]))
     for path in HUBDB_PATHS:
         tables, rows = ContentType.HUBDB_TABLE, ContentType.HUBDB_ROW
         routes.append(Route(path, _api(fake, tables, _list_tables, True)))
         routes.append(Route(path + "/{table}", _api(fake, tables, _get_table, False)))
         routes.append(Route(path + "/{table}/rows", _api(fake, rows, _list_rows, True)))
         routes.append(Route(path + "/{table}/rows/{rowId}", _api(fake, rows, _get_row, False)))
+        read_rows = _api(fake, rows, _batch_read_rows, False)
+        routes.append(Route(path + "/{table}/rows/batch/read", read_rows, methods=["POST"]))
     for path in ACCOUNT_PATHS:
         routes.append(Route(path, _account_details(fake)))
     routes.extend(admin_routes(fake))
@@ -102,6 +110,8 @@ def _api(
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         fault: FaultRule | None = None
+        if request.method == "POST":
+            request.state.inputs = await _batch_inputs(request)
         with fake.lock:
             portal_id = fake.authenticate(request.headers.get("authorization"))
             if portal_id is not None:
@@ -180,7 +190,7 @@ def _list_pages(content_type: ContentType) -> Produce:
             allow_offset=False,
             property_param="property",
         )
-        return _listing(request, portal.collection(content_type), query, fault, "")
+        return _listing(request, portal, portal.collection(content_type), query, fault, "")
 
     return produce
 
@@ -189,7 +199,8 @@ def _list_tables(portal: PortalModel, request: Request, fault: FaultRule | None)
     query = parse_query(
         request.query_params, max_limit=HUBDB_LIMIT, allow_offset=False, property_param="property"
     )
-    return _listing(request, portal.collection(ContentType.HUBDB_TABLE), query, fault, "")
+    tables = portal.collection(ContentType.HUBDB_TABLE)
+    return _listing(request, portal, tables, query, fault, "")
 
 
 def _list_rows(portal: PortalModel, request: Request, fault: FaultRule | None) -> Response:
@@ -200,7 +211,7 @@ def _list_rows(portal: PortalModel, request: Request, fault: FaultRule | None) -
     # The spec's two row collections: RANDOM_ACCESS pages by offset, STREAMING by cursor.
     head = '"type":"RANDOM_ACCESS",' if query.offset is not None else '"type":"STREAMING",'
     collection = portal.collection(ContentType.HUBDB_ROW, table_slot)
-    return _listing(request, collection, query, fault, head)
+    return _listing(request, portal, collection, query, fault, head)
 
 
 def _live_table(portal: PortalModel, request: Request) -> int:
@@ -212,13 +223,17 @@ def _live_table(portal: PortalModel, request: Request) -> int:
 
 def _listing(
     request: Request,
+    portal: PortalModel,
     collection: Collection,
     query: ListQuery,
     fault: FaultRule | None,
     head: str,
 ) -> Response:
-    selection = collection.select(query)
     life, builder = collection.life, collection.builder
+    kind = fault.kind if fault is not None else None
+    if fault is not None and kind is FaultKind.DRIFT:
+        life.drift(archived=query.archived, deleted=fault.deleted, created=fault.created)
+    selection = collection.select(query, offsets=portal.offset_cursors)
     poisons = collection.poisons
     if query.properties:
         keep = set(query.properties)
@@ -231,7 +246,6 @@ def _listing(
         items = [
             text for slot in selection.slots for text in served_json(poisons, builder, life, slot)
         ]
-    kind = fault.kind if fault is not None else None
     next_page: dict[str, Any] | None = None
     after, offset = selection.next_after, selection.next_offset
     if kind is FaultKind.REPEAT_CURSOR:
@@ -295,3 +309,83 @@ def _one(found: tuple[Collection, int] | None, request: Request, what: str) -> R
     collection, slot = found
     served = served_json(collection.poisons, collection.builder, collection.life, slot)
     return Response(served[-1], media_type="application/json;charset=utf-8")
+
+
+async def _batch_inputs(request: Request) -> list[str] | BadRequest:
+    """The ids of a batch read's body (`BatchInputString`), or why HubSpot would refuse it."""
+    try:
+        body = json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return BadRequest("the body is not JSON")
+    inputs = body.get("inputs") if isinstance(body, dict) else None
+    if not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs):
+        return BadRequest("inputs must be a list of strings")
+    if len(inputs) > BATCH_LIMIT:
+        return BadRequest(f"at most {BATCH_LIMIT} inputs in one batch")
+    return inputs
+
+
+def _inputs(request: Request) -> list[str]:
+    inputs: list[str] | BadRequest = request.state.inputs
+    if isinstance(inputs, BadRequest):
+        raise inputs
+    return inputs
+
+
+def _batch_read_pages(content_type: ContentType) -> Produce:
+    def produce(portal: PortalModel, request: Request, fault: FaultRule | None) -> Response:
+        ids = _inputs(request)
+        return _batch(request, ids, [portal.find_object(content_type, i) for i in ids])
+
+    return produce
+
+
+def _batch_read_rows(portal: PortalModel, request: Request, fault: FaultRule | None) -> Response:
+    # No `archived` here (the spec has none): the published rows of a live table.
+    table_slot = _live_table(portal, request)
+    ids = _inputs(request)
+    found = [portal.find_object(ContentType.HUBDB_ROW, i, table_slot) for i in ids]
+    return _batch(request, ids, found, archived=False)
+
+
+def _batch(
+    request: Request,
+    ids: list[str],
+    found: list[tuple[Collection, int] | None],
+    archived: bool | None = None,
+) -> Response:
+    """A batch read's answer: 200 with every object asked for, else 207 with the rest named
+    in one OBJECT_NOT_FOUND error (BatchResponse…, BatchResponse…WithErrors)."""
+    wanted = _archived_param(request) if archived is None else archived
+    results: list[str] = []
+    missing: list[str] = []
+    for object_id, hit in zip(ids, found, strict=True):
+        if hit is None or hit[0].life.is_archived(hit[1]) != wanted:
+            missing.append(object_id)
+        else:
+            collection, slot = hit
+            served = served_json(collection.poisons, collection.builder, collection.life, slot)
+            results.append(served[-1])
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    head: dict[str, Any] = {
+        "status": "COMPLETE",
+        "requestedAt": now,
+        "startedAt": now,
+        "completedAt": now,
+    }
+    if missing:
+        head["numErrors"] = 1
+        head["errors"] = [
+            {
+                "status": "error",
+                "category": "OBJECT_NOT_FOUND",
+                "message": f"Could not find {len(missing)} of the objects asked for",
+                "context": {"ids": missing},
+                "errors": [],
+                "links": {},
+            }
+        ]
+    body = json.dumps(head)[:-1] + ',"results":[' + ",".join(results) + "]}"
+    return Response(
+        body, status_code=207 if missing else 200, media_type="application/json;charset=utf-8"
+    )

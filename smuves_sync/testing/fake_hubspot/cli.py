@@ -30,14 +30,16 @@ portal format  ID:TOKEN:SITE_PAGES,LANDING_PAGES,BLOG_POSTS,TABLES,ROWS_PER_TABL
                (default: one portal %(demo)s)
 fault format   comma-separated key=value pairs of a fault rule:
                  kind=status|rate_limit|not_json|truncated|missing_results|wrong_types|
-                      repeat_cursor|slow
+                      repeat_cursor|slow|drift
                  share=0..1   on=N+N+...  (1-based numbers of the requests the rule matches)
                  type=site_page|landing_page|blog_post|hubdb_table|hubdb_row|
                       blog_author|blog_tag|url_redirect|blog   portal_id=N
                  status=503   policy=TEN_SECONDLY_ROLLING|SECONDLY|DAILY   retry_after_s=N
-                 delay_ms=N
+                 delay_ms=N   deleted=N created=N (drift: objects deleted at the listing's
+                 start and created at its end before the answer; with --cursors offset)
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
+                    --cursors offset --fault kind=drift,on=4,type=blog_post,deleted=1
 poison format  PORTAL_ID:kind=KIND,type=TYPE,slot=N[,table=N]  (one object served spoilt)
                  kind=nul_in_body|nul_in_key|nul_in_name|lone_surrogate|duplicate_id|
                       numeric_id|no_id|bad_field
@@ -108,12 +110,20 @@ def _parser() -> argparse.ArgumentParser:
         default="spec",
         help="pages/posts carry created/updated (spec) or also createdAt/updatedAt (both)",
     )
+    add(
+        "--cursors",
+        choices=("keyed", "offset"),
+        default="keyed",
+        help="the default order's `after` cursors name the last object served (keyed) or a "
+        "position, as HubSpot's do (offset)",
+    )
     add("--config-json", help="portals and config as JSON (replaces the flags above)")
     add("--start-version", type=int, default=0, help="serve every portal N versions on")
     add(
         "--churn",
         default="0.1,0.02,0.02,0.01",
-        help="one version step as shares CHANGED,DELETED,ADDED,ARCHIVED (default %(default)s)",
+        help="one version step as shares CHANGED,DELETED,ADDED,ARCHIVED[,UNARCHIVED] "
+        "(default %(default)s)",
     )
     add(
         "--advance",
@@ -152,16 +162,20 @@ def setup_from_args(args: argparse.Namespace) -> tuple[tuple[PortalSpec, ...], S
         faults=tuple(fault_from_text(text) for text in args.fault),
         fault_seed=args.fault_seed,
         timestamps=args.timestamps,
+        cursors=args.cursors,
     )
     return portals, config
 
 
 def parse_churn(text: str) -> Churn:
-    """Parse --churn: CHANGED,DELETED,ADDED,ARCHIVED shares."""
+    """Parse --churn: CHANGED,DELETED,ADDED,ARCHIVED[,UNARCHIVED] shares."""
     shares = [float(share) for share in text.split(",")]
-    if len(shares) != 4:
-        raise ValueError("--churn takes four shares: CHANGED,DELETED,ADDED,ARCHIVED")
-    return Churn(*shares)
+    if len(shares) not in (4, 5):
+        raise ValueError(
+            "--churn takes four or five shares: CHANGED,DELETED,ADDED,ARCHIVED[,UNARCHIVED]"
+        )
+    changed, deleted, added, archived, *rest = shares
+    return Churn(changed, deleted, added, archived, unarchived=rest[0] if rest else 0.0)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

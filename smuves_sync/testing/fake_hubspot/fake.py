@@ -41,8 +41,10 @@ class FakeHubSpot(FakeControl):
         self.clock = clock
         self.lock = threading.RLock()
         self.specs = tuple(portals)
+        offsets = self.config.cursors == "offset"
         self._portals = {
-            spec.portal_id: PortalModel(spec, self.config.timestamps) for spec in self.specs
+            spec.portal_id: PortalModel(spec, self.config.timestamps, offset_cursors=offsets)
+            for spec in self.specs
         }
         if len(self._portals) != len(self.specs):
             raise ValueError("portal ids must be unique")

@@ -10,6 +10,10 @@ Timeline (milliseconds since the epoch, UTC): initial objects are created betwee
 and 2025-01-01 in slot order; version k "happens" on day k after 2025-01-01, and everything a
 step does is dated within the day before it. So `created` grows with the slot number and every
 change moves `updated` strictly forward.
+
+Besides version steps, `drift` deletes and creates objects within a version, as people do in
+HubSpot while a client pages through a listing: the objects it creates are dated one
+millisecond apart from the start of the current version, after every object before them.
 """
 
 from __future__ import annotations
@@ -19,12 +23,14 @@ import random
 from array import array
 from collections.abc import Sequence
 
+from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.spec import Churn
 
 T0_MS = 1_609_459_200_000  # 2021-01-01T00:00:00Z
 T1_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 DAY_MS = 86_400_000
 NEVER = 0xFFFF  # "not archived" in the archived-at-step array
+DRIFTED = 0xFFFE  # "deleted by a drift" in the deleted-at-step array (any non-zero: deleted)
 _MASK64 = (1 << 64) - 1
 
 
@@ -49,8 +55,16 @@ def key_salt(key: str) -> int:
 class Lifecycle:
     """Which slots exist, which are archived and at which revision, at the current version."""
 
-    def __init__(self, key: str, initial: int, archived_share: float) -> None:
+    def __init__(
+        self,
+        key: str,
+        initial: int,
+        archived_share: float,
+        content_type: ContentType | None = None,
+    ) -> None:
         self.key = key
+        # What a step's `Churn.types` is checked against (None: every step applies).
+        self.content_type = content_type
         self.salt = key_salt(key)
         self.initial = initial
         self.version = 0
@@ -61,6 +75,10 @@ class Lifecycle:
         # (first slot, number of slots) appended by each step; index 0 is the initial batch.
         self.batches: list[tuple[int, int]] = [(0, initial)]
         self.last_change_step = 0
+        # Bumped by every change (version steps and drifts): cached views of it are stale.
+        self.generation = 0
+        # Creation times of the slots `drift` made (milliseconds).
+        self._drift_created: dict[int, int] = {}
         self._live: dict[bool, array[int]] = {}
         rng = random.Random(f"{key}|archived")
         for slot in rng.sample(range(initial), round(initial * archived_share)):
@@ -78,7 +96,11 @@ class Lifecycle:
 
     def _step(self, churn: Churn) -> None:
         step = self.version + 1
+        if self.content_type is not None and not churn.touches(self.content_type):
+            churn = Churn(changed=0.0, deleted=0.0, added=0.0, archived=0.0)
         present = self.live(archived=False)
+        # Read before this step archives anything: what was archived may come back.
+        archived_before = self.live(archived=True) if churn.unarchived else array("l")
         # Cumulative cut points, so rounding can never pick more slots than there are.
         n = len(present)
         cuts = [
@@ -95,15 +117,42 @@ class Lifecycle:
             self.deleted[slot] = step
         for slot in archived:
             self.archived[slot] = step
+        returned: list[int] = []
+        if churn.unarchived:
+            # A draw of its own: steps without un-archivals replay exactly as they always did.
+            back = random.Random(f"{self.key}|step{step}|unarchived")
+            count = min(len(archived_before), round(len(archived_before) * churn.unarchived))
+            returned = back.sample(list(archived_before), count)
+        for slot in returned:
+            self.archived[slot] = NEVER
+            self.revision[slot] = step
         added = round(self.initial * churn.added)
         self.batches.append((self.size, added))
         self.born.extend([step] * added)
         self.revision.extend(array("H", [0]) * added)
         self.deleted.extend(array("H", [0]) * added)
         self.archived.extend(array("H", [NEVER]) * added)
-        if chosen or added:
+        if chosen or added or returned:
             self.last_change_step = step
         self.version = step
+        self.generation += 1
+        self._live.clear()
+
+    def drift(self, *, archived: bool, deleted: int, created: int) -> None:
+        """Within the current version: delete the first `deleted` objects of the listing with
+        this `archived` flag (those a client paging through it has already seen, so the rest
+        move forward) and create `created` new live ones (at the listing's end)."""
+        for slot in list(self.live(archived=archived)[:deleted]):
+            self.deleted[slot] = DRIFTED
+        start = max([version_time_ms(self.version), *self._drift_created.values()])
+        for number in range(created):
+            slot = self.size
+            self._drift_created[slot] = start + 1 + number
+            self.born.append(self.version)
+            self.revision.append(0)
+            self.deleted.append(0)
+            self.archived.append(NEVER)
+        self.generation += 1
         self._live.clear()
 
     def live(self, *, archived: bool) -> array[int]:
@@ -141,6 +190,8 @@ class Lifecycle:
 
     def created_ms(self, slot: int) -> int:
         """Creation time; strictly increasing with the slot number."""
+        if slot in self._drift_created:
+            return self._drift_created[slot]
         step = self.born[slot]
         if step == 0:
             spacing = (T1_MS - T0_MS) // max(self.initial, 1)
@@ -154,7 +205,10 @@ class Lifecycle:
         revision = self.revision[slot]
         if revision:
             within_day = int(self.fraction(slot, 2 + revision) * (DAY_MS - 2))
-            return version_time_ms(revision - 1) + 1 + within_day
+            changed = version_time_ms(revision - 1) + 1 + within_day
+            return max(changed, self._drift_created.get(slot, 0) + 1)
+        if slot in self._drift_created:
+            return self._drift_created[slot]
         created = self.created_ms(slot)
         end = version_time_ms(self.born[slot])
         return created + int(self.fraction(slot, 2) * (end - created) * 0.5)

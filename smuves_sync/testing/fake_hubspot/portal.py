@@ -58,9 +58,13 @@ class TruthItem:
 class PortalModel:
     """The content of one portal at its current version."""
 
-    def __init__(self, spec: PortalSpec, timestamps: TimestampStyle) -> None:
+    def __init__(
+        self, spec: PortalSpec, timestamps: TimestampStyle, *, offset_cursors: bool = False
+    ) -> None:
         self.spec = spec
         self.timestamps = timestamps
+        # Page the default order by position, as HubSpot does (ServerConfig.cursors).
+        self.offset_cursors = offset_cursors
         self.history: list[Churn] = []
         self._collections: dict[tuple[ContentType, int], Collection] = {}
         self._columns: dict[int, tuple[ColumnDef, ...]] = {}
@@ -97,7 +101,9 @@ class PortalModel:
             builder = BLOG_BUILDERS[content_type](spec, self.timestamps)
         else:
             builder = PageBuilder(content_type, spec, self.timestamps)
-        life = Lifecycle(life_key, spec.initial_count(content_type), spec.archived_share)
+        life = Lifecycle(
+            life_key, spec.initial_count(content_type), spec.archived_share, content_type
+        )
         collection = Collection(life, builder)
         collection.poisons = {
             p.slot: p.kind

@@ -1,8 +1,11 @@
 """Listing queries: parse HubSpot's query parameters, order and filter slots, cut a page.
 
-Cursors are opaque to clients (url-safe base64). In the default order (by creation, which is
-slot order) a cursor names the last slot served, so it stays valid when objects are added or
-deleted between two requests, as HubSpot's do. Other orders and filters page by position.
+Cursors are opaque to clients (url-safe base64). Other orders and filters page by position, as
+HubSpot's cursors do in every order: an object deleted between two requests moves every later
+one a place forward, and the one that crosses the page boundary is never served. In the
+default order (by creation, which is slot order) the fake's cursor names the last slot served
+instead, so it stays valid when objects are added or deleted between two requests; a server
+configured with `cursors="offset"` pages the default order by position too, as HubSpot does.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.datastructures import QueryParams
@@ -113,7 +116,9 @@ def _moment_ms(text: str, name: str) -> int:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise BadRequest(f"{name} must be a date-time") from None
-    return int(moment.timestamp() * 1000)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return round(moment.timestamp() * 1000)
 
 
 def encode_cursor(mode: str, value: int) -> str:
@@ -144,10 +149,13 @@ class Collection:
         self._views: OrderedDict[tuple[Any, ...], array[int]] = OrderedDict()
         self._views_version = -1
 
-    def select(self, query: ListQuery) -> Selection:
-        """The page of slots a listing with these parameters returns."""
+    def select(self, query: ListQuery, *, offsets: bool = False) -> Selection:
+        """The page of slots a listing with these parameters returns (`offsets`: page the
+        default order by position, as HubSpot does, rather than by the last slot served)."""
         ascending = self.life.live(archived=query.archived)
         mode, view = self._view(query, ascending)
+        if offsets and mode == "k":
+            mode = "p"
         total = len(view)
         start = query.offset if query.offset is not None else 0
         if query.after is not None and query.offset is None:
@@ -190,9 +198,9 @@ class Collection:
         return "p", self._cached((query.archived, query.sort, query.filters), build)
 
     def _cached(self, key: tuple[Any, ...], build: Callable[[], array[int]]) -> array[int]:
-        if self._views_version != self.life.version:
+        if self._views_version != self.life.generation:
             self._views.clear()
-            self._views_version = self.life.version
+            self._views_version = self.life.generation
         view = self._views.get(key)
         if view is None:
             view = self._views[key] = build()

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from smuves_sync.models import ContentType
 
 TimestampStyle = Literal["spec", "both"]
+CursorStyle = Literal["keyed", "offset"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,19 +148,33 @@ class Poison:
 class Churn:
     """What one version step does to each collection, as shares of its live objects.
 
-    `added` is a share of the collection's initial size, so repeated steps add steadily.
-    Counts are rounded, so tiny collections may see no change at all.
+    `added` is a share of the collection's initial size, so repeated steps add steadily;
+    `unarchived` a share of the objects archived before the step, which come back (and are
+    edited as they do). `types` limits the step to those content types (None: every type;
+    a HubDB table follows its rows). Counts are rounded, so tiny collections may see no
+    change at all.
     """
 
     changed: float = 0.10
     deleted: float = 0.02
     added: float = 0.02
     archived: float = 0.01
+    unarchived: float = 0.0
+    types: tuple[ContentType, ...] | None = None
 
     def __post_init__(self) -> None:
-        shares = (self.changed, self.deleted, self.added, self.archived)
+        shares = (self.changed, self.deleted, self.added, self.archived, self.unarchived)
         if any(share < 0 for share in shares) or self.changed + self.deleted + self.archived > 1:
             raise ValueError("churn shares must be >= 0 and changed+deleted+archived <= 1")
+        if self.unarchived > 1:
+            raise ValueError("the unarchived share must be <= 1")
+        if self.types is not None:
+            # From JSON (the admin endpoint) the types arrive as a list of words.
+            object.__setattr__(self, "types", tuple(ContentType(t) for t in self.types))
+
+    def touches(self, content_type: ContentType) -> bool:
+        """Whether this step changes objects of `content_type`."""
+        return self.types is None or content_type in self.types
 
 
 class FaultKind(StrEnum):
@@ -173,6 +188,11 @@ class FaultKind(StrEnum):
     WRONG_TYPES = "wrong_types"  # 200 JSON whose `results` is not a list, `total` not a number
     REPEAT_CURSOR = "repeat_cursor"  # the page's next cursor equals the cursor it was asked for
     SLOW = "slow"  # the normal response, `delay_ms` later
+    # Before answering, `deleted` objects at the start of the listing asked for are deleted
+    # and `created` new live ones created (at its end): people editing the portal while a
+    # client pages through it. With offset cursors (ServerConfig.cursors) the deletions
+    # move later objects across page boundaries, as HubSpot's listings do.
+    DRIFT = "drift"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,12 +213,16 @@ class FaultRule:
     policy: str = "TEN_SECONDLY_ROLLING"
     retry_after_s: int | None = None
     delay_ms: int = 0
+    deleted: int = 0
+    created: int = 0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.share <= 1.0:
             raise ValueError("fault share must be in [0, 1]")
         if any(number < 1 for number in self.on_requests):
             raise ValueError("on_requests counts matching requests from 1")
+        if self.deleted < 0 or self.created < 0:
+            raise ValueError("a drift deletes and creates zero or more objects")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +239,9 @@ class ServerConfig:
     fault_seed: int = 0
     # "spec": `created`/`updated` as in the OpenAPI schemas; "both": also `createdAt`/`updatedAt`.
     timestamps: TimestampStyle = "spec"
+    # "keyed": the default order's `after` cursor names the last object served, so it survives
+    # deletions; "offset": it is a position, as HubSpot's are (see query.py).
+    cursors: CursorStyle = "keyed"
 
     def __post_init__(self) -> None:
         limits = (self.ten_second_limit, self.secondly_limit, self.daily_limit)
@@ -299,7 +326,7 @@ def _fault_from_dict(raw: dict[str, Any]) -> FaultRule:
     values["on_requests"] = tuple(int(n) for n in values.get("on_requests", ()))
     if "share" in values:
         values["share"] = float(values["share"])
-    for name in ("portal_id", "status", "retry_after_s", "delay_ms"):
+    for name in ("portal_id", "status", "retry_after_s", "delay_ms", "deleted", "created"):
         if values.get(name) is not None:
             values[name] = int(values[name])
     return FaultRule(**values)

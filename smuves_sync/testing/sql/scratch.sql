@@ -12,7 +12,8 @@ INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
 
 -- name: seed_backlog
 -- `portals` portals numbered from `first_portal`, each with one run of `kind` and one pending
--- job per content type (the in-flight dedup allows no more per portal). Returns the job count.
+-- job per content type (the in-flight dedup allows no more per portal), due at `run_after`
+-- (NULL: now). Returns the job ids.
 WITH p AS (
     INSERT INTO public.portals (id, name, owner_id)
     SELECT g, 'portal ' || g, %(owner_id)s
@@ -22,14 +23,12 @@ WITH p AS (
     INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
     SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
     RETURNING id, portal_id
-), j AS (
-    INSERT INTO public.jobs (run_id, portal_id, kind, content_type)
-    SELECT r.id, r.portal_id, %(kind)s, t
-    FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
-    ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
-    RETURNING id
 )
-SELECT count(*) AS jobs FROM j
+INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after)
+SELECT r.id, r.portal_id, %(kind)s, t, coalesce(%(run_after)s, now())
+FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
+ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
+RETURNING id
 
 -- name: seed_analyze
 ANALYZE public.portals, public.runs, public.jobs

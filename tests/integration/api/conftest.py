@@ -4,17 +4,21 @@
         await client.get("/v1/portals", headers=alice.headers)
 
 `client` talks to the app in-process (httpx ASGITransport); `app_server` serves the same app
-under a real uvicorn on a local port. Tokens are signed with JWT_SECRET like Supabase's.
-HubSpot is the fake (`hubspot`), which knows the portal of every token in HUBSPOT_TOKENS: the
-API asks it before connecting a portal.
+under a real uvicorn on a local port; `smuves_serve` runs the command in a subprocess. Tokens
+are signed with JWT_SECRET like Supabase's. HubSpot is a fake (`hubspot_accounts`) that knows
+the portal of every token in HUBSPOT_TOKENS: the API asks it before connecting a portal.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import socket
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,18 +28,20 @@ import httpx
 import jwt
 import pytest
 import uvicorn
+from click.testing import CliRunner, Result
 from fastapi import FastAPI
-from psycopg.rows import dict_row
 from pydantic import SecretStr
 
 from smuves_sync.api import create_app
+from smuves_sync.cli import cli
 from smuves_sync.db import DbRole, Pool, pool_for
-from smuves_sync.db.queries import load_queries
+from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import new_secret_key
 from tests.factories import Factory
-from tests.logins import runtime_url, runtime_urls
+from tests.logins import runtime_env, runtime_url, runtime_urls
+from tests.support import query
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = new_secret_key()
@@ -43,7 +49,6 @@ SECRET_KEY = new_secret_key()
 AUDIENCE = "authenticated"
 METRICS_TOKEN = "metrics-token-for-tests-only"
 METRICS_HEADERS = {"Authorization": f"Bearer {METRICS_TOKEN}"}
-SQL = load_queries(Path(__file__).parent)
 # HubSpot private app tokens the API tests connect portals with, and the portal HubSpot says
 # each belongs to (the fake answers /account-info/v3/details so).
 HUBSPOT_TOKENS = {
@@ -85,13 +90,6 @@ def make_token(
     return jwt.encode({k: v for k, v in payload.items() if v is not None}, secret, algorithm)
 
 
-async def rows(pool: Pool, name: str, **params: Any) -> list[dict[str, Any]]:
-    """Run statement `name` of api_checks.sql as the pool's role; its rows."""
-    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(SQL[name], params)
-        return await cur.fetchall() if cur.description else []
-
-
 @dataclass(frozen=True)
 class User:
     id: uuid.UUID
@@ -101,6 +99,51 @@ class User:
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
+
+
+async def plant_one_of_everything(
+    factory: Factory,
+    owner: User,
+    portal_id: int,
+    export_file: Path,
+    *,
+    run_status: RunStatus,
+    job_status: JobStatus,
+    name: str = "",
+) -> dict[str, int | str]:
+    """A portal of `owner` with one of everything an API path can name: a fetch run (with a
+    job and a content item), a completed export written to `export_file`, a notification.
+    Returns their ids by path parameter name."""
+    portal = await factory.portal(owner.id, portal_id=portal_id, name=name)
+    run = await factory.run(portal, owner=owner.id, status=run_status)
+    await factory.job(run, status=job_status)
+    hubspot_id = await factory.content_item(run)
+    export_run = await factory.run(
+        portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+    )
+    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
+    export_file.parent.mkdir(parents=True, exist_ok=True)
+    export_file.write_text("hubspot_id\n1\n")
+    await query(
+        factory.pool,
+        "plant_export_file",
+        export_id=export_id,
+        path=str(export_file),
+        row_count=1,
+        bytes=13,
+    )
+    notification = await factory.notification(owner.id, run)
+    return {
+        "portal_id": portal,
+        "run_id": run.id,
+        "export_id": export_id,
+        "notification_id": notification,
+        # A content object's key: its type (a word, the same for every tenant) and id.
+        "type": "site_page",
+        "hubspot_id": hubspot_id,
+        # its first version, recorded by the content_items trigger
+        "version": 1,
+    }
 
 
 async def new_user(factory: Factory, name: str) -> User:
@@ -126,7 +169,7 @@ def hubspot_fake() -> FakeHubSpot:
 
 
 @pytest.fixture(scope="session")
-def hubspot() -> Iterator[str]:
+def hubspot_accounts() -> Iterator[str]:
     """Base URL of the API tests' fake HubSpot (one for the session: it keeps no state the
     tests depend on)."""
     with serve_in_thread(hubspot_fake()) as url:
@@ -134,11 +177,11 @@ def hubspot() -> Iterator[str]:
 
 
 @pytest.fixture
-def api_settings(db_url: str, tmp_path: Path, hubspot: str) -> Settings:
+def api_settings(db_url: str, tmp_path: Path, hubspot_accounts: str) -> Settings:
     return Settings(
         database_url=db_url,
         **runtime_urls(db_url),
-        hubspot_base_url=hubspot,
+        hubspot_base_url=hubspot_accounts,
         jwt_secret=SecretStr(JWT_SECRET),
         jwt_audience=AUDIENCE,
         secret_key=SecretStr(SECRET_KEY),
@@ -199,3 +242,64 @@ async def app_server(app: FastAPI) -> AsyncIterator[str]:
         server.should_exit = True
         await task
         sock.close()
+
+
+def serve_refusal(env: dict[str, str | None]) -> Result:
+    """`smuves serve --port 0` in this process with `env` (None unsets), on a database that is
+    nowhere: what is checked first must refuse before any database is opened."""
+    nowhere = "postgresql://nobody@127.0.0.1:1/none"
+    return CliRunner().invoke(
+        cli, ["serve", "--port", "0"], env={**env, "SMUVES_DATABASE_URL": nowhere}
+    )
+
+
+def serve_env(db_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a `smuves serve` subprocess on this test's database (the API logs
+    in as its own role)."""
+    return {
+        **os.environ,
+        "SMUVES_DATABASE_URL": db_url,
+        **runtime_env(db_url),
+        "SMUVES_JWT_SECRET": JWT_SECRET,
+        "SMUVES_JWT_AUDIENCE": AUDIENCE,
+        "SMUVES_SECRET_KEY": SECRET_KEY,
+        **extra,
+    }
+
+
+@asynccontextmanager
+async def smuves_serve(
+    env: dict[str, str], *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`smuves serve ARGS…` in a subprocess, its stderr piped; terminated at the end."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "smuves_sync.cli",
+        "serve",
+        *args,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,  # the access log
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        await process.wait()
+
+
+async def stderr_until(
+    process: asyncio.subprocess.Process, pattern: str | re.Pattern[str], timeout: float = 60
+) -> tuple[re.Match[str], str]:
+    """Read the process's stderr until a line matches `pattern`: the match and all read."""
+    assert process.stderr is not None
+    text = ""
+    async with asyncio.timeout(timeout):
+        while True:
+            line = (await process.stderr.readline()).decode()
+            assert line, f"the process exited: {text}"
+            text += line
+            if found := re.search(pattern, line):
+                return found, text

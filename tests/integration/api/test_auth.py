@@ -15,7 +15,8 @@ from smuves_sync.db import DbRole, Pool, pool_for
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User, make_token, rows
+from tests.integration.api.conftest import User, make_token
+from tests.support import query
 
 _USER = uuid.UUID("00000000-0000-4000-8000-000000000001")
 
@@ -96,7 +97,7 @@ async def test_a_new_subject_becomes_a_user_on_first_request(
         "/v1/portals", headers=_bearer(make_token(newcomer, email="new@example.com"))
     )
     assert response.status_code == 200 and response.json() == {"items": []}
-    assert await rows(admin_pool, "check_app_user", user_id=newcomer) == [
+    assert await query(admin_pool, "check_app_user", user_id=newcomer) == [
         {"id": newcomer, "email": "new@example.com"}
     ]
 
@@ -108,7 +109,7 @@ async def test_a_subject_without_a_usable_email_gets_a_placeholder(
     for user_id, email in ((no_email, None), (taken, alice.email)):
         token = make_token(user_id, email=email)
         assert (await client.get("/v1/portals", headers=_bearer(token))).status_code == 200
-        [row] = await rows(admin_pool, "check_app_user", user_id=user_id)
+        [row] = await query(admin_pool, "check_app_user", user_id=user_id)
         assert row["email"] == f"{user_id}@users.invalid"
 
 
@@ -117,7 +118,7 @@ async def test_a_changed_email_claim_updates_the_user(
 ) -> None:
     token = make_token(alice.id, email="alice.new@example.com")
     assert (await client.get("/v1/portals", headers=_bearer(token))).status_code == 200
-    [row] = await rows(admin_pool, "check_app_user", user_id=alice.id)
+    [row] = await query(admin_pool, "check_app_user", user_id=alice.id)
     assert row["email"] == "alice.new@example.com"
 
 
@@ -133,8 +134,8 @@ async def test_a_pooled_connection_keeps_no_identity_after_a_request(
             transport=httpx.ASGITransport(app=app), base_url="http://api"
         ) as client:
             seen_by_alice = await client.get("/v1/portals", headers=alice.headers)
-            assert await rows(pool, "check_session_user") == [{"user_id": ""}]
+            assert await query(pool, "check_session_user") == [{"user_id": ""}]
             seen_by_bob = await client.get("/v1/portals", headers=bob.headers)
-            assert await rows(pool, "check_session_user") == [{"user_id": ""}]
+            assert await query(pool, "check_session_user") == [{"user_id": ""}]
     assert [p["id"] for p in seen_by_alice.json()["items"]] == [31]
     assert [p["id"] for p in seen_by_bob.json()["items"]] == [32]

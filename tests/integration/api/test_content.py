@@ -10,7 +10,8 @@ from smuves_sync.db.content import content_upsert_page
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ async def test_the_text_filter_takes_wildcards_literally(
 async def test_deleted_objects_are_left_out(
     client: httpx.AsyncClient, portal: int, admin_pool: Pool, alice: User
 ) -> None:
-    await rows(admin_pool, "plant_content_deleted", portal_id=81, hubspot_id="p2")
+    await query(admin_pool, "plant_content_deleted", portal_id=81, hubspot_id="p2")
     pages = await _walk(client, alice, "type=site_page")
     assert pages == [["p1", "p3", "p4", "p5", "p6", "p7"]]
 

@@ -10,7 +10,8 @@ import pytest
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 PORTAL = 83
 TAG = ContentType.BLOG_TAG
@@ -37,7 +38,7 @@ async def portal(factory: Factory, alice: User, admin_pool: Pool) -> int:
             language=language,
             translated_from_id=primary,
         )
-    await rows(admin_pool, "plant_content_deleted", portal_id=portal_id, hubspot_id="16")
+    await query(admin_pool, "plant_content_deleted", portal_id=portal_id, hubspot_id="16")
     await factory.content_item(
         run,
         "20",
@@ -105,7 +106,7 @@ async def test_one_object_with_its_translations(
 async def test_a_translation_whose_primary_is_gone_still_finds_its_siblings(
     client: httpx.AsyncClient, portal: int, alice: User, admin_pool: Pool
 ) -> None:
-    await rows(admin_pool, "plant_content_deleted", portal_id=PORTAL, hubspot_id="11")
+    await query(admin_pool, "plant_content_deleted", portal_id=PORTAL, hubspot_id="11")
     response = await client.get(
         f"/v1/portals/{PORTAL}/content/blog_tag/13?with=translations", headers=alice.headers
     )

@@ -11,7 +11,8 @@ from smuves_sync.db.portals import user_sign_in
 from smuves_sync.db.runs import run_stop
 from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 
 async def test_stop_run_does_nothing_to_another_users_run(
@@ -22,7 +23,7 @@ async def test_stop_run_does_nothing_to_another_users_run(
     await factory.job(run, status=JobStatus.RUNNING)
     async with app_db.as_user(bob.id) as scoped:
         assert await run_stop(scoped, run.id) is None
-    jobs = await rows(admin_pool, "check_jobs_of_run", run_id=run.id)
+    jobs = await query(admin_pool, "check_jobs_of_run", run_id=run.id)
     assert [j["status"] for j in jobs] == ["running"]
     async with app_db.as_user(alice.id) as scoped:
         stopped = await run_stop(scoped, run.id)
@@ -35,7 +36,7 @@ async def test_stop_run_with_no_user_does_nothing(
     run = await factory.run(await factory.portal(alice.id), status=RunStatus.RUNNING)
     await factory.job(run)
     assert await run_stop(app_db, run.id) is None
-    assert [j["status"] for j in await rows(admin_pool, "check_jobs_of_run", run_id=run.id)] == [
+    assert [j["status"] for j in await query(admin_pool, "check_jobs_of_run", run_id=run.id)] == [
         "pending"
     ]
 
@@ -48,6 +49,6 @@ async def test_sign_in_needs_a_user_and_makes_only_that_one(
     # Signing in as bob with bob's email changes nothing; it cannot create anyone else.
     async with app_db.as_user(bob.id) as scoped:
         assert await user_sign_in(scoped, bob.email) == bob.id
-    assert await rows(admin_pool, "check_app_user", user_id=bob.id) == [
+    assert await query(admin_pool, "check_app_user", user_id=bob.id) == [
         {"id": bob.id, "email": bob.email}
     ]

@@ -5,35 +5,33 @@ token must be for, and who may read /metrics (never a tenant)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
 import pytest
-from click.testing import CliRunner
 from fastapi import FastAPI
 
 from smuves_sync.api import create_app
-from smuves_sync.cli import cli
 from smuves_sync.db import Pool
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 from tests.integration.api.conftest import (
-    AUDIENCE,
     JWT_SECRET,
     METRICS_HEADERS,
     SECRET_KEY,
     User,
     make_token,
-    rows,
+    serve_env,
+    serve_refusal,
+    smuves_serve,
+    stderr_until,
 )
-from tests.logins import runtime_env
+from tests.support import query
 
 _USER = uuid.UUID("00000000-0000-4000-8000-0000000000e1")
 MiB = 1024 * 1024
@@ -115,7 +113,7 @@ async def test_a_declared_body_over_one_mib_is_413_and_changes_nothing(
         headers={**alice.headers, "Content-Type": "application/json"},
     )
     _too_large(response, MiB)
-    assert await rows(admin_pool, "check_portal_token", portal_id=4242) == []
+    assert await query(admin_pool, "check_portal_token", portal_id=4242) == []
 
 
 async def test_a_chunked_body_over_the_limit_is_413(
@@ -141,7 +139,7 @@ async def test_a_chunked_body_over_the_limit_is_413(
             headers=alice.headers,
         )
     _too_large(response, 1000)
-    assert await rows(admin_pool, "check_portal_token", portal_id=4243) == []
+    assert await query(admin_pool, "check_portal_token", portal_id=4243) == []
     assert small.status_code == 201
 
 
@@ -165,7 +163,7 @@ async def test_a_chunked_body_over_the_limit_is_413_over_the_wire(
             response = None
     if response is not None:
         _too_large(response, MiB)
-    assert await rows(admin_pool, "check_portal_token", portal_id=4245) == []
+    assert await query(admin_pool, "check_portal_token", portal_id=4245) == []
 
 
 # -- event streams end with their token ------------------------------------------------------------
@@ -212,17 +210,13 @@ async def test_any_audience_only_when_allowed_on_purpose(
 
 
 def test_serve_without_an_audience_exits_2_in_one_line() -> None:
-    result = CliRunner().invoke(
-        cli,
-        ["serve", "--port", "0"],
-        env={
+    result = serve_refusal(
+        {
             "SMUVES_JWT_SECRET": JWT_SECRET,
             "SMUVES_JWT_AUDIENCE": None,
             "SMUVES_JWT_ALLOW_ANY_AUDIENCE": None,
             "SMUVES_SECRET_KEY": SECRET_KEY,
-            # Never reached: the settings are checked before any database is opened.
-            "SMUVES_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
-        },
+        }
     )
     assert result.exit_code == 2
     assert result.output.count("\n") == 1
@@ -276,36 +270,10 @@ async def test_the_metrics_port_asks_for_the_token_when_one_is_set(
 
 
 async def test_smuves_serve_with_a_metrics_port(db_url: str, alice: User) -> None:
-    env = {
-        **os.environ,
-        "SMUVES_DATABASE_URL": db_url,
-        **runtime_env(db_url),
-        "SMUVES_JWT_SECRET": JWT_SECRET,
-        "SMUVES_JWT_AUDIENCE": AUDIENCE,
-        "SMUVES_SECRET_KEY": SECRET_KEY,
-    }
+    env = serve_env(db_url)
     env.pop("SMUVES_METRICS_TOKEN", None)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "smuves_sync.cli",
-        "serve",
-        "--port",
-        "0",
-        "--metrics-port",
-        "0",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    try:
-        async with asyncio.timeout(60):
-            text = ""
-            while not (found := re.search(r"/metrics on (http://\S+)/metrics", text)):
-                line = (await process.stderr.readline()).decode()
-                assert line, f"smuves serve exited: {text}"
-                text += line
+    async with smuves_serve(env, "--port", "0", "--metrics-port", "0") as process:
+        found, text = await stderr_until(process, r"/metrics on (http://\S+)/metrics")
         api_url = re.search(r"Uvicorn running on (http://\S+)", text)
         assert api_url is not None, text
         async with httpx.AsyncClient(timeout=10) as http:
@@ -317,7 +285,3 @@ async def test_smuves_serve_with_a_metrics_port(db_url: str, alice: User) -> Non
             assert listed.status_code == 404
             mine = await http.get(f"{api_url.group(1)}/v1/portals", headers=alice.headers)
             assert mine.status_code == 200
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        await process.wait()

@@ -13,7 +13,8 @@ from smuves_sync.settings import Settings
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 LEAK = 'connection to server at "db-primary.internal" (10.0.4.17), port 5432 failed'
 
@@ -56,5 +57,5 @@ async def test_a_failure_over_the_api_names_nothing_of_the_machinery(
         for secret in ("db-primary", "10.0.4.17", "5432"):
             assert secret not in answer
     # The operators have it all.
-    [stored] = await rows(admin_pool, "check_jobs_of_run_errors", run_id=started.run.id)
+    [stored] = await query(admin_pool, "check_jobs_of_run_errors", run_id=started.run.id)
     assert LEAK in stored["last_error"]

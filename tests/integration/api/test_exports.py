@@ -11,7 +11,8 @@ from smuves_sync.db import Pool
 from smuves_sync.models import ExportFormat, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 
 async def test_an_export_is_202_then_followed(
@@ -79,7 +80,7 @@ async def _written_export(
     export_id = await factory.export(run, format=ExportFormat.CSV, status=JobStatus.COMPLETED)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
-    await rows(
+    await query(
         admin_pool,
         "plant_export_file",
         export_id=export_id,

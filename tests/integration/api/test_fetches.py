@@ -12,7 +12,8 @@ import pytest
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 ALL = [t.value for t in ContentType]
 
@@ -39,27 +40,22 @@ async def test_types_in_flight_are_skipped_and_all_in_flight_is_409(
     client: httpx.AsyncClient, factory: Factory, alice: User
 ) -> None:
     await factory.portal(alice.id, portal_id=52)
-    first = await client.post(
-        "/v1/portals/52/fetches", json={"content_types": ["blog_post"]}, headers=alice.headers
-    )
+
+    async def fetch(*types: str) -> httpx.Response:
+        body = {"content_types": list(types)}
+        return await client.post("/v1/portals/52/fetches", json=body, headers=alice.headers)
+
+    first = await fetch("blog_post")
     assert first.status_code == 202
     first_run = first.json()["run"]["id"]
 
-    second = await client.post(
-        "/v1/portals/52/fetches",
-        json={"content_types": ["site_page", "blog_post"]},
-        headers=alice.headers,
-    )
+    second = await fetch("site_page", "blog_post")
     assert second.status_code == 202
     assert [j["content_type"] for j in second.json()["run"]["jobs"]] == ["site_page"]
     assert second.json()["skipped"] == [{"content_type": "blog_post", "run_id": first_run}]
     second_run = second.json()["run"]["id"]
 
-    third = await client.post(
-        "/v1/portals/52/fetches",
-        json={"content_types": ["blog_post", "site_page"]},
-        headers=alice.headers,
-    )
+    third = await fetch("blog_post", "site_page")
     assert third.status_code == 409
     body = third.json()
     assert body["code"] == "ALL_DUPLICATE_JOBS"
@@ -101,7 +97,7 @@ async def test_a_bad_fetch_body_is_422_naming_the_field(
     assert response.status_code == 422
     assert response.json()["code"] == "INVALID_INPUT"
     assert response.json()["message"].startswith(f"{field}: ")
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=54) == [{"runs": 0}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=54) == [{"runs": 0}]
 
 
 async def test_a_fetch_of_an_unknown_portal_is_404(client: httpx.AsyncClient, alice: User) -> None:
@@ -125,4 +121,4 @@ async def test_fifty_concurrent_fetches_make_one_run(
     for refused in (r.json() for r in responses if r.status_code == 409):
         assert refused["code"] == "ALL_DUPLICATE_JOBS"
         assert refused["run_ids"] == [winner["run"]["id"]]
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=55) == [{"runs": 1}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=55) == [{"runs": 1}]

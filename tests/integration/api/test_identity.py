@@ -15,7 +15,8 @@ import httpx
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import app_user_ensure
 from tests.factories import Factory
-from tests.integration.api.conftest import make_token, rows
+from tests.integration.api.conftest import make_token
+from tests.support import query
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -36,10 +37,10 @@ async def test_a_verified_sign_in_takes_over_the_portal_invited_by_its_email(
     alice = uuid.uuid4()
 
     assert await _portals(client, make_token(alice, email="alice@CORP.example")) == [700]
-    assert await rows(admin_pool, "check_app_user", user_id=alice) == [
+    assert await query(admin_pool, "check_app_user", user_id=alice) == [
         {"id": alice, "email": "alice@corp.example"}
     ]
-    assert await rows(admin_pool, "check_app_user", user_id=invited) == []
+    assert await query(admin_pool, "check_app_user", user_id=invited) == []
     # Nobody else takes it over afterwards, verified or not.
     assert await _portals(client, make_token(uuid.uuid4(), email="alice@corp.example")) == []
 
@@ -54,9 +55,9 @@ async def test_an_unverified_email_links_nothing_and_is_not_stored(
         mallory = uuid.uuid4()
         token = make_token(mallory, email="ops@acme.example", email_verified=verified)
         assert await _portals(client, token) == []
-        [row] = await rows(admin_pool, "check_app_user", user_id=mallory)
+        [row] = await query(admin_pool, "check_app_user", user_id=mallory)
         assert row["email"] == f"{mallory}@users.invalid"
-    assert await rows(admin_pool, "check_app_user", user_id=invited) == [
+    assert await query(admin_pool, "check_app_user", user_id=invited) == [
         {"id": invited, "email": "ops@acme.example"}
     ]
 

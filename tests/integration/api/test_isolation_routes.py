@@ -18,11 +18,12 @@ from pydantic import SecretStr
 from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database, Pool
 from smuves_sync.errors import InvalidInput
-from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 from tests.factories import Factory
-from tests.integration.api.conftest import User, make_token, rows
+from tests.integration.api.conftest import User, make_token, plant_one_of_everything
+from tests.support import query
 
 # Routes that take no id, with what B may see there (checked below).
 NO_ID_ROUTES = {
@@ -67,35 +68,17 @@ def _routes(app: FastAPI) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-async def tenant_a(
-    factory: Factory, admin_pool: Pool, api_settings: Settings, alice: User
-) -> TenantA:
-    portal = await factory.portal(alice.id, portal_id=91, name="A's portal")
-    run = await factory.run(portal, owner=alice.id, status=RunStatus.RUNNING)
-    await factory.job(run, status=JobStatus.RUNNING)
-    hubspot_id = await factory.content_item(run)
-    export_run = await factory.run(
-        portal, owner=alice.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+async def tenant_a(factory: Factory, api_settings: Settings, alice: User) -> TenantA:
+    ids = await plant_one_of_everything(
+        factory,
+        alice,
+        91,
+        api_settings.export_dir / "a.csv",
+        run_status=RunStatus.RUNNING,
+        job_status=JobStatus.RUNNING,
+        name="A's portal",
     )
-    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
-    path = api_settings.export_dir / "a.csv"
-    path.parent.mkdir(parents=True)
-    path.write_text("hubspot_id\n1\n")
-    await rows(
-        admin_pool, "plant_export_file", export_id=export_id, path=str(path), row_count=1, bytes=13
-    )
-    notification = await factory.notification(alice.id, run)
-    return TenantA(
-        {
-            "portal_id": portal,
-            "run_id": run.id,
-            "export_id": export_id,
-            "notification_id": notification,
-            # A content object's key: its type (a word, the same for every tenant) and id.
-            "type": "site_page",
-            "hubspot_id": hubspot_id,
-        }
-    )
+    return TenantA(ids)
 
 
 async def _call(
@@ -149,7 +132,7 @@ async def test_another_users_ids_are_404_on_every_route(
     # unread, the portal is there; and A still sees all of it.
     run = await client.get(f"/v1/runs/{tenant_a.ids['run_id']}", headers=alice.headers)
     assert run.json()["status"] == "running"
-    assert await rows(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
+    assert await query(admin_pool, "check_runs_of_portal", portal_id=91) == [{"runs": 2}]
     notes = await client.get("/v1/notifications", headers=alice.headers)
     assert notes.json()["items"][0]["read_at"] is None
     download = await client.get(
@@ -210,16 +193,20 @@ async def test_a_squatter_ends_up_seeing_nothing_of_the_portal(
             "/v1/portals", json={"id": 700, "name": "Acme", "token": token}, headers=bob.headers
         )
         assert refused.status_code == 422, refused.text
-    assert await rows(admin_pool, "check_portal_rows", portal_id=700) == [
+    assert await query(admin_pool, "check_portal_rows", portal_id=700) == [
         {"portals": 0, "runs": 0, "jobs": 0, "content": 0}
     ]
 
-    # The squat an earlier version let through.
-    await factory.portal(bob.id, portal_id=700, name="Acme (Bob's)")
-    run = await factory.run(700, owner=bob.id, status=RunStatus.COMPLETED)
-    await factory.job(run, status=JobStatus.COMPLETED)
-    hubspot_id = await factory.content_item(run)
-    await factory.notification(bob.id, run)
+    # The squat an earlier version let through, with one of everything a path can name.
+    ids = await plant_one_of_everything(
+        factory,
+        bob,
+        700,
+        api_settings.export_dir / "squatted.csv",
+        run_status=RunStatus.COMPLETED,
+        job_status=JobStatus.COMPLETED,
+        name="Acme (Bob's)",
+    )
 
     cipher = TokenCipher(api_settings.secret_key)
     acme_token = SecretStr("pat-na1-acme-real-token")
@@ -238,21 +225,13 @@ async def test_a_squatter_ends_up_seeing_nothing_of_the_portal(
     )
     assert added.removed_members == (bob.email,)
 
-    ids: dict[str, int | str] = {
-        "portal_id": 700,
-        "run_id": run.id,
-        "export_id": 9_999_999,
-        "notification_id": 1,
-        "type": "site_page",
-        "hubspot_id": hubspot_id,
-    }
     for method, path in _routes(app):
         if "{" in path:
             response = await _call(client, method, path, ids, bob)
             assert response.status_code == 404, (method, path, response.text)
     assert (await client.get("/v1/portals", headers=bob.headers)).json()["items"] == []
     assert (await client.get("/v1/notifications", headers=bob.headers)).json()["items"] == []
-    assert await rows(admin_pool, "check_notifications_of_user", user_id=bob.id) == []
+    assert await query(admin_pool, "check_notifications_of_user", user_id=bob.id) == []
     retry = await client.post(
         "/v1/portals",
         json={"id": 700, "name": "Mine", "token": "pat-na1-acme-real-token"},

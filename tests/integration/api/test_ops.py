@@ -17,7 +17,8 @@ from smuves_sync.db.migrations import find_migrations_dir
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import METRICS_HEADERS, make_token, rows
+from tests.integration.api.conftest import METRICS_HEADERS, make_token
+from tests.support import query
 
 
 async def test_healthz_is_ok_on_a_migrated_database(client: httpx.AsyncClient) -> None:
@@ -85,7 +86,7 @@ async def test_metrics_count_jobs_durations_and_hubspot_requests(
     quick = await factory.job(run, content_type=ContentType.HUBDB_TABLE)
     slow = await factory.job(run, content_type=ContentType.HUBDB_ROW)
     for job, seconds, status in ((quick, 3, "completed"), (slow, 400, "failed")):
-        await rows(
+        await query(
             admin_pool,
             "plant_job_finished_at",
             job_id=job.id,

@@ -10,7 +10,9 @@ from smuves_sync.api import create_app
 from smuves_sync.db import Pool
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import SQL, User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
+from tests.support.sql import statement
 
 TOKEN = "pat-na1-11111111-2222-3333-4444-555555555555"  # portal 4242's, in US/Eastern
 
@@ -30,7 +32,7 @@ async def test_a_token_of_another_portal_is_refused_and_nothing_is_stored(
     assert response.json()["code"] == "TOKEN_PORTAL_MISMATCH"
     assert "portal 800, not 700" in response.json()["message"]
     assert "pat-na1" not in response.text
-    assert await rows(admin_pool, "check_portal_rows", portal_id=700) == [
+    assert await query(admin_pool, "check_portal_rows", portal_id=700) == [
         {"portals": 0, "runs": 0, "jobs": 0, "content": 0}
     ]
 
@@ -41,14 +43,14 @@ async def test_a_token_hubspot_refuses_is_refused(
     response = await _connect(client, alice, 4242, "pat-na1-nobody-knows-this-one")
     assert response.status_code == 422
     assert response.json()["code"] == "HUBSPOT_TOKEN_REJECTED"
-    assert await rows(admin_pool, "check_portal_token", portal_id=4242) == []
+    assert await query(admin_pool, "check_portal_token", portal_id=4242) == []
 
 
 async def test_the_portals_time_zone_comes_from_hubspot(
     client: httpx.AsyncClient, admin_pool: Pool, alice: User
 ) -> None:
     assert (await _connect(client, alice, 4242, TOKEN)).status_code == 201
-    [stored] = await rows(admin_pool, "check_portal_hands", portal_id=4242)
+    [stored] = await query(admin_pool, "check_portal_hands", portal_id=4242)
     assert stored["time_zone"] == "US/Eastern"
     assert stored["members"] == [f"{alice.email}:owner"]
 
@@ -65,24 +67,24 @@ async def test_hubspot_out_of_reach_is_502_and_stores_nothing(
     assert response.status_code == 502
     assert response.json()["code"] == "HUBSPOT_UNAVAILABLE"
     assert "127.0.0.1" not in response.text
-    assert await rows(admin_pool, "check_portal_token", portal_id=4242) == []
+    assert await query(admin_pool, "check_portal_token", portal_id=4242) == []
 
 
 async def test_only_the_owner_reconnects_a_member_gets_409(
     client: httpx.AsyncClient, factory: Factory, admin_pool: Pool, alice: User, bob: User
 ) -> None:
     await factory.portal(alice.id, portal_id=4242, name="Alice's", members=[bob.id])
-    before = await rows(admin_pool, "check_portal_hands", portal_id=4242)
+    before = await query(admin_pool, "check_portal_hands", portal_id=4242)
     response = await _connect(client, bob, 4242, TOKEN, name="Bob's now")
     assert response.status_code == 409
     assert response.json()["code"] == "PORTAL_ALREADY_CONNECTED"
-    assert await rows(admin_pool, "check_portal_hands", portal_id=4242) == before
-    assert await rows(admin_pool, "check_portal_token", portal_id=4242) == [
+    assert await query(admin_pool, "check_portal_hands", portal_id=4242) == before
+    assert await query(admin_pool, "check_portal_token", portal_id=4242) == [
         {"token_encrypted": None}
     ]
     # The owner reconnects: the token is stored, the members are the ones the owner had.
     assert (await _connect(client, alice, 4242, TOKEN, name="Alice's")).status_code == 200
-    [after] = await rows(admin_pool, "check_portal_hands", portal_id=4242)
+    [after] = await query(admin_pool, "check_portal_hands", portal_id=4242)
     assert after["members"] == before[0]["members"] and after["time_zone"] == "US/Eastern"
 
 
@@ -92,8 +94,8 @@ async def test_a_member_cannot_replace_the_token_behind_the_apis_back(
     await factory.portal(alice.id, portal_id=4242, name="Alice's", members=[bob.id])
     async with api_login_pool.connection() as conn, conn.transaction():
         changed = await conn.execute(
-            SQL["as_user_replace_token"], {"user_id": bob.id, "portal_id": 4242}
+            statement("as_user_replace_token"), {"user_id": bob.id, "portal_id": 4242}
         )
         assert changed.rowcount == 0
-    [stored] = await rows(admin_pool, "check_portal_hands", portal_id=4242)
+    [stored] = await query(admin_pool, "check_portal_hands", portal_id=4242)
     assert stored["name"] == "Alice's"

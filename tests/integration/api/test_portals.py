@@ -10,7 +10,8 @@ from smuves_sync.db import Pool
 from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.token_crypto import TokenCipher
 from tests.factories import Factory
-from tests.integration.api.conftest import SECRET_KEY, User, rows
+from tests.integration.api.conftest import SECRET_KEY, User
+from tests.support import query
 
 TOKEN = "pat-na1-11111111-2222-3333-4444-555555555555"
 
@@ -26,7 +27,7 @@ async def test_connect_stores_the_token_encrypted_and_never_returns_it(
     assert body["id"] == 4242 and body["name"] == "Acme" and body["role"] == "owner"
     assert body["owner_id"] == str(alice.id)
     assert TOKEN not in response.text
-    [stored] = await rows(admin_pool, "check_portal_token", portal_id=4242)
+    [stored] = await query(admin_pool, "check_portal_token", portal_id=4242)
     encrypted = bytes(stored["token_encrypted"])
     assert TOKEN.encode() not in encrypted
     assert TokenCipher(SecretStr(SECRET_KEY)).decrypt(encrypted).get_secret_value() == TOKEN
@@ -40,7 +41,7 @@ async def test_reconnecting_an_owned_portal_replaces_name_and_token(
     assert (await client.post("/v1/portals", json=first, headers=alice.headers)).status_code == 201
     again = await client.post("/v1/portals", json=second, headers=alice.headers)
     assert again.status_code == 200 and again.json()["name"] == "Acme Inc"
-    [stored] = await rows(admin_pool, "check_portal_token", portal_id=4242)
+    [stored] = await query(admin_pool, "check_portal_token", portal_id=4242)
     cipher = TokenCipher(SecretStr(SECRET_KEY))
     assert cipher.decrypt(bytes(stored["token_encrypted"])).get_secret_value() == "pat-new"
 
@@ -127,7 +128,7 @@ async def test_delete_removes_the_portal_and_everything_of_it(
     await factory.content_item(run)
     response = await client.delete("/v1/portals/21", headers=alice.headers)
     assert response.status_code == 204 and response.content == b""
-    assert await rows(admin_pool, "check_portal_rows", portal_id=21) == [
+    assert await query(admin_pool, "check_portal_rows", portal_id=21) == [
         {"portals": 0, "runs": 0, "jobs": 0, "content": 0}
     ]
     again = await client.delete("/v1/portals/21", headers=alice.headers)
@@ -141,7 +142,7 @@ async def test_only_the_owner_may_delete(
     response = await client.delete("/v1/portals/22", headers=bob.headers)
     assert response.status_code == 403
     assert response.json()["code"] == "FORBIDDEN"
-    [counts] = await rows(admin_pool, "check_portal_rows", portal_id=22)
+    [counts] = await query(admin_pool, "check_portal_rows", portal_id=22)
     assert counts["portals"] == 1
 
 

@@ -16,7 +16,8 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User, rows
+from tests.integration.api.conftest import User
+from tests.support import query
 
 
 async def test_a_run_shows_per_job_progress(
@@ -119,7 +120,7 @@ async def test_stop_ends_open_jobs_and_the_worker_loses_its_lease(
         await queue.heartbeat(claimed)
     with pytest.raises(LeaseLost):
         await queue.complete(claimed)
-    jobs = await rows(admin_pool, "check_jobs_of_run", run_id=run_id)
+    jobs = await query(admin_pool, "check_jobs_of_run", run_id=run_id)
     assert [j["status"] for j in jobs] == ["stopped", "completed", "stopped"]
 
     again = await client.post(f"/v1/runs/{run_id}/stop", headers=alice.headers)

@@ -6,10 +6,8 @@ operation, with random ids, with the ids of a seeded user's rows, and with inval
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,18 +25,16 @@ from schemathesis.checks import (
 )
 
 from smuves_sync.api import openapi_document
-from smuves_sync.db import Pool
-from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
 from tests.integration.api.conftest import (
-    AUDIENCE,
-    JWT_SECRET,
-    SECRET_KEY,
     User,
     new_user,
-    rows,
+    plant_one_of_everything,
+    serve_env,
+    smuves_serve,
+    stderr_until,
 )
-from tests.logins import runtime_env
 
 # About a thousand requests: slow, and given more than the default per-test time on a busy box.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -60,81 +56,36 @@ class Served:
     ids: dict[str, int | str]
 
 
-async def _seed(
-    factory: Factory, admin_pool: Pool, export_dir: Path
-) -> tuple[User, dict[str, int | str]]:
+async def _seed(factory: Factory, export_dir: Path) -> tuple[User, dict[str, int | str]]:
     user = await new_user(factory, "fuzz")
-    portal = await factory.portal(user.id, portal_id=12345)
-    run = await factory.run(portal, owner=user.id, status=RunStatus.COMPLETED)
-    await factory.job(run, status=JobStatus.COMPLETED)
-    hubspot_id = await factory.content_item(run)
-    export_run = await factory.run(
-        portal, owner=user.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
+    ids = await plant_one_of_everything(
+        factory,
+        user,
+        12345,
+        export_dir / "fuzz.csv",
+        run_status=RunStatus.COMPLETED,
+        job_status=JobStatus.COMPLETED,
     )
-    export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
-    export_dir.mkdir(parents=True, exist_ok=True)
-    (export_dir / "fuzz.csv").write_text("hubspot_id\n1\n")
-    await rows(
-        admin_pool,
-        "plant_export_file",
-        export_id=export_id,
-        path=str(export_dir / "fuzz.csv"),
-        row_count=1,
-        bytes=13,
-    )
-    notification = await factory.notification(user.id, run)
-    ids = {
-        "portal_id": portal,
-        "run_id": run.id,
-        "export_id": export_id,
-        "notification_id": notification,
-        "type": "site_page",
-        "hubspot_id": hubspot_id,
-    }
     return user, ids
 
 
 @pytest.fixture
 async def served(
-    db_url: str, factory: Factory, admin_pool: Pool, tmp_path: Path, hubspot: str
+    db_url: str, factory: Factory, tmp_path: Path, hubspot_accounts: str
 ) -> AsyncIterator[Served]:
     """`smuves serve` on a free port of this test's database, and what was seeded in it."""
-    user, ids = await _seed(factory, admin_pool, tmp_path / "exports")
-    env = {
-        **os.environ,
-        "SMUVES_DATABASE_URL": db_url,
-        **runtime_env(db_url),
-        "SMUVES_HUBSPOT_BASE_URL": hubspot,
-        "SMUVES_JWT_SECRET": JWT_SECRET,
-        "SMUVES_JWT_AUDIENCE": AUDIENCE,
-        "SMUVES_SECRET_KEY": SECRET_KEY,
-        "SMUVES_EXPORT_DIR": str(tmp_path / "exports"),
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "smuves_sync.cli",
-        "serve",
-        "--port",
-        "0",
-        "--log-level",
-        "info",  # uvicorn says where it listens at this level
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,  # the access log
-        stderr=asyncio.subprocess.PIPE,
+    user, ids = await _seed(factory, tmp_path / "exports")
+    env = serve_env(
+        db_url,
+        SMUVES_EXPORT_DIR=str(tmp_path / "exports"),
+        SMUVES_HUBSPOT_BASE_URL=hubspot_accounts,
     )
-    assert process.stderr is not None
-    try:
-        # uvicorn says where it listens once it does; read until then (or until it dies).
-        async with asyncio.timeout(60):
-            while not (found := _LISTENING.search((await process.stderr.readline()).decode())):
-                assert process.returncode is None, "smuves serve exited"
+    # uvicorn says where it listens at the info level
+    async with smuves_serve(env, "--port", "0", "--log-level", "info") as process:
+        found, _ = await stderr_until(process, _LISTENING)
+        assert process.stderr is not None
         drain = asyncio.create_task(process.stderr.read())  # keep the pipe from filling
         yield Served(found.group(1), user, ids)
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        await process.wait()
     # uvicorn re-raises the SIGTERM it handled once it has shut down cleanly.
     assert process.returncode in (0, -signal.SIGTERM), (await drain).decode()[-2000:]
 

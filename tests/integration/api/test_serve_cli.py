@@ -9,19 +9,11 @@ from click.testing import CliRunner
 from smuves_sync.api import openapi_document
 from smuves_sync.cli import cli
 from smuves_sync.token_crypto import new_secret_key
+from tests.integration.api.conftest import serve_refusal
 
 
 def test_serve_without_a_jwt_secret_is_a_usage_error() -> None:
-    result = CliRunner().invoke(
-        cli,
-        ["serve", "--port", "0"],
-        env={
-            "SMUVES_JWT_SECRET": None,
-            "SMUVES_SECRET_KEY": new_secret_key(),
-            # Never reached: the secrets are checked before any database is opened.
-            "SMUVES_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
-        },
-    )
+    result = serve_refusal({"SMUVES_JWT_SECRET": None, "SMUVES_SECRET_KEY": new_secret_key()})
     assert result.exit_code == 2
     assert "SMUVES_JWT_SECRET is not set" in result.output
 

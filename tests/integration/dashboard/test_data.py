@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -15,7 +14,6 @@ from smuves_sync.db.jobs import job_dead_count, job_dead_page, job_get
 from smuves_sync.db.notifications import notification_of_run
 from smuves_sync.db.operator_actions import operator_action_recent, operator_action_record
 from smuves_sync.db.portals import portal_fetch_state, portal_page
-from smuves_sync.db.queries import load_queries
 from smuves_sync.db.runs import run_count_in_flight, run_in_flight, run_list, run_operator_stop
 from smuves_sync.db.schedules import schedule_list, schedule_of_portals
 from smuves_sync.db.stats import (
@@ -26,8 +24,7 @@ from smuves_sync.db.stats import (
 )
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-
-CHECKS = load_queries(Path(__file__).parents[2] / "sql")
+from tests.support import query
 
 NOW = datetime(2026, 3, 1, 12, 30, 20, tzinfo=UTC)
 
@@ -320,9 +317,8 @@ async def test_operator_actions_are_recorded_newest_first(db: Database) -> None:
 async def plan(admin_pool: Pool, name: str) -> str:
     """The plan of check `name` with sequential scans off (any usable index is used)."""
     async with admin_pool.connection() as conn, conn.transaction():
-        await conn.execute(CHECKS["check_plans_off_seqscan"])
-        cur = await conn.execute(CHECKS[name])
-        return "\n".join(row[0] for row in await cur.fetchall())
+        await query(conn, "check_plans_off_seqscan")
+        return "\n".join(row["QUERY PLAN"] for row in await query(conn, name))
 
 
 async def test_the_completed_index_serves_time_ranges_only(admin_pool: Pool) -> None:

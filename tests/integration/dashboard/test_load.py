@@ -21,10 +21,9 @@ import httpx
 import psycopg
 import pytest
 
-from smuves_sync.db.queries import load_queries
 from tests.factories import Factory
+from tests.support import query
 
-SQL = load_queries(Path(__file__).parents[2] / "sql")
 BUDGET_MS = 100.0
 MARGIN = 3.0
 TRIES = 7
@@ -49,13 +48,11 @@ async def seed(db_url: str, owner_id: object) -> int:
         async with conn.transaction():
             await conn.execute("SET LOCAL session_replication_role = replica")
             for name in SEED:
-                await conn.execute(SQL[name], {"owner_id": owner_id})
+                await query(conn, name, owner_id=owner_id)
         await conn.set_autocommit(True)
-        await conn.execute(SQL["load_vacuum"])
-        cur = await conn.execute(SQL["load_count_finished_jobs"])
-        row = await cur.fetchone()
-        assert row is not None
-        return int(row[0])
+        await query(conn, "load_vacuum")
+        [row] = await query(conn, "load_count_finished_jobs")
+        return int(row["count"])
 
 
 def server_ms(response: httpx.Response) -> float:

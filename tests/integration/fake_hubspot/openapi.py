@@ -58,10 +58,13 @@ def load_spec(name: str) -> dict[str, Any]:
     return spec
 
 
-def response_schema(spec_name: str, template: str, status: int) -> dict[str, Any]:
-    """The schema the spec declares for GET `template` answering `status` (or `default`)."""
+def response_schema(
+    spec_name: str, template: str, status: int, method: str = "get"
+) -> dict[str, Any]:
+    """The schema the spec declares for `method` `template` answering `status` (or
+    `default`)."""
     spec = load_spec(spec_name)
-    responses = spec["paths"][template]["get"]["responses"]
+    responses = spec["paths"][template][method]["responses"]
     response = responses.get(str(status)) or responses["default"]
     if "$ref" in response:
         response = spec["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
@@ -70,13 +73,13 @@ def response_schema(spec_name: str, template: str, status: int) -> dict[str, Any
     return schema
 
 
-def validate(spec_name: str, template: str, status: int, body: Any) -> None:
+def validate(spec_name: str, template: str, status: int, body: Any, method: str = "get") -> None:
     """Raise jsonschema.ValidationError when `body` does not match the spec's response."""
     uri = f"urn:hubspot:{spec_name}"
     registry: Registry[Any] = Registry().with_resource(
         uri, Resource.from_contents(load_spec(spec_name), default_specification=DRAFT4)
     )
-    schema = response_schema(spec_name, template, status)
+    schema = response_schema(spec_name, template, status, method)
     ref = schema["$ref"]
     validator = Draft4Validator({"$ref": uri + ref}, registry=registry, format_checker=_formats)
     validator.validate(body)

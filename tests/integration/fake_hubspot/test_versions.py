@@ -101,3 +101,59 @@ def test_rounding_never_picks_more_objects_than_exist() -> None:
     fake = FakeHubSpot([tiny], CONFIG)
     fake.advance(tiny.portal_id, Churn(changed=0.5, deleted=0.5, added=0.0, archived=0.0))
     assert len(fake.ground_truth(tiny.portal_id, ContentType.SITE_PAGE)) == 2
+
+
+BLOG_TYPES = (
+    ContentType.BLOG_POST,
+    ContentType.BLOG_AUTHOR,
+    ContentType.BLOG_TAG,
+    ContentType.URL_REDIRECT,
+)
+
+
+def test_a_step_changes_only_its_types_and_brings_archived_objects_back() -> None:
+    spec = replace(PORTAL, blog_posts=200, blog_authors=80, blog_tags=80, url_redirects=80, blogs=8)
+    fake = FakeHubSpot([spec], CONFIG)
+    pid = spec.portal_id
+    kinds = [t for t in ContentType if t is not ContentType.HUBDB_ROW]
+    before = {t: _by_id(fake.ground_truth(pid, t, with_data=True)) for t in kinds}
+
+    churn = Churn(
+        changed=0.1, deleted=0.05, added=0.05, archived=0.05, unarchived=0.5, types=BLOG_TYPES
+    )
+    fake.advance(pid, churn)
+
+    for content_type in kinds:
+        old = before[content_type]
+        new = _by_id(fake.ground_truth(pid, content_type, with_data=True))
+        if content_type not in BLOG_TYPES:
+            assert new == old, content_type
+            continue
+        kept = old.keys() & new.keys()
+        back = {i for i in kept if old[i].archived and not new[i].archived}
+        were_archived = sum(item.archived for item in old.values())
+        assert len(back) == round(were_archived * 0.5) > 0, content_type
+        for object_id in back:
+            assert new[object_id].updated_at > old[object_id].updated_at
+            assert new[object_id].data != old[object_id].data
+        assert new.keys() - old.keys() and old.keys() - new.keys(), content_type
+
+
+async def test_the_admin_endpoint_takes_the_types_and_unarchived_share(serve: Serve) -> None:
+    spec = replace(PORTAL, blog_tags=40, archived_share=0.25)
+    fake = FakeHubSpot([spec], CONFIG)
+    tags_before = _by_id(fake.ground_truth(spec.portal_id, ContentType.BLOG_TAG))
+    pages_before = fake.ground_truth(spec.portal_id, ContentType.SITE_PAGE, with_data=True)
+    body = {"changed": 0, "deleted": 0, "added": 0, "archived": 0, "unarchived": 1.0}
+    async with httpx.AsyncClient(base_url=serve(fake)) as http:
+        response = await http.post(
+            f"/_fake/portals/{spec.portal_id}/advance", json={**body, "types": ["blog_tag"]}
+        )
+        bad = await http.post(
+            f"/_fake/portals/{spec.portal_id}/advance", json={"types": ["web_page"]}
+        )
+    assert (response.json(), bad.status_code) == ({"version": 1}, 400)
+    tags = fake.ground_truth(spec.portal_id, ContentType.BLOG_TAG)
+    assert not any(tag.archived for tag in tags)
+    assert {tag.hubspot_id for tag in tags} == set(tags_before)
+    assert fake.ground_truth(spec.portal_id, ContentType.SITE_PAGE, with_data=True) == pages_before

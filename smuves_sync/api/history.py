@@ -1,0 +1,250 @@
+"""Content history: an object's versions, one version's document, a diff of two versions, and
+a portal's changes (`/v1/portals/{id}/content/{type}/{hubspot_id}/versions…`, `…/diff`,
+`/v1/portals/{id}/changes`).
+
+Versions are written whenever a fetch stores a changed object (migrations/0014). An object's
+versions page by version number (`next` → `after`); the changes page by an opaque keyset
+cursor over the order they were recorded, so a page costs the same however deep it is. A
+portal that is not the caller's, an object without history and a version that does not exist
+all answer 404.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from smuves_sync.api.auth import CurrentPrincipal
+from smuves_sync.api.context import Context, user_session
+from smuves_sync.api.errors import ApiError, error_responses, found, not_found
+from smuves_sync.api.schemas import (
+    MAX_ID,
+    ChangeOut,
+    ChangePageOut,
+    DiffOut,
+    FieldChangeOut,
+    StorableText,
+    VersionDocumentOut,
+    VersionOut,
+    VersionPageOut,
+)
+from smuves_sync.db import Database
+from smuves_sync.db.portals import portal_access
+from smuves_sync.db.versions import (
+    ContentVersion,
+    VersionDocument,
+    changes_page,
+    version_documents,
+    version_latest,
+    versions_of_object,
+)
+from smuves_sync.json_diff import diff_documents
+from smuves_sync.models import ContentType
+
+router = APIRouter(tags=["history"], responses=error_responses(401, 404, 422))
+
+MAX_VERSION = 2**31 - 1
+PortalId = Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")]
+TypePath = Annotated[ContentType, Path(description="its content type")]
+HubSpotId = Annotated[
+    StorableText, Path(min_length=1, max_length=200, description="its HubSpot id")
+]
+VersionQuery = Annotated[int | None, Query(ge=1, le=MAX_VERSION)]
+OBJECT = "/v1/portals/{portal_id}/content/{type}/{hubspot_id}"
+
+
+def encode_change_cursor(key: tuple[datetime, int]) -> str:
+    """The opaque `next` cursor of a change's key."""
+    raw = json.dumps([key[0].isoformat(), key[1]], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_change_cursor(cursor: str) -> tuple[datetime, int]:
+    """The key of a cursor `encode_change_cursor` made; 422 naming `after` otherwise."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        moment, change_id = json.loads(raw)
+        if not isinstance(change_id, int) or isinstance(change_id, bool):
+            raise ValueError(change_id)
+        when = datetime.fromisoformat(moment)
+        if when.tzinfo is None or not 0 < change_id <= MAX_ID:
+            raise ValueError(moment)
+        return when, change_id
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
+        raise ApiError(
+            422, "INVALID_INPUT", "after: not a cursor from a previous page's `next`"
+        ) from None
+
+
+def _version_out(version: ContentVersion) -> VersionOut:
+    return VersionOut.model_validate(version).model_copy(update={"current": version.current})
+
+
+def _with_document(found_version: VersionDocument) -> VersionDocumentOut:
+    v = found_version.version
+    return VersionDocumentOut(
+        **_version_out(v).model_dump(),
+        content_type=v.content_type,
+        hubspot_id=v.hubspot_id,
+        document=found_version.document,
+    )
+
+
+async def _latest(db: Database, portal_id: int, content_type: ContentType, hubspot_id: str) -> int:
+    """The object's newest version; 404 for a portal not the caller's or no history."""
+    found(await portal_access(db, portal_id), f"portal {portal_id}")
+    return found(
+        await version_latest(db, portal_id, content_type, hubspot_id),
+        f"{content_type} {hubspot_id} of portal {portal_id}",
+    )
+
+
+@router.get(
+    f"{OBJECT}/versions",
+    response_model=VersionPageOut,
+    summary="An object's versions, oldest first",
+)
+async def list_versions(
+    portal_id: PortalId,
+    type: TypePath,
+    hubspot_id: HubSpotId,
+    ctx: Context,
+    principal: CurrentPrincipal,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    after: Annotated[
+        int | None, Query(ge=1, le=MAX_VERSION, description="`next` of the previous page")
+    ] = None,
+) -> VersionPageOut:
+    """Every version the history keeps (older ones go after SMUVES_HISTORY_DAYS), each with
+    the event that began it: created, updated, archived, unarchived, deleted, restored."""
+    async with user_session(ctx, principal) as db:
+        await _latest(db, portal_id, type, hubspot_id)
+        rows = await versions_of_object(
+            db, portal_id, type, hubspot_id, after=after, limit=limit + 1
+        )
+    items = rows[:limit]
+    more = len(rows) > limit
+    return VersionPageOut(
+        items=[_version_out(v) for v in items],
+        next=items[-1].version if more and items else None,
+    )
+
+
+@router.get(
+    f"{OBJECT}/versions/{{version}}",
+    response_model=VersionDocumentOut,
+    summary="One version of an object, with its document",
+)
+async def get_version(
+    portal_id: PortalId,
+    type: TypePath,
+    hubspot_id: HubSpotId,
+    version: Annotated[int, Path(ge=1, le=MAX_VERSION, description="the version number")],
+    ctx: Context,
+    principal: CurrentPrincipal,
+) -> VersionDocumentOut:
+    """The object as HubSpot returned it in that version."""
+    async with user_session(ctx, principal) as db:
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        documents = await version_documents(db, portal_id, type, hubspot_id, [version])
+    return _with_document(
+        found(documents.get(version), f"version {version} of {type} {hubspot_id}")
+    )
+
+
+@router.get(
+    f"{OBJECT}/diff",
+    response_model=DiffOut,
+    summary="What changed in an object between two versions, field by field",
+)
+async def diff_versions(
+    portal_id: PortalId,
+    type: TypePath,
+    hubspot_id: HubSpotId,
+    ctx: Context,
+    principal: CurrentPrincipal,
+    from_: Annotated[
+        int | None,
+        Query(alias="from", ge=1, le=MAX_VERSION, description="default: the one before `to`"),
+    ] = None,
+    to: Annotated[
+        int | None, Query(ge=1, le=MAX_VERSION, description="default: the current version")
+    ] = None,
+) -> DiffOut:
+    """Each changed field by its JSON path, old and new value; long text (HTML bodies) also
+    as a unified diff. Without `from`, version 1 is diffed against nothing (all added)."""
+    async with user_session(ctx, principal) as db:
+        latest = await _latest(db, portal_id, type, hubspot_id)
+        newer = to if to is not None else latest
+        older = from_ if from_ is not None else (newer - 1 or None)
+        asked = [newer] if older is None else [older, newer]
+        documents = await version_documents(db, portal_id, type, hubspot_id, asked)
+    for number in asked:
+        if number not in documents:
+            raise not_found(f"version {number} of {type} {hubspot_id}")
+    before = documents[older] if older is not None else None
+    after = documents[newer]
+    changes = diff_documents(
+        before.document if before else None,
+        after.document,
+        old_label=f"version {older}" if older is not None else "nothing",
+        new_label=f"version {newer}",
+    )
+    return DiffOut.model_validate(
+        {
+            "content_type": type,
+            "hubspot_id": hubspot_id,
+            "from": _version_out(before.version) if before else None,
+            "to": _version_out(after.version),
+            "changes": [FieldChangeOut.model_validate(c) for c in changes],
+        }
+    )
+
+
+@router.get(
+    "/v1/portals/{portal_id}/changes",
+    response_model=ChangePageOut,
+    summary="What was created, updated, archived or deleted in a portal",
+)
+async def list_changes(
+    portal_id: PortalId,
+    ctx: Context,
+    principal: CurrentPrincipal,
+    since_run: Annotated[
+        int | None, Query(gt=0, le=MAX_ID, description="changes made by this run or later")
+    ] = None,
+    since: Annotated[
+        datetime | None,
+        Query(description="changes recorded at or after this time (2026-11-01: midnight UTC)"),
+    ] = None,
+    type: Annotated[ContentType | None, Query(description="only this content type")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    after: Annotated[
+        str | None, Query(max_length=200, description="`next` of the previous page")
+    ] = None,
+) -> ChangePageOut:
+    """Every version recorded in the portal, oldest first, with the event that began it:
+    created, updated, archived, unarchived, deleted, restored."""
+    key = decode_change_cursor(after) if after is not None else None
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)  # a date or a time without offset: UTC
+    async with user_session(ctx, principal) as db:
+        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        page = await changes_page(
+            db,
+            portal_id,
+            since_run=since_run,
+            since=since,
+            content_type=type,
+            after=key,
+            limit=limit,
+        )
+    return ChangePageOut(
+        items=[ChangeOut.model_validate(c) for c in page.items],
+        next=encode_change_cursor(page.last_key) if page.last_key else None,
+    )

@@ -1,0 +1,136 @@
+"""What a fetch job saw, and the deletion sweep that ends it.
+
+A fetch marks deleted only what HubSpot says is gone, never what its listing merely did not
+show: HubSpot's cursors are offsets, so an object deleted while a listing runs moves another
+one, still live, across a page boundary, and the listing never shows that one.
+
+1. `prepare_seen`, before the first page: the ids each page shows are recorded per job, in
+   the page's transaction (`fetch_seen`, an unlogged table: 0006_sync_runs.sql), so a job
+   resumed by another worker after a crash still knows what the pages before the crash saw.
+   A listing that starts from the beginning forgets what an earlier attempt saw and sets the
+   job's marker; a resumed job whose marker is gone (Postgres crashed, which empties unlogged
+   tables, or the job had failed or been stopped, which drops its ids, before an operator
+   requeued it) cannot know, and lists again from the start.
+2. The listing itself checks that it is whole (`HubSpotClient.pages(verify=True)`): a second
+   pass completes one that saw fewer objects than HubSpot counts at its end, or whose totals
+   moved while it ran.
+3. `finish_fetch`: the objects stored as present that the job did not see are asked about
+   by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
+   is now (live, or archived), through the same checks as a listed page (what cannot be
+   stored or read goes to content_rejects); what it says it does not hold is marked deleted;
+   what a type offers no way to ask about is left as it is. Then, in one transaction, the
+   type's last confirmation (`content_syncs`) and the job's completion, which also drops its
+   ids.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from smuves_sync.db.content import (
+    content_mark_deleted,
+    content_seen_count,
+    content_seen_intact,
+    content_seen_start,
+    content_sync_confirm,
+    content_unseen,
+    content_upsert_page,
+)
+from smuves_sync.hubspot.client import BATCH_READ_SIZE, HubSpotClient
+from smuves_sync.models import Job
+from smuves_sync.workers.context import JobContext
+
+log = logging.getLogger(__name__)
+
+
+async def prepare_seen(ctx: JobContext, job: Job) -> Job:
+    """Make sure the job's record of what it saw matches its cursor; returns the job, moved
+    back to the start of its listing when that record was lost."""
+    async with ctx.db.for_portal(job.portal_id) as scoped:
+        if job.cursor is not None and await content_seen_intact(scoped, job.id):
+            return job
+        if job.cursor is None:
+            job = await ctx.queue(scoped).heartbeat(job)  # fenced like every write of the job
+        else:
+            log.warning(
+                "job %s: what its listing saw before is not recorded (it was dropped when the "
+                "job failed or was stopped, or lost when Postgres crashed or failed over): "
+                "listing %s of portal %s again from the start",
+                job.id,
+                job.content_type,
+                job.portal_id,
+            )
+            job = await ctx.queue(scoped).checkpoint(job, None, 0)
+        await content_seen_start(scoped, job.id, job.portal_id)
+    return job
+
+
+async def finish_fetch(ctx: JobContext, client: HubSpotClient, job: Job) -> Job:
+    """Confirm with HubSpot what the listing did not see, mark the gone deleted, record the
+    type's confirmation and complete the job; returns the completed job."""
+    portal_id, content_type = job.portal_id, job.content_type
+    after = ""
+    deleted = stored = unknown = 0
+    while True:
+        async with ctx.db.for_portal(portal_id) as scoped:
+            unseen = await content_unseen(
+                scoped, portal_id, content_type, job.id, after=after, limit=BATCH_READ_SIZE
+            )
+        if not unseen:
+            break
+        after = unseen[-1]
+        answer = await client.confirm(content_type, unseen)
+        async with ctx.db.for_portal(portal_id) as scoped:
+            job = await ctx.queue(scoped).heartbeat(job)
+            # Through the same checks as a listed page: what cannot be stored is set aside
+            # in content_rejects (with what HubSpot answered in a shape that cannot be read),
+            # never marked deleted, and never the sweep's failure.
+            stored += await content_upsert_page(
+                scoped,
+                portal_id,
+                content_type,
+                job.run_id,
+                answer.present,
+                rejected=answer.rejects,
+                seen_by=job.id,
+            )
+            deleted += await content_mark_deleted(
+                scoped, portal_id, content_type, job.run_id, answer.gone
+            )
+        unknown += len(answer.unknown)
+        if answer.present:
+            log.info(
+                "job %s: %d %s objects the listing missed are still in HubSpot; stored",
+                job.id,
+                len(answer.present),
+                content_type,
+            )
+    if unknown:
+        log.warning(
+            "job %s: %d %s objects were not listed and cannot be asked about by id; "
+            "left as they are",
+            job.id,
+            unknown,
+            content_type,
+        )
+    async with ctx.db.for_portal(portal_id) as scoped:
+        seen = await content_seen_count(scoped, job.id)
+        await content_sync_confirm(
+            scoped,
+            portal_id,
+            content_type,
+            run_id=job.run_id,
+            job_id=job.id,
+            seen=seen,
+            deleted=deleted,
+        )
+        job = await ctx.queue(scoped).complete(job, processed=seen)
+    log.info(
+        "job %s: %s of portal %s done, %d objects, %d marked deleted",
+        job.id,
+        content_type,
+        portal_id,
+        seen,
+        deleted,
+    )
+    return job

@@ -1,0 +1,224 @@
+"""What storing a page writes, through the real SQL: a row's xmin moves only when it changed.
+
+A re-sync of unchanged objects must not write content_items at all: no new row version, no
+dead tuple, no WAL beyond the fetch's bookkeeping. So an upsert leaves equal rows untouched
+(not even locked), and what a fetch saw lives in fetch_seen, per job, not on every row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+import pytest
+
+from smuves_sync.db import Database
+from smuves_sync.db.content import (
+    content_mark_deleted,
+    content_page,
+    content_rows,
+    content_seen_count,
+    content_seen_intact,
+    content_seen_start,
+    content_sync_confirm,
+    content_sync_get,
+    content_unseen,
+    content_upsert_page,
+)
+from smuves_sync.hubspot.registry import ContentRecord
+from smuves_sync.models import ContentType, JobStatus, Run, RunStatus
+from tests.factories import Factory
+from tests.support import query
+
+TYPE = ContentType.SITE_PAGE
+
+
+def page(first: int, count: int, **changes: Any) -> list[ContentRecord]:
+    """Site pages `first` … `first + count - 1`; `changes` go into every raw object."""
+    items = []
+    for n in range(first, first + count):
+        raw: dict[str, Any] = {
+            "id": str(n),
+            "name": f"Page {n}",
+            "slug": f"page-{n}",
+            "htmlTitle": "x" * 400,
+            **changes,
+        }
+        items.append(
+            ContentRecord(
+                content_type=str(TYPE),
+                hubspot_id=str(n),
+                name=raw["name"],
+                slug=raw["slug"],
+                url=f"https://example.com/page-{n}",
+                state="PUBLISHED",
+                language="en",
+                updated_at=datetime(2030, 1, 1, tzinfo=UTC),
+                archived=False,
+                raw=raw,
+            )
+        )
+    return items
+
+
+async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
+    async with db.for_portal(run.portal_id) as scoped:
+        return await content_upsert_page(scoped, run.portal_id, TYPE, run.id, items)
+
+
+async def versions(db: Database, portal_id: int) -> dict[str, str]:
+    """Each row's xmin: it moves exactly when the row is written."""
+    rows = await query(db, "content_rows_of_type", portal_id=portal_id, content_type=TYPE)
+    return {row["hubspot_id"]: row["xmin"] for row in rows}
+
+
+async def test_storing_unchanged_objects_again_writes_no_row(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    first = await factory.run()
+    again = await factory.run(first.portal_id)
+    for start in range(1, 301, 100):
+        assert await store(worker_db, first, page(start, 100)) == 100
+    before = await versions(db, first.portal_id)
+
+    written = [await store(worker_db, again, page(start, 100)) for start in range(1, 301, 100)]
+
+    assert written == [0, 0, 0]
+    assert await versions(db, first.portal_id) == before
+
+
+async def test_exactly_the_changed_rows_are_written(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    first = await factory.run()
+    again = await factory.run(first.portal_id)
+    await store(worker_db, first, page(1, 10))
+    async with worker_db.for_portal(first.portal_id) as scoped:
+        await content_mark_deleted(scoped, first.portal_id, TYPE, first.id, ["10"])
+    before = await versions(db, first.portal_id)
+    items = page(1, 10)
+    items[1] = page(2, 1, body="edited")[0]  # the document
+    items[2] = dataclasses.replace(items[2], name="Renamed")  # a promoted field alone
+    items[3] = dataclasses.replace(items[3], archived=True)  # the archived flag
+    items[4] = dataclasses.replace(items[4], updated_at=datetime(2031, 1, 1, tzinfo=UTC))
+    # items[9] was marked deleted: seen again, it is live again
+
+    assert await store(worker_db, again, [*items, *page(11, 1)]) == 6
+
+    after = await versions(db, first.portal_id)
+    moved = sorted((h for h in after if after[h] != before.get(h)), key=int)
+    assert moved == ["2", "3", "4", "5", "10", "11"]
+    rows = {
+        r["hubspot_id"]: r
+        for r in await query(
+            db, "content_rows_of_type", portal_id=first.portal_id, content_type=TYPE
+        )
+    }
+    assert {h for h, r in rows.items() if r["changed_run"] == again.id} == set(moved)
+    assert rows["10"]["deleted_at"] is None and rows["4"]["archived"]
+    assert rows["3"]["name"] == "Renamed" and rows["2"]["data"]["body"] == "edited"
+
+
+async def test_with_a_repeatable_read_transaction_open_a_resync_does_not_grow_the_table(
+    factory: Factory, worker_db: Database, db: Database, db_url: str
+) -> None:
+    first = await factory.run()
+    for start in range(1, 1001, 100):
+        await store(worker_db, first, page(start, 100))
+    # An analytics session holding a snapshot: vacuum can reclaim nothing while it lasts.
+    async with await psycopg.AsyncConnection.connect(db_url) as reader:
+        await reader.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
+        async with reader.transaction():
+            await reader.execute("SELECT count(*) FROM public.content_items")
+            [size_before] = await query(db, "content_items_size")
+            for cycle in range(3):
+                again = await factory.run(first.portal_id)
+                for start in range(1, 1001, 100):
+                    assert await store(worker_db, again, page(start, 100)) == 0, cycle
+            [size_after] = await query(db, "content_items_size")
+    assert size_after == size_before
+    assert size_after["dead_tuples_written"] == size_before["dead_tuples_written"]
+
+
+async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run(status=RunStatus.RUNNING)
+    job = await factory.job(run, status=JobStatus.RUNNING)
+    other = await factory.job(
+        await factory.run(run.portal_id),
+        content_type=ContentType.BLOG_POST,
+        status=JobStatus.RUNNING,
+    )
+    await store(worker_db, run, page(1, 5))
+    async with worker_db.for_portal(run.portal_id) as scoped:
+        await content_seen_start(scoped, job.id, run.portal_id)
+        await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(1, 3), seen_by=job.id)
+        await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(3, 1), seen_by=job.id)
+        assert await content_seen_count(scoped, job.id) == 3
+        assert await content_seen_intact(scoped, job.id)
+        assert not await content_seen_intact(scoped, other.id)
+        unseen = [
+            await content_unseen(scoped, run.portal_id, TYPE, job.id, after=after, limit=1)
+            for after in ("", "4")
+        ]
+        assert unseen == [["4"], ["5"]]
+    await factory.seen(other, "1")
+
+    # Back to pending for a retry: the next attempt resumes and still needs them.
+    await query(db, "sync_job_status", job_id=job.id, status="pending")
+    assert len(await query(db, "sync_seen_of_job", job_id=job.id)) == 4
+    for status in ("completed", "failed"):
+        await query(db, "sync_job_status", job_id=job.id, status="running")
+        await content_seen_again(worker_db, run.portal_id, job.id)
+        await query(db, "sync_job_status", job_id=job.id, status=status)
+        assert await query(db, "sync_seen_of_job", job_id=job.id) == [], status
+    assert len(await query(db, "sync_seen_of_job", job_id=other.id)) == 1
+    await query(db, "sync_delete_job", job_id=other.id)
+    assert await query(db, "sync_seen_of_job", job_id=other.id) == []
+
+
+async def content_seen_again(db: Database, portal_id: int, job_id: int) -> None:
+    async with db.for_portal(portal_id) as scoped:
+        await content_seen_start(scoped, job_id, portal_id)
+
+
+async def test_a_worker_sees_and_writes_only_its_portals_seen_ids(
+    factory: Factory, worker_db: Database
+) -> None:
+    job = await factory.job(status=JobStatus.RUNNING)
+    other = await factory.portal()
+    await factory.seen(job, "1", "2")
+
+    async with worker_db.for_portal(other) as scoped:
+        assert await content_seen_count(scoped, job.id) == 0
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        async with worker_db.for_portal(other) as scoped:
+            await content_seen_start(scoped, job.id, job.portal_id)
+
+
+async def test_synced_at_is_the_types_last_confirmation_or_a_later_write(
+    factory: Factory, worker_db: Database
+) -> None:
+    first = await factory.run()
+    portal = first.portal_id
+    await store(worker_db, first, page(1, 3))
+    again = await factory.run(portal)
+    async with worker_db.for_portal(portal) as scoped:
+        await content_sync_confirm(
+            scoped, portal, TYPE, run_id=again.id, job_id=1, seen=3, deleted=0
+        )
+        confirmed = await content_sync_get(scoped, portal, TYPE)
+    assert confirmed is not None
+    later = await factory.run(portal)
+    await store(worker_db, later, page(3, 1, body="edited"))  # after the confirmation
+
+    async with worker_db.for_portal(portal) as scoped:
+        shown = (await content_page(scoped, portal, limit=10)).items
+        exported = [row async for row in content_rows(scoped, portal, TYPE, with_data=False)]
+    synced = {item.hubspot_id: item.synced_at for item in shown}
+    assert synced["1"] == synced["2"] == confirmed.confirmed_at
+    assert synced["3"] > confirmed.confirmed_at
+    assert {row["hubspot_id"]: row["synced_at"] for row in exported} == synced

@@ -1,0 +1,45 @@
+"""What the tests share. ``plugin`` is the pytest plugin (fixtures, loaded by tests/conftest.py);
+the rest are helpers a test imports from here:
+
+    from tests.support import T0, eventually, query
+
+    sql        TEST_SQL (tests/sql/*.sql and the testing aids' SQL, loaded once) and `query`,
+               the one way to run a named statement of it
+    timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline),
+               `all_at_once` (a race of n tasks)
+    commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
+    sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases
+    plugin     the fixtures: databases, pools, `Database`s, `factory`, `hubspot`, `sync`
+"""
+
+from tests.support.commands import (
+    SECRET,
+    clean_env,
+    invoke,
+    json_out,
+    run,
+    smuves,
+    smuves_env,
+)
+from tests.support.sql import query
+from tests.support.sync import TOKEN, Served, Sync, SyncBed
+from tests.support.timing import T0, all_at_once, db_now, eventually
+
+__all__ = [
+    "SECRET",
+    "T0",
+    "TOKEN",
+    "Served",
+    "Sync",
+    "SyncBed",
+    "all_at_once",
+    "clean_env",
+    "db_now",
+    "eventually",
+    "invoke",
+    "json_out",
+    "query",
+    "run",
+    "smuves",
+    "smuves_env",
+]
