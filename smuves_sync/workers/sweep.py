@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import logging
 
-from smuves_sync.db.content import (
+from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.fetch_seen import (
     content_mark_deleted,
     content_seen_count,
     content_seen_intact,
     content_seen_start,
     content_sync_confirm,
     content_unseen,
-    content_upsert_page,
 )
 from smuves_sync.hubspot.client import BATCH_READ_SIZE, HubSpotClient
 from smuves_sync.models import Job

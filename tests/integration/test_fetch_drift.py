@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.content import content_sync_get
+from smuves_sync.db.fetch_seen import content_sync_get
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry

@@ -242,6 +242,11 @@ class ServerConfig:
     # "keyed": the default order's `after` cursor names the last object served, so it survives
     # deletions; "offset": it is a position, as HubSpot's are (see query.py).
     cursors: CursorStyle = "keyed"
+    # Whether `advance` and drifts date what they do by the server's clock, as HubSpot dates an
+    # edit when it is made (the default), or on the synthetic timeline of 2025 (lifecycle.py).
+    # `clock_skew_seconds` moves that clock away from the machine's (negative: behind).
+    real_clock: bool = True
+    clock_skew_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         limits = (self.ten_second_limit, self.secondly_limit, self.daily_limit)
