@@ -288,11 +288,13 @@ async def start_fetch(
     max_attempts: int | None = None,
     totals: Mapping[ContentType, int] | None = None,
     schedule_id: int | None = None,
+    full: bool = False,
 ) -> FetchStarted:
     """Create a fetch run of `portal_id` with one pending job per type not already in flight.
 
     `totals` (from `TotalsCounter.count`) are stored on the new jobs; a type without one gets
-    a job without a total, which the job counts itself.
+    a job without a total, which the job counts itself. `full`: every type is read in full,
+    not only what changed since its last fetch (workers/reads.py).
     Raises `AllDuplicateJobs` when every requested type is in flight, `NotFound` for a portal
     that does not exist (or is not visible), `UnknownContentType` / `InvalidInput` for bad types.
     A worker starts only the fetch of the due schedule `schedule_id` (the database refuses it
@@ -302,7 +304,9 @@ async def start_fetch(
     types = _requested(content_types)
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
-        run = await run_create(scoped, portal_id, JobKind.FETCH, types, owner_id=owner_id)
+        run = await run_create(
+            scoped, portal_id, JobKind.FETCH, types, owner_id=owner_id, full_read=full
+        )
         jobs: list[Job] = []
         skipped: dict[ContentType, int] = {}
         for content_type in types:

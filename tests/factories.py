@@ -92,8 +92,10 @@ class Factory:
         created_at: datetime | None = None,
         started_at: datetime | None = None,
         finished_at: datetime | None = None,
+        full_read: bool = False,
     ) -> Run:
-        """A run of `portal_id` (a new portal when None)."""
+        """A run of `portal_id` (a new portal when None); `full_read`: a fetch asked to read
+        every type in full."""
         portal_id = portal_id or await self.portal(owner)
         rows = await query(
             self.pool,
@@ -106,6 +108,7 @@ class Factory:
             created_at=created_at,
             started_at=started_at,
             finished_at=finished_at,
+            full_read=full_read,
         )
         run = await run_get(self.db, rows[0]["id"])
         assert run is not None

@@ -65,8 +65,10 @@ async def sync_portal(
     wait: bool,
     concurrency: int,
     console: Console,
+    full: bool = False,
 ) -> tuple[ExitCode, RunSnapshot | None]:
-    """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end.
+    """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end (`full`: every type
+    read in full, not only what changed since its last fetch).
 
     Returns the exit code and the run's last snapshot (None with `wait` off).
     """
@@ -80,7 +82,12 @@ async def sync_portal(
         totals = await count_as_operator(counter, settings, portal_id, wanted)
         async with login_database(settings) as operator:
             started = await start_fetch(
-                operator, portal_id, wanted, max_attempts=settings.max_attempts, totals=totals
+                operator,
+                portal_id,
+                wanted,
+                max_attempts=settings.max_attempts,
+                totals=totals,
+                full=full,
             )
         run = started.run
         console.print(
@@ -122,10 +129,18 @@ def configure_logging(console: Console, level: int = logging.WARNING) -> None:
 @click.argument("portal_id", type=ID)
 @click.option("--types", default=None, help="Comma-separated content types (default: all of them).")
 @click.option("--no-wait", is_flag=True, help="Only enqueue the run; workers will work it.")
+@click.option(
+    "--full", is_flag=True, help="Read every object, not only what changed since the last fetch."
+)
 @concurrency_option(maximum=32, default=5, help="Jobs worked at once in this process.")
 @click.pass_context
 def sync(
-    ctx: click.Context, portal_id: int, types: str | None, no_wait: bool, concurrency: int
+    ctx: click.Context,
+    portal_id: int,
+    types: str | None,
+    no_wait: bool,
+    full: bool,
+    concurrency: int,
 ) -> None:
     """Fetch PORTAL_ID's content now, with live progress (make sync PORTAL=<id>)."""
     settings = load_settings()
@@ -135,7 +150,13 @@ def sync(
     words = None if types is None else types.split(",")
     code, _ = run_async(
         sync_portal(
-            settings, portal_id, words, wait=not no_wait, concurrency=concurrency, console=console
+            settings,
+            portal_id,
+            words,
+            wait=not no_wait,
+            concurrency=concurrency,
+            console=console,
+            full=full,
         )
     )
     ctx.exit(int(code))

@@ -40,6 +40,12 @@ class ContentSync:
     confirmed_at: datetime
     seen: int
     deleted: int
+    # How it read (0015): "full" or "incremental", when its listing began, and when the last
+    # full and the last incremental listing of the type began.
+    mode: str = "full"
+    listing_started_at: datetime | None = None
+    last_full_listing_at: datetime | None = None
+    last_incremental_listing_at: datetime | None = None
 
 
 # Starts the key under which a fetch records an object it saw without a usable id: U+FDD0 is
@@ -90,6 +96,8 @@ async def content_unseen(
     *,
     after: str = "",
     limit: int,
+    archived: bool | None = None,
+    prefix: str | None = None,
 ) -> list[str]:
     """Up to `limit` ids, in order after `after`, of the type's objects stored as present
     (live or archived) that job `job_id` has not seen: the deletion sweep's candidates."""
@@ -99,6 +107,8 @@ async def content_unseen(
         "job_id": job_id,
         "after": after,
         "limit": limit,
+        "archived": archived,
+        "prefix": prefix,
     }
     return [
         str(hubspot_id) for hubspot_id in await db.all("content_unseen", params, row=scalar_row)
@@ -152,3 +162,57 @@ async def content_sync_get(
     """The last completed fetch of the portal's type, if there is one."""
     params = {"portal_id": portal_id, "content_type": str(content_type)}
     return await db.one("content_sync_get", params, row=model_row(ContentSync))
+
+
+async def content_seen_unstored(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    job_id: int,
+    *,
+    after: str = "",
+    limit: int,
+) -> list[str]:
+    """Up to `limit` ids, in order after `after`, that job `job_id` saw and that are not stored
+    as present: listed by id only, to be read and stored."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "job_id": job_id,
+        "after": after,
+        "limit": limit,
+    }
+    rows = await db.all("content_seen_unstored", params, row=scalar_row)
+    return [str(hubspot_id) for hubspot_id in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class PresentCounts:
+    """A type's objects stored as present."""
+
+    live: int
+    archived: int
+
+
+async def content_present_counts(
+    db: Database, portal_id: int, content_type: ContentType
+) -> PresentCounts:
+    """How many of the type's objects are stored as live and as archived (not deleted)."""
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    found = await db.one("content_present_counts", params, row=model_row(PresentCounts))
+    return found or PresentCounts(0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _ParentCount:
+    parent_id: str
+    live: int
+
+
+async def content_children_present(
+    db: Database, portal_id: int, content_type: ContentType
+) -> dict[str, int]:
+    """A child type's objects stored as live, per parent id (HubDB rows per table)."""
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    rows = await db.all("content_children_present", params, row=model_row(_ParentCount))
+    return {row.parent_id: row.live for row in rows}

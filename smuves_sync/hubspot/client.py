@@ -107,6 +107,8 @@ class Page:
     archived: bool = False
     drifted: bool = False
     rejects: tuple[RejectedObject, ...] = ()
+    # HubSpot's count of the page's pass (live or archived), when the listing learnt it.
+    counted: int | None = None
 
     @property
     def objects(self) -> int:
@@ -179,6 +181,8 @@ class HubSpotClient:
         self._retry = retry or RetryPolicy.from_settings(settings)
         self._clock = limits.clock
         self._budget = limits.budget(portal_id, timezone=portal_timezone)
+        # Requests sent (each attempt counts): what a fetch reports it cost.
+        self.requests = 0
         self._http = httpx.AsyncClient(
             base_url=settings.hubspot_base_url,
             timeout=settings.hubspot_timeout_seconds,
@@ -711,6 +715,43 @@ class HubSpotClient:
 
     # -- one request ----------------------------------------------------------------------------
 
+    def spec(self, content_type: str) -> ContentTypeSpec:
+        """The registered spec of `content_type`."""
+        return self._registry.get(content_type)
+
+    def path(self, spec: ContentTypeSpec, parent_id: str | None = None) -> str:
+        """The list path of `spec` in this client's API version."""
+        return spec.list_path(self._api_version, parent_id)
+
+    async def get_json(
+        self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None = None
+    ) -> dict[str, Any]:
+        """GET `path` through the portal's budget and the retry policy: the JSON object."""
+        return await self._get(asked, path, params, lane)
+
+    def lane(self, requests: int) -> Lane:
+        """A request chain of the portal's budget, expecting `requests` more requests."""
+        return self._budget.lane(requests)
+
+    async def parent_records(self, spec: ContentTypeSpec) -> list[ContentRecord]:
+        """The live objects of a child type's parent type (HubDB tables of rows)."""
+        return await self._parent_records(spec)
+
+    async def child_pages(
+        self, content_type: str, parent_id: str, *, archived: bool
+    ) -> AsyncIterator[Page]:
+        """Every page of one parent's children (a table's rows), one pass; the pages carry no
+        cursor (a child listing is read whole or again)."""
+        spec = self._registry.get(content_type)
+        path = spec.list_path(self._api_version, parent_id)
+        walk = self._walk(spec, path, archived, Position(), parent_id, spec.name)
+        async for records, rejects, _, total in walk:
+            yield Page(records, "", archived, rejects=rejects, counted=total)
+
+    def malformed(self, asked: str, detail: str) -> MalformedResponse:
+        """The error of an answer of the wrong shape."""
+        return self._malformed(asked, detail)
+
     async def _get(
         self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None = None
     ) -> dict[str, Any]:
@@ -755,6 +796,7 @@ class HubSpotClient:
                 **context,
             )
         await self._budget.acquire(lane)
+        self.requests += 1
         method = "GET" if body is None else "POST"
         request = f"{method} {path}"
         status: int | None = None

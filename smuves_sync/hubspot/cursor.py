@@ -49,6 +49,8 @@ class Cursor:
             data["off"] = self.position.offset
         if self.position.created_after is not None:
             data["ca"] = self.position.created_after
+        if self.position.updated_after is not None:
+            data["ua"] = self.position.updated_after
         if self.parent is not None:
             data["p"] = self.parent
         if self.parent_done:
@@ -78,10 +80,12 @@ class Cursor:
             raise InvalidInput(f"the cursor does not belong to a {content_type} listing")
         after, offset, parent = data.get("after"), data.get("off"), data.get("p")
         created_after, part_total = data.get("ca"), data.get("pt")
+        updated_after = data.get("ua")
         if not (
             (after is None or isinstance(after, str))
             and _count_or_none(offset)
             and _count_or_none(created_after)
+            and _count_or_none(updated_after)
             and _count_or_none(part_total)
             and (parent is None or isinstance(parent, str))
         ):
@@ -89,7 +93,12 @@ class Cursor:
         return cls(
             content_type=str(content_type),
             archived=bool(data.get("a")),
-            position=Position(after=after, offset=offset, created_after=created_after),
+            position=Position(
+                after=after,
+                offset=offset,
+                created_after=created_after,
+                updated_after=updated_after,
+            ),
             parent=parent,
             parent_done=bool(data.get("pd")),
             done=bool(data.get("done")),

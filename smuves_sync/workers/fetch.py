@@ -37,8 +37,11 @@ from smuves_sync.db.content import content_upsert_page
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.hubspot.account import time_zone
 from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.models import Job
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.incremental import read_changed_children, read_changes
+from smuves_sync.workers.reads import start_read
 from smuves_sync.workers.sweep import finish_fetch, prepare_seen
 
 log = logging.getLogger(__name__)
@@ -99,34 +102,54 @@ async def _pages_ahead(
 async def handle_fetch(ctx: JobContext) -> None:
     """Fetch the job's content type into content_items, resumably; complete the job."""
     job = ctx.job
-    portal_id, content_type = job.portal_id, job.content_type
     token = await _token(ctx)
-    async with HubSpotClient(portal_id, token, ctx.settings, ctx.limits) as client:
-        if job.total is None:
-            total = await client.count(content_type)
-            total += await client.count(content_type, archived=True)
-            job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
-            log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
+    async with HubSpotClient(job.portal_id, token, ctx.settings, ctx.limits) as client:
         job = await prepare_seen(ctx, job)
-        processed = job.processed
-        # What is still to come tells the portal's budget how long this listing is, so the
-        # longest of the portal's fetches gets the budget first.
-        expected = max(job.total - processed, 0) if job.total is not None else None
-        pages = _pages_ahead(client, content_type, job.cursor, expected, processed)
-        try:
-            async for page in pages:
-                processed += page.objects
-                async with ctx.db.for_portal(portal_id) as scoped:
-                    await content_upsert_page(
-                        scoped,
-                        portal_id,
-                        content_type,
-                        job.run_id,
-                        page.items,
-                        rejected=page.rejects,
-                        seen_by=job.id,
-                    )
-                    job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
-        finally:
-            await pages.aclose()
-        await finish_fetch(ctx, client, job)
+        spec = client.spec(job.content_type)
+        read = await start_read(ctx, job, spec)
+        log.info(
+            "job %s: %s of portal %s: %s read (%s)",
+            job.id,
+            job.content_type,
+            job.portal_id,
+            read.mode,
+            read.reason,
+        )
+        if read.mode == "incremental" and spec.parent is not None:
+            await read_changed_children(ctx, client, job, read)
+        elif read.mode == "incremental":
+            await read_changes(ctx, client, job, read)
+        else:
+            await _read_full(ctx, client, job)
+
+
+async def _read_full(ctx: JobContext, client: HubSpotClient, job: Job) -> None:
+    """Count the type if the job has no total, list every object, sweep; completes the job."""
+    portal_id, content_type = job.portal_id, job.content_type
+    if job.total is None:
+        total = await client.count(content_type)
+        total += await client.count(content_type, archived=True)
+        job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
+        log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
+    processed, changed = job.processed, 0
+    # What is still to come tells the portal's budget how long this listing is, so the
+    # longest of the portal's fetches gets the budget first.
+    expected = max(job.total - processed, 0) if job.total is not None else None
+    pages = _pages_ahead(client, content_type, job.cursor, expected, processed)
+    try:
+        async for page in pages:
+            processed += page.objects
+            async with ctx.db.for_portal(portal_id) as scoped:
+                changed += await content_upsert_page(
+                    scoped,
+                    portal_id,
+                    content_type,
+                    job.run_id,
+                    page.items,
+                    rejected=page.rejects,
+                    seen_by=job.id,
+                )
+                job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
+    finally:
+        await pages.aclose()
+    await finish_fetch(ctx, client, job, changed=changed)

@@ -14,9 +14,9 @@ VALUES (%(portal_id)s, %(user_id)s, %(role)s)
 
 -- name: plant_run
 INSERT INTO public.runs (portal_id, owner_id, kind, status, content_types, created_at,
-                         started_at, finished_at)
+                         started_at, finished_at, full_read)
 VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(status)s, %(content_types)s::text[],
-        coalesce(%(created_at)s, now()), %(started_at)s, %(finished_at)s)
+        coalesce(%(created_at)s, now()), %(started_at)s, %(finished_at)s, %(full_read)s)
 RETURNING id
 
 -- name: plant_job

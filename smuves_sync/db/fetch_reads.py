@@ -1,0 +1,104 @@
+"""fetch_reads: how each fetch job reads its type (full or incremental, why, from when) and what
+it cost (fetch_reads.sql, 0015_incremental.sql).
+
+    basis = await fetch_read_basis(scoped, portal_id, content_type, run_id)
+    read = await fetch_read_start(scoped, job, mode="incremental", reason="…", since=moment)
+    await fetch_read_add(scoped, job.id, requests=3, changed=2, unchanged=40)
+    reads = await fetch_reads_of_run(db, run_id)          # the run summary, per type
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
+from smuves_sync.models import ContentType, Job
+
+ReadMode = Literal["full", "incremental"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBasis:
+    """What decides how a fetch job reads its type."""
+
+    full_read: bool  # its run asked for a full read
+    listing_started_at: datetime | None  # the type's last completed fetch began listing then
+    last_full_listing_at: datetime | None
+    now: datetime  # the database's clock
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRead:
+    """How one fetch job reads its type, and what it cost so far."""
+
+    job_id: int
+    content_type: ContentType
+    mode: ReadMode
+    reason: str
+    since: datetime | None
+    listing_started_at: datetime
+    requests: int
+    changed: int
+    deleted: int
+    unchanged: int
+
+
+async def fetch_read_basis(
+    db: Database, portal_id: int, content_type: ContentType, run_id: int
+) -> ReadBasis:
+    """The run's full-read request, the type's last completed fetch and the database's clock."""
+    params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
+    basis = await db.one("fetch_read_basis", params, row=model_row(ReadBasis))
+    assert basis is not None  # the job's run is visible to its worker
+    return basis
+
+
+async def fetch_read_start(
+    db: Database, job: Job, *, mode: ReadMode, reason: str, since: datetime | None
+) -> FetchRead:
+    """Record how job `job` reads, its listing starting now; returns the record."""
+    params = {
+        "job_id": job.id,
+        "run_id": job.run_id,
+        "portal_id": job.portal_id,
+        "content_type": str(job.content_type),
+        "mode": mode,
+        "reason": reason,
+        "since": since,
+    }
+    read = await db.one("fetch_read_start", params, row=model_row(FetchRead))
+    assert read is not None  # INSERT … RETURNING always returns the row
+    return read
+
+
+async def fetch_read_get(db: Database, job_id: int) -> FetchRead | None:
+    """How job `job_id` reads, if its listing has started."""
+    return await db.one("fetch_read_get", {"job_id": job_id}, row=model_row(FetchRead))
+
+
+async def fetch_read_add(
+    db: Database,
+    job_id: int,
+    *,
+    requests: int = 0,
+    changed: int = 0,
+    deleted: int = 0,
+    unchanged: int = 0,
+) -> None:
+    """Add to what job `job_id` cost and found."""
+    params = {
+        "job_id": job_id,
+        "requests": requests,
+        "changed": changed,
+        "deleted": deleted,
+        "unchanged": unchanged,
+    }
+    await db.execute("fetch_read_add", params)
+
+
+async def fetch_reads_of_run(db: Database, run_id: int) -> list[FetchRead]:
+    """How each fetch job of run `run_id` read its type (as visible to the caller)."""
+    return await db.all("fetch_reads_of_run", {"run_id": run_id}, row=model_row(FetchRead))
