@@ -522,7 +522,7 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
 # -- re-sync -------------------------------------------------------------------------------
 
 
-async def fetch_all(url: str, base_url: str) -> None:
+async def fetch_all(url: str, base_url: str, *, full: bool = False) -> None:
     """A fetch of every type of the bench portal, worked in this process until it settles."""
     settings = Settings(
         database_url=url,
@@ -533,7 +533,7 @@ async def fetch_all(url: str, base_url: str) -> None:
     # The pool closes (its sessions end) before the caller reads the table's statistics.
     async with pool_for(url, role=DbRole.WORKER, max_size=6) as pool:
         db = Database(pool)
-        started = await start_fetch(db, PORTAL)
+        started = await start_fetch(db, PORTAL, full=full)
         await Runner(db, settings, kinds=[JobKind.FETCH], concurrency=3, burst=True).run()
         snapshot = await run_snapshot(db, PORTAL, started.run.id)
     if snapshot.run.status is not RunStatus.COMPLETED:
@@ -634,6 +634,63 @@ async def bench_resync(server_url: str, objects: int, fillfactor: int | None) ->
     return figures
 
 
+async def stored_documents(url: str) -> dict[tuple[str, str], Any]:
+    """What the database holds as present: (type, id) -> (the object, archived)."""
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cur = await conn.execute(
+            "SELECT content_type::text, hubspot_id, data, archived FROM public.content_items"
+            " WHERE portal_id = %s AND deleted_at IS NULL",
+            (PORTAL,),
+        )
+        return {(t, i): (data, archived) for t, i, data, archived in await cur.fetchall()}
+
+
+async def timed_fetch(url: str, fake: FakeHubSpotProcess, full: bool = False) -> dict[str, Any]:
+    """One fetch of every type: its requests, wall time, and whether the store is exact."""
+    fake.reset_stats()
+    started = time.perf_counter()
+    await fetch_all(url, fake.base_url, full=full)
+    wall = time.perf_counter() - started
+    exact = await stored_documents(url) == documents(fake)
+    return {"requests": fake.stats(PORTAL).requests, "wall_s": round(wall, 2), "exact": exact}
+
+
+async def bench_incremental(server_url: str, objects: int) -> dict[str, Any]:
+    """Full sync, then incremental re-syncs: unchanged; 1 % changed and 0.1 % deleted (as
+    HubSpot's API deletes: the object moves to the archived listing); the same with the
+    deleted objects purged (gone from every listing)."""
+    spec = sync_portal(objects)
+    config = ServerConfig(ten_second_limit=None, daily_limit=None, cursors="offset")
+    steps = {
+        "resync_1pct": Churn(changed=0.01, deleted=0.0, added=0.0, archived=0.001),
+        "resync_1pct_purged": Churn(changed=0.01, deleted=0.001, added=0.0, archived=0.0),
+    }
+    figures: dict[str, Any] = {}
+    async with scratch_database(server_url, prefix="smuves_bench_incr") as url:
+        await add_bench_portal(url)
+        with serve_in_subprocess([spec], config) as fake:
+            log("incremental: the full sync")
+            full = await timed_fetch(url, fake)
+            log(f"  {full}")
+            log("incremental: unchanged")
+            unchanged = await timed_fetch(url, fake)
+            log(f"  {unchanged}")
+            results = {"resync_full": full, "resync_unchanged": unchanged}
+            for name, churn in steps.items():
+                fake.advance(PORTAL, churn)
+                log(f"incremental: {name}")
+                results[name] = await timed_fetch(url, fake)
+                log(f"  {results[name]}")
+    for name, result in results.items():
+        figures[f"{name}_requests"] = result["requests"]
+        figures[f"{name}_wall_s"] = result["wall_s"]
+        if name != "resync_full":
+            ratio = result["requests"] / full["requests"]
+            figures[f"{name}_request_ratio"] = round(ratio, 4)
+    figures["resync_content_exact"] = all(r["exact"] for r in results.values())
+    return figures
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.resync:
         phases = {*(args.only or ()), "resync"}
@@ -662,6 +719,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if "resync" in phases:
                 log(f"resync: {args.resync_objects:,} objects")
                 figures.update(await bench_resync(url, args.resync_objects, args.fillfactor))
+                log(f"incremental: {args.objects:,} objects")
+                figures.update(await bench_incremental(url, args.objects))
     return figures
 
 

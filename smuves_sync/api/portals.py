@@ -159,7 +159,14 @@ async def start_portal_fetch(
     # Between the two transactions: no connection is held while HubSpot answers.
     totals = await ctx.counter.count(plan)
     async with user_session(ctx, principal, sign_in=False) as db:
-        started = await start_fetch(db, portal_id, types, owner_id=principal.user_id, totals=totals)
+        started = await start_fetch(
+            db,
+            portal_id,
+            types,
+            owner_id=principal.user_id,
+            totals=totals,
+            full=body is not None and body.full,
+        )
     return FetchAccepted(
         run=RunOut.of(started.run, list(started.jobs)),
         skipped=[

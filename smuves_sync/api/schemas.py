@@ -75,6 +75,10 @@ class FetchRequest(_Request):
     """Which content types to fetch; omitted or null: every type."""
 
     content_types: list[ContentType] | None = Field(default=None, min_length=1, max_length=20)
+    full: bool = Field(
+        default=False,
+        description="Read every object, not only what changed since each type's last fetch.",
+    )
 
 
 class ExportRequest(_Request):

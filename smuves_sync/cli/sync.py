@@ -29,6 +29,7 @@ from smuves_sync.cli.session import (
     token_cipher,
     worker_database,
 )
+from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
@@ -104,7 +105,8 @@ async def sync_portal(
         )
         async with db.for_portal(portal_id) as scoped:
             rejects = await run_rejects(scoped, run.id)
-    console.print(summary_table(snapshot, rejects))
+            reads = await fetch_reads_of_run(scoped, run.id)
+    console.print(summary_table(snapshot, rejects, reads))
     if not snapshot.run.status.is_terminal:
         console.print(
             f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "
