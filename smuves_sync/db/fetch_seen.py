@@ -207,12 +207,13 @@ async def content_present_counts(
 class _ParentCount:
     parent_id: str
     live: int
+    archived: int
 
 
 async def content_children_present(
     db: Database, portal_id: int, content_type: ContentType
-) -> dict[str, int]:
-    """A child type's objects stored as live, per parent id (HubDB rows per table)."""
+) -> dict[str, PresentCounts]:
+    """A child type's objects stored as present, per parent id (HubDB rows per table)."""
     params = {"portal_id": portal_id, "content_type": str(content_type)}
     rows = await db.all("content_children_present", params, row=model_row(_ParentCount))
-    return {row.parent_id: row.live for row in rows}
+    return {row.parent_id: PresentCounts(row.live, row.archived) for row in rows}

@@ -8,17 +8,20 @@
 
 `changed_pages` reads each pass (live, then archived) newest first (`sort=-updatedAt`): one
 request answers the pass's count (`total`) and, when fewer objects than a page changed, every
-change. When more changed, it lists them oldest first by `updatedAfter` as a keyset (each page
-asks for what was updated after the newest it has, less a millisecond), which no edit or
-deletion made while it runs can shift: an object edited meanwhile moves past the boundary and
-comes again. Its cursors resume after the last page, like a full listing's (`Cursor`).
+change. When more changed, the next pages ask for what was updated before the oldest it has
+(`updatedBefore`, a keyset): no deletion made while it runs can shift what is still to come,
+and an object edited meanwhile moves out of reach but is dated after the listing began, so the
+next fetch reads it. An answer that is not newest first (an API that ignores the sort) is
+listed oldest first by `updatedAfter` instead. A HubDB table's rows take `sort` but no change
+filters: they are paged by `paging.next` newest first until the listing reaches the moment.
+Cursors resume after the last page, like a full listing's (`Cursor`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from smuves_sync.content_types import ContentRecord, ContentTypeSpec, usable_id
@@ -72,9 +75,15 @@ def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cu
 
 
 async def changed_pages(
-    client: HubSpotClient, content_type: str, since_ms: int, cursor: str | None = None
+    client: HubSpotClient,
+    content_type: str,
+    since_ms: int,
+    cursor: str | None = None,
+    *,
+    parent_id: str | None = None,
 ) -> AsyncGenerator[Page, None]:
-    """The pages of objects updated after `since_ms` (live, then archived), from `cursor`."""
+    """The pages of objects updated after `since_ms` (live, then archived), from `cursor`; of
+    one parent's children (a HubDB table's rows) with `parent_id`."""
     spec = client.spec(content_type)
     state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
     if state.done:
@@ -85,50 +94,88 @@ async def changed_pages(
         for archived in passes:
             if state.archived and not archived:
                 continue
-            resuming = state.archived == archived and state.position.updated_after is not None
-            if resuming:
-                boundary, counted = state.position.updated_after, state.part_total
-            else:
-                first = await _newest_first(client, spec, archived, since_ms, lane)
-                if isinstance(first, Page):
-                    after = _after_pass(spec, archived, passes)
-                    yield Page(first.items, after.encode(), archived, False, first.rejects,
-                               first.counted)  # fmt: skip
-                    continue
-                boundary, counted = since_ms, first
-            assert boundary is not None
-            async for page in _updated_keyset(client, spec, archived, boundary, counted, lane):
-                if page.cursor == "":
-                    page = Page(page.items, _after_pass(spec, archived, passes).encode(),
-                                archived, False, page.rejects, counted)  # fmt: skip
+            resuming = state.archived == archived
+            start = state.position if resuming else Position()
+            counted = state.part_total if resuming else None
+            walk = _newest_first(client, spec, archived, since_ms, start, counted, lane, parent_id)
+            async for page in walk:
+                if not page.cursor:
+                    after = _after_pass(spec, archived, passes).encode()
+                    page = replace(page, cursor=after)
                 yield page
     finally:
         lane.close()
 
 
 async def _newest_first(
-    client: HubSpotClient, spec: ContentTypeSpec, archived: bool, since_ms: int, lane: Lane
-) -> Page | int | None:
-    """One page newest first: a Page (cursor to be set) holding every change of the pass when
-    it reaches back to `since_ms` or the pass's end; else the pass's count, to list by keyset."""
-    path = client.path(spec)
-    params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
-    if archived:
-        params["archived"] = "true"
-    body = await client.get_json(spec.name, path, params, lane)
-    try:
-        results = _results(body)
-        more = _announces_next(body)
-    except ValueError as exc:
-        raise client.malformed(spec.name, f"GET {path}: {exc}") from None
-    records, rejects = spec.read_page(results, archived_pass=archived)
-    counted = _count(body.get("total"))
-    times = [_ms(record) for record in records]
-    reaches_back = any(ms is not None and ms <= since_ms for ms in times)
-    if more and not reaches_back:
-        return counted
-    changed = tuple(r for r, ms in zip(records, times, strict=True) if ms is None or ms > since_ms)
-    return Page(changed, "", archived, rejects=rejects, counted=counted)
+    client: HubSpotClient,
+    spec: ContentTypeSpec,
+    archived: bool,
+    since_ms: int,
+    position: Position,
+    counted: int | None,
+    lane: Lane,
+    parent_id: str | None,
+) -> AsyncIterator[Page]:
+    """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
+    is unfiltered, so its `total` is the pass's count. The next pages ask for what was updated
+    before the oldest the listing has (plus a millisecond, so that what shares it is not
+    skipped) where the type takes change filters, else follow `paging.next`. An answer that is
+    not newest first is listed again by `updatedAfter` (or, without filters, read whole). The
+    last page's cursor is "" (the caller names the next pass)."""
+    if position.updated_after is not None:  # resumed in the oldest-first listing
+        since_ms = position.updated_after
+        async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
+            yield page
+        return
+    path = client.path(spec, parent_id)
+    paging = ForwardPaging(position)
+    whole = False
+    while True:
+        params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
+        if archived:
+            params["archived"] = "true"
+        body = await client.get_json(spec.name, path, params, lane)
+        try:
+            results = _results(body)
+            more = _announces_next(body)
+            nxt = None if spec.change_filters else paging.advance(body, len(results))
+        except (ValueError, PagingError) as exc:
+            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
+        records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+        if position == Position():
+            counted = _count(body.get("total"))
+        times = [_ms(record) for record in records]
+        known = [ms for ms in times if ms is not None]
+        if not whole and (len(known) < len(times) or known != sorted(known, reverse=True)):
+            if spec.change_filters:
+                log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
+                async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
+                    yield page
+                return
+            log.warning("GET %s: not newest first; reading it whole", path)
+            whole = True
+        changed = tuple(
+            r for r, ms in zip(records, times, strict=True) if whole or ms is None or ms > since_ms
+        )
+        if not more or (not whole and min(known, default=since_ms) <= since_ms):
+            yield Page(changed, "", archived, rejects=rejects, counted=counted)
+            return
+        if spec.change_filters:
+            before = min(known) + 1
+            if position.updated_before is not None and before >= position.updated_before:
+                # A whole page updated within one millisecond: step past it.
+                shared = f"{len(records)} {spec.name} objects share the update time"
+                log.warning("%s %d ms", shared, before - 1)
+                before -= 1
+                if before >= position.updated_before:
+                    raise client.malformed(spec.name, f"GET {path}: the listing does not move")
+            position = Position(updated_before=before)
+        else:
+            assert nxt is not None
+            position = nxt
+        after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
+        yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
 
 
 async def _updated_keyset(
@@ -167,6 +214,8 @@ async def _updated_keyset(
             # catches what it hides).
             log.warning("%d %s objects share the update time %d ms", len(records), spec.name, step)
             step += 1
+        if step <= boundary:
+            raise client.malformed(spec.name, f"GET {path}: the listing does not move")
         boundary = step
         after = Cursor(spec.name, archived, Position(updated_after=boundary), part_total=counted)
         yield Page(records, after.encode(), archived, rejects=rejects, counted=counted)

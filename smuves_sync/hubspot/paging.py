@@ -99,6 +99,8 @@ class Position:
     created_after: int | None = None  # epoch milliseconds
     # a keyset listing sorted by `updatedAt`: objects updated after it (epoch milliseconds)
     updated_after: int | None = None
+    # … newest first (`-updatedAt`): objects updated before it (epoch milliseconds)
+    updated_before: int | None = None
 
     def query(self) -> dict[str, str]:
         """The query parameters that ask for the page at this position."""
@@ -111,6 +113,8 @@ class Position:
             params["createdAfter"] = iso_ms(self.created_after)
         if self.updated_after is not None:
             params["updatedAfter"] = iso_ms(self.updated_after)
+        if self.updated_before is not None:
+            params["updatedBefore"] = iso_ms(self.updated_before)
         return params
 
 

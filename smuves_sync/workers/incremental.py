@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.fetch_seen import (
+    PresentCounts,
     content_children_present,
     content_present_counts,
     content_seen_add,
@@ -61,38 +62,71 @@ async def _store(
 
 async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: FetchRead) -> Job:
     """Read what changed of a flat type, then confirm deletions; completes the job."""
-    spec = client.spec(job.content_type)
+    job, changed, counted = await _read_pages(ctx, client, job, read)
+    async with ctx.db.for_portal(job.portal_id) as scoped:
+        stored = await content_present_counts(scoped, job.portal_id, job.content_type)
+    job, found, scopes = await _check_counts(ctx, client, job, stored, counted)
+    return await finish_fetch(ctx, client, job, scopes=scopes, changed=changed + found)
+
+
+async def _read_pages(
+    ctx: JobContext,
+    client: HubSpotClient,
+    job: Job,
+    read: FetchRead,
+    parent_id: str | None = None,
+) -> tuple[Job, int, dict[bool, int]]:
+    """Store the changed objects page by page: (job, rows written, HubSpot's count per pass).
+    A parent's children are not checkpointed page by page (their job resumes per parent)."""
     processed, changed = job.processed, 0
     counted: dict[bool, int] = {}
-    async for page in changed_pages(client, job.content_type, _since_ms(read), job.cursor):
+    cursor = job.cursor if parent_id is None else None
+    pages = changed_pages(client, job.content_type, _since_ms(read), cursor, parent_id=parent_id)
+    async for page in pages:
         processed += page.objects
         if page.counted is not None:
             counted[page.archived] = page.counted
-        job, written = await _store(ctx, job, page, processed, page.cursor)
+        after = page.cursor if parent_id is None else job.cursor
+        job, written = await _store(ctx, job, page, processed, after)
         changed += written
-    async with ctx.db.for_portal(job.portal_id) as scoped:
-        stored = await content_present_counts(scoped, job.portal_id, job.content_type)
-    scopes: list[SweepScope] = []
-    passes = (False, True) if spec.archived_pass else (False,)
-    for archived in passes:
+    return job, changed, counted
+
+
+async def _check_counts(
+    ctx: JobContext,
+    client: HubSpotClient,
+    job: Job,
+    stored: PresentCounts,
+    counted: dict[bool, int],
+    parent_id: str | None = None,
+) -> tuple[Job, int, list[SweepScope]]:
+    """Compare what is stored as live (archived) with HubSpot's count of the pass; where they
+    differ, list the pass's ids, store what was not stored: (job, rows written, what to
+    sweep)."""
+    spec = client.spec(job.content_type)
+    changed, scopes = 0, []
+    prefix = f"{parent_id}:" if parent_id is not None else None
+    for archived in (False, True) if spec.archived_pass else (False,):
         held = counted.get(archived)
-        if held is None:  # resumed after this pass: counted again
+        if held is None and parent_id is None:  # resumed after this pass: counted again
             held = await client.count(job.content_type, archived=archived)
         mine = stored.archived if archived else stored.live
-        if mine == held:
+        if mine == held:  # a parent's children uncounted (held None): listed
             continue
         log.info(
-            "job %s: %s stores %d %s objects, HubSpot counts %d: listing their ids",
+            "job %s: %s%s stores %d %s objects, HubSpot counts %d: listing their ids",
             job.id,
             job.content_type,
+            "" if parent_id is None else f" of {parent_id}",
             mine,
             "archived" if archived else "live",
             held,
         )
-        job = await _see_ids(ctx, job, listed_ids(client, job.content_type, archived=archived))
+        ids = listed_ids(client, job.content_type, archived=archived, parent_id=parent_id)
+        job = await _see_ids(ctx, job, ids)
         changed += await _store_unstored(ctx, client, job)
-        scopes.append(SweepScope(archived=archived))
-    return await finish_fetch(ctx, client, job, scopes=scopes, changed=changed)
+        scopes.append(SweepScope(archived=archived, prefix=prefix))
+    return job, changed, scopes
 
 
 async def _see_ids(ctx: JobContext, job: Job, pages: AsyncIterator[list[str]]) -> Job:
@@ -131,42 +165,46 @@ async def _store_unstored(ctx: JobContext, client: HubSpotClient, job: Job) -> i
 async def read_changed_children(
     ctx: JobContext, client: HubSpotClient, job: Job, read: FetchRead
 ) -> Job:
-    """Re-read the children (HubDB rows) of the parents that changed; completes the job."""
+    """Read the changed children (HubDB rows) of the parents that changed, confirm deletions
+    per parent; completes the job."""
     spec = client.spec(job.content_type)
     since = _since_ms(read)
     states = await parent_states(client, job.content_type)
     async with ctx.db.for_portal(job.portal_id) as scoped:
         stored = await content_children_present(scoped, job.portal_id, job.content_type)
+    none = PresentCounts(0, 0)
     todo = [
         s.hubspot_id
         for s in states
         if s.updated_ms is None
         or s.updated_ms > since
-        or stored.get(s.hubspot_id, 0) != s.child_count
+        or stored.get(s.hubspot_id, none).live != s.child_count
     ]
     done_up_to = Cursor.decode(job.cursor, spec.name).parent if job.cursor else None
-    passes = (False, True) if spec.archived_pass else (False,)
-    processed, changed = job.processed, 0
+    changed, scopes = 0, []
     for parent_id in todo:
         if done_up_to is not None and _key(parent_id) <= _key(done_up_to):
             continue
-        for archived in passes:
-            async for page in client.child_pages(job.content_type, parent_id, archived=archived):
-                processed += page.objects
-                job, written = await _store(ctx, job, page, processed, job.cursor)
-                changed += written
+        job, written, counted = await _read_pages(ctx, client, job, read, parent_id)
+        async with ctx.db.for_portal(job.portal_id) as scoped:
+            held = await content_children_present(scoped, job.portal_id, job.content_type)
+        job, found, swept = await _check_counts(
+            ctx, client, job, held.get(parent_id, none), counted, parent_id
+        )
+        changed += written + found
+        scopes += swept
         after = Cursor(spec.name, parent=parent_id, parent_done=True).encode()
-        job, _ = await _store(ctx, job, Page((), after), processed, after)
+        job, _ = await _store(ctx, job, Page((), after), job.processed, after)
     gone = sorted(stored.keys() - {s.hubspot_id for s in states})
     if todo or gone:
         log.info(
-            "job %s: %s of %d changed table(s) re-read, of %d gone swept",
+            "job %s: %s of %d changed table(s) read, of %d gone swept",
             job.id,
             job.content_type,
             len(todo),
             len(gone),
         )
-    scopes = [SweepScope(prefix=f"{parent_id}:") for parent_id in [*todo, *gone]]
+    scopes += [SweepScope(prefix=f"{parent_id}:") for parent_id in gone]
     return await finish_fetch(ctx, client, job, scopes=scopes, changed=changed)
 
 

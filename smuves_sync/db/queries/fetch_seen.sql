@@ -98,8 +98,10 @@ WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
   AND c.deleted_at IS NULL
 
 -- name: content_children_present
--- A child type's objects stored as live, per parent (HubDB rows per table: '<table>:<row>').
-SELECT split_part(c.hubspot_id, ':', 1) AS parent_id, count(*) FILTER (WHERE NOT c.archived) AS live
+-- A child type's objects stored as present (live, archived), per parent (HubDB rows per table: '<table>:<row>').
+SELECT split_part(c.hubspot_id, ':', 1) AS parent_id,
+       count(*) FILTER (WHERE NOT c.archived) AS live,
+       count(*) FILTER (WHERE c.archived) AS archived
 FROM public.content_items AS c
 WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
   AND c.deleted_at IS NULL
