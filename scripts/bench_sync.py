@@ -116,7 +116,7 @@ TOKEN = "bench-private-app-token"
 SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
-PHASES = ("sync", "ingest", "history", "export", "resync")
+PHASES = ("sync", "ingest", "history", "export", "resync", "incremental")
 
 # Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
 PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
@@ -693,9 +693,10 @@ async def bench_incremental(server_url: str, objects: int) -> dict[str, Any]:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.resync:
-        phases = {*(args.only or ()), "resync"}
-    else:  # the re-sync phase runs when asked for
-        phases = set(args.only or (phase for phase in PHASES if phase != "resync"))
+        phases = {*(args.only or ()), "resync", "incremental"}
+    else:  # the re-sync phases run when asked for
+        asked = args.only or (phase for phase in PHASES if phase not in ("resync", "incremental"))
+        phases = set(asked)
     phases -= {"sync"} if args.skip_sync else set()
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="smuves-bench-") as tmp:
@@ -719,6 +720,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if "resync" in phases:
                 log(f"resync: {args.resync_objects:,} objects")
                 figures.update(await bench_resync(url, args.resync_objects, args.fillfactor))
+            if "incremental" in phases:
                 log(f"incremental: {args.objects:,} objects")
                 figures.update(await bench_incremental(url, args.objects))
     return figures

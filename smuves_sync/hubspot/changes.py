@@ -22,12 +22,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from smuves_sync.content_types import ContentRecord, ContentTypeSpec, usable_id
 from smuves_sync.hubspot.client import HubSpotClient, Page
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
+from smuves_sync.hubspot.listing import announces_next, results_of
 from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position
 
 log = logging.getLogger(__name__)
@@ -44,22 +44,6 @@ class ParentState:
 
 def _ms(record: ContentRecord) -> int | None:
     return None if record.updated_at is None else round(record.updated_at.timestamp() * 1000)
-
-
-def _results(body: Mapping[str, Any]) -> list[Any]:
-    results = body.get("results")
-    if not isinstance(results, list):
-        raise ValueError("'results' is missing or not a list")
-    return results
-
-
-def _announces_next(body: Mapping[str, Any]) -> bool:
-    paging = body.get("paging")
-    if paging is None:
-        return False
-    if not isinstance(paging, Mapping):
-        raise ValueError(f"'paging' is {type(paging).__name__}, expected an object")
-    return paging.get("next") is not None
 
 
 def _count(value: object) -> int | None:
@@ -137,8 +121,8 @@ async def _newest_first(
             params["archived"] = "true"
         body = await client.get_json(spec.name, path, params, lane)
         try:
-            results = _results(body)
-            more = _announces_next(body)
+            results = results_of(body)
+            more = announces_next(body)
             nxt = None if spec.change_filters else paging.advance(body, len(results))
         except (ValueError, PagingError) as exc:
             raise client.malformed(spec.name, f"GET {path}: {exc}") from None
@@ -197,8 +181,8 @@ async def _updated_keyset(
             params["archived"] = "true"
         body = await client.get_json(spec.name, path, params, lane)
         try:
-            results = _results(body)
-            more = _announces_next(body)
+            results = results_of(body)
+            more = announces_next(body)
         except ValueError as exc:
             raise client.malformed(spec.name, f"GET {path}: {exc}") from None
         records, rejects = spec.read_page(results, archived_pass=archived)
@@ -237,7 +221,7 @@ async def listed_ids(
             params["archived"] = "true"
         body = await client.get_json(spec.name, path, params)
         try:
-            results = _results(body)
+            results = results_of(body)
             nxt = paging.advance(body, len(results))
         except (ValueError, PagingError) as exc:
             raise client.malformed(spec.name, f"GET {path}: {exc}") from None
