@@ -48,6 +48,7 @@ from pathlib import Path
 
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
+from smuves_sync.db.fetch_reads import fetch_read_incremental_types
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
 from smuves_sync.db.portals import portal_get, portal_token_for_member, portal_token_for_operator
 from smuves_sync.db.runs import run_create
@@ -148,10 +149,13 @@ class TotalsCounter:
         content_types: Sequence[ContentType] | None = None,
         *,
         operator: bool = False,
+        full: bool = False,
     ) -> CountPlan:
         """What to count, read in `db`: the session of a member of the portal (the API's,
         `Database.as_user`) or, with `operator`, of the login role (`smuves sync`). The
-        database refuses the token to anyone else (migrations/0013); the plan then has none."""
+        database refuses the token to anyone else (migrations/0013); the plan then has none.
+        A type the fetch will read incrementally (unless `full`) is not counted: its job reads
+        only what changed, and its total is what it read."""
         types = _requested(content_types)
         if not self.enabled or portal_id <= 0:
             return CountPlan(portal_id, ())
@@ -160,6 +164,12 @@ class TotalsCounter:
             todo = tuple(t for t in types if t not in {j.content_type for j in held})
             if not todo:
                 # Every type is in flight: the start is refused without asking HubSpot.
+                return CountPlan(portal_id, ())
+            changes = await fetch_read_incremental_types(
+                scoped, portal_id, todo, self.settings, full=full
+            )
+            todo = tuple(t for t in todo if t not in changes)
+            if not todo:
                 return CountPlan(portal_id, ())
             read = portal_token_for_operator if operator else portal_token_for_member
             return CountPlan(portal_id, todo, await read(scoped, portal_id))

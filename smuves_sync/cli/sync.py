@@ -44,13 +44,14 @@ async def count_as_operator(
     settings: Settings,
     portal_id: int,
     types: Sequence[ContentType] | None,
+    full: bool = False,
 ) -> dict[ContentType, int]:
     """The totals of the types a fetch started now would create, read with the login role's
     right to the portal's token; the connection is closed before HubSpot is asked."""
     if not counter.enabled:
         return {}
     async with login_database(settings) as operator:
-        plan = await counter.plan(operator, portal_id, types, operator=True)
+        plan = await counter.plan(operator, portal_id, types, operator=True, full=full)
     return await counter.count(plan)
 
 
@@ -80,7 +81,7 @@ async def sync_portal(
         # The operator counts and starts the run: the login role may read the portal's token
         # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
         # workers' pool, opened first, is checked before anything is created.
-        totals = await count_as_operator(counter, settings, portal_id, wanted)
+        totals = await count_as_operator(counter, settings, portal_id, wanted, full)
         async with login_database(settings) as operator:
             started = await start_fetch(
                 operator,

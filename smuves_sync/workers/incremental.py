@@ -66,7 +66,9 @@ async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: F
     async with ctx.db.for_portal(job.portal_id) as scoped:
         stored = await content_present_counts(scoped, job.portal_id, job.content_type)
     job, found, scopes = await _check_counts(ctx, client, job, stored, counted)
-    return await finish_fetch(ctx, client, job, scopes=scopes, changed=changed + found)
+    return await finish_fetch(
+        ctx, client, job, scopes=scopes, changed=changed + found, incremental=True
+    )
 
 
 async def _read_pages(
@@ -205,7 +207,7 @@ async def read_changed_children(
             len(gone),
         )
     scopes += [SweepScope(prefix=f"{parent_id}:") for parent_id in gone]
-    return await finish_fetch(ctx, client, job, scopes=scopes, changed=changed)
+    return await finish_fetch(ctx, client, job, scopes=scopes, changed=changed, incremental=True)
 
 
 def _key(object_id: str) -> tuple[int, int, str]:

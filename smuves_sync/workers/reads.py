@@ -1,4 +1,5 @@
-"""How a fetch job reads its type: in full, or only what changed since the last fetch.
+"""How a fetch job reads its type: in full, or only what changed since the last fetch
+(decided by `db.fetch_reads.decide` when its listing starts, recorded in fetch_reads).
 
 A type is read incrementally when all of these hold, else in full, for the reason named (the
 run summary shows it):
@@ -15,53 +16,16 @@ edit saved while that listing ran may be dated a little before it began.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
 from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.db.fetch_reads import (
     FetchRead,
-    ReadBasis,
-    ReadMode,
+    decide,
     fetch_read_basis,
     fetch_read_get,
     fetch_read_start,
 )
-from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
 from smuves_sync.models import Job
-from smuves_sync.settings import Settings
 from smuves_sync.workers.context import JobContext
-
-
-def has_change_filters(spec: ContentTypeSpec, registry: ContentTypeRegistry) -> bool:
-    """Whether a type can be read incrementally: by its own filters, or its parent's."""
-    if spec.parent is not None:
-        return registry.get(spec.parent).change_filters
-    return spec.change_filters
-
-
-def decide(
-    spec: ContentTypeSpec,
-    basis: ReadBasis,
-    settings: Settings,
-    registry: ContentTypeRegistry = DEFAULT_REGISTRY,
-) -> tuple[ReadMode, str, datetime | None]:
-    """(mode, reason, since) for a listing that starts now."""
-    if not has_change_filters(spec, registry):
-        return "full", "HubSpot's listing of this type has no change filters", None
-    if basis.full_read:
-        return "full", "a full read was asked for", None
-    if basis.listing_started_at is None:
-        return "full", "no completed fetch to read changes since", None
-    last_full = basis.last_full_listing_at
-    if last_full is None or basis.now - last_full > settings.full_sync_every:
-        return "full", f"the last full read is older than {_days(settings.full_sync_every)}", None
-    since = basis.listing_started_at - timedelta(seconds=settings.incremental_overlap_seconds)
-    return "incremental", "changes since the last fetch", since
-
-
-def _days(every: timedelta) -> str:
-    days = every.total_seconds() / 86_400
-    return f"{days:g} day(s) (SMUVES_FULL_SYNC_EVERY)"
 
 
 async def start_read(ctx: JobContext, job: Job, spec: ContentTypeSpec) -> FetchRead:

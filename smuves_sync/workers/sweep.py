@@ -84,11 +84,13 @@ async def finish_fetch(
     *,
     scopes: Sequence[SweepScope] = (SweepScope(),),
     changed: int = 0,
+    incremental: bool = False,
 ) -> Job:
     """Confirm with HubSpot what the listing did not see (in `scopes`: an incremental read
     sweeps only where its counts differed), mark the gone deleted, record the type's
     confirmation, what the job cost and found (`changed`: rows its pages wrote), and complete
-    the job; returns the completed job."""
+    the job (an `incremental` one with the objects it read as its total); returns the
+    completed job."""
     portal_id, content_type = job.portal_id, job.content_type
     deleted = stored = unknown = 0
     for scope in scopes:
@@ -122,6 +124,8 @@ async def finish_fetch(
             deleted=deleted,
             unchanged=max(seen - changed, 0),
         )
+        if incremental:  # its total is what it read: nothing was counted up front
+            job = await ctx.queue(scoped).checkpoint(job, job.cursor, seen, total=seen)
         job = await ctx.queue(scoped).complete(job, processed=seen)
     log.info(
         "job %s: %s of portal %s done, %d objects, %d changed, %d marked deleted, %d requests",

@@ -10,6 +10,15 @@ LEFT JOIN public.content_syncs AS s
        ON s.portal_id = %(portal_id)s AND s.content_type = %(content_type)s
 WHERE r.id = %(run_id)s
 
+-- name: fetch_read_bases
+-- The last completed fetch of each of the portal's types asked about, and the database's
+-- clock: what a fetch started now would read incrementally (the orchestrator counts only the
+-- others up front).
+SELECT s.content_type::text AS content_type, s.listing_started_at, s.last_full_listing_at,
+       now() AS now
+FROM public.content_syncs AS s
+WHERE s.portal_id = %(portal_id)s AND s.content_type = ANY (%(content_types)s::text[])
+
 -- name: fetch_read_start
 -- A listing starts (again) from the beginning: how it reads, from when; its costs so far kept
 -- (requests are spent whatever the attempt), its objects counted afresh.
