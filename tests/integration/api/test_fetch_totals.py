@@ -247,6 +247,14 @@ async def test_after_a_fetch_types_read_incrementally_are_not_counted_unless_ful
     jobs = await query(admin_pool, "sync_jobs_of_portal", portal_id=SPEC.portal_id)
     # Its total is what it read: nothing changed, so the newest objects of each pass.
     assert all(j["processed"] == j["total"] for j in jobs)
+    # The run view says how each type was read and what it cost.
+    run_id = again.json()["run"]["id"]
+    view = (await counting_client.get(f"/v1/runs/{run_id}", headers=alice.headers)).json()
+    assert {(r["content_type"], r["mode"], r["changed"], r["deleted"]) for r in view["reads"]} == {
+        ("site_page", "incremental", 0, 0),
+        ("blog_post", "incremental", 0, 0),
+    }
+    assert all(r["requests"] == 2 for r in view["reads"])  # live and archived, newest first
 
     full = await counting_client.post(url, json={**wanted, "full": True}, headers=alice.headers)
     assert full.status_code == 202, full.text
