@@ -130,8 +130,7 @@ async def _newest_first(
         if position == Position():
             counted = _count(body.get("total"))
         times = [_ms(record) for record in records]
-        known = [ms for ms in times if ms is not None]
-        if not whole and (len(known) < len(times) or known != sorted(known, reverse=True)):
+        if not whole and not _newest_first_order(times):
             if spec.change_filters:
                 log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
                 async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
@@ -142,24 +141,39 @@ async def _newest_first(
         changed = tuple(
             r for r, ms in zip(records, times, strict=True) if whole or ms is None or ms > since_ms
         )
-        if not more or (not whole and min(known, default=since_ms) <= since_ms):
+        oldest = min((ms for ms in times if ms is not None), default=since_ms)
+        if not more or (not whole and oldest <= since_ms):
             yield Page(changed, "", archived, rejects=rejects, counted=counted)
             return
-        if spec.change_filters:
-            before = min(known) + 1
-            if position.updated_before is not None and before >= position.updated_before:
-                # A whole page updated within one millisecond: step past it.
-                shared = f"{len(records)} {spec.name} objects share the update time"
-                log.warning("%s %d ms", shared, before - 1)
-                before -= 1
-                if before >= position.updated_before:
-                    raise client.malformed(spec.name, f"GET {path}: the listing does not move")
-            position = Position(updated_before=before)
-        else:
-            assert nxt is not None
-            position = nxt
+        position = nxt or _before(client, spec, path, len(records), oldest, position)
         after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
         yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
+
+
+def _newest_first_order(times: list[int | None]) -> bool:
+    """Whether a page's update times are all known and newest first."""
+    known = [ms for ms in times if ms is not None]
+    return len(known) == len(times) and known == sorted(known, reverse=True)
+
+
+def _before(
+    client: HubSpotClient,
+    spec: ContentTypeSpec,
+    path: str,
+    count: int,
+    oldest: int,
+    position: Position,
+) -> Position:
+    """The next page of a newest-first keyset: what was updated before the oldest the listing
+    has, plus a millisecond (what shares it comes again and costs nothing)."""
+    before = oldest + 1
+    if position.updated_before is not None and before >= position.updated_before:
+        # A whole page updated within one millisecond: step past it.
+        log.warning("%d %s objects share the update time %d ms", count, spec.name, oldest)
+        before = oldest
+        if before >= position.updated_before:
+            raise client.malformed(spec.name, f"GET {path}: the listing does not move")
+    return Position(updated_before=before)
 
 
 async def _updated_keyset(

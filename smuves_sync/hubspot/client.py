@@ -227,13 +227,10 @@ class HubSpotClient:
                         yield page
                 if not verify or await self._listing.listing_whole(spec, passes, listed, drifted):
                     return
-                log.info(
-                    "portal %s: the %s listing may have missed objects (%s); listing again %s",
-                    self.portal_id,
-                    spec.name,
-                    "its totals moved while it ran" if drifted else f"{listed:,} listed",
-                    "by creation time" if spec.created_keyset else "from the start",
-                )
+                why = "its totals moved while it ran" if drifted else f"{listed:,} listed"
+                how = "by creation time" if spec.created_keyset else "from the start"
+                log.info("portal %s: the %s listing may have missed objects (%s); listing "
+                         "again %s", self.portal_id, spec.name, why, how)  # fmt: skip
                 state = Cursor(str(spec.name), recheck=True)
             bound = ListingBound(spec.page_size)
             if spec.created_keyset:

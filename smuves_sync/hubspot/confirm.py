@@ -63,10 +63,8 @@ class Confirmer:
         self.portal_id = transport.portal_id
 
     async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
-        """Ask HubSpot about objects by id (as stored; HubDB rows '<table>:<row>'): which it
-        still holds (live or archived, as records) and which it answers 404 for, archived
-        or not (gone).
-
+        """Which of the objects (ids as stored; HubDB rows '<table>:<row>') HubSpot still holds
+        (live or archived, as records) and which it answers 404 for however asked (gone).
         Where the type has a batch read (`POST …/batch/read`): live, then `archived=true` for
         the rest; what neither returns is gone. HubDB's row batch read has no `archived`: a
         row it does not return is asked for by id with `archived=true`. A batch read that
@@ -80,12 +78,8 @@ class Confirmer:
         rejects: list[RejectedObject] = []
         gone: list[str] = []
         unknown: list[str] = []
-        groups: dict[str | None, list[str]] = {}
         every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
-        for hubspot_id in hubspot_ids:
-            parent, _, own = hubspot_id.rpartition(":") if spec.parent else ("", "", hubspot_id)
-            groups.setdefault(parent or None, []).append(own)
-        for parent_id, own_ids in groups.items():
+        for parent_id, own_ids in _by_parent(spec, hubspot_ids).items():
             prefix = f"{parent_id}:" if parent_id is not None else ""
             todo = list(own_ids)
             # Which states (archived or not) still need asking by id.
@@ -119,8 +113,8 @@ class Confirmer:
             if not spec.get_by_id:
                 unknown.extend(prefix + own for own, _ in asks)
                 continue
-            for own, states in asks:
-                answer = await self._get_one(spec, parent_id, own, states)
+            answers = [await self._get_one(spec, parent_id, own, states) for own, states in asks]
+            for (own, _), answer in zip(asks, answers, strict=True):
                 if answer is None:
                     gone.append(prefix + own)
                 elif isinstance(answer, RejectedObject):
@@ -225,6 +219,15 @@ class Confirmer:
                 reject = replace(reject, hubspot_id=asked)
             return reject
         return None
+
+
+def _by_parent(spec: ContentTypeSpec, hubspot_ids: Sequence[str]) -> dict[str | None, list[str]]:
+    """Stored ids grouped by parent (HubDB rows: '<table>:<row>'), as own ids."""
+    groups: dict[str | None, list[str]] = {}
+    for hubspot_id in hubspot_ids:
+        parent, _, own = hubspot_id.rpartition(":") if spec.parent else ("", "", hubspot_id)
+        groups.setdefault(parent or None, []).append(own)
+    return groups
 
 
 def _own_id(hubspot_id: str, parent_id: str | None) -> str:

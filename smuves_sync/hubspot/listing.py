@@ -112,13 +112,7 @@ class Listing:
                     if seen == 0:
                         bound.part_started(total)
                     if not bound.add(listed):
-                        raise RunawayListing(
-                            f"the {spec.name} listing does not end: {bound.describe()}; "
-                            "HubSpot keeps handing out new cursors. The next fetch counts "
-                            "afresh and lists from the start",
-                            portal_id=self.portal_id,
-                            content_type=str(spec.name),
-                        )
+                        raise self._runaway(spec, bound)
                     seen += listed
                     if total is not None:
                         # Another total than the part's first page reported: objects came or
@@ -130,18 +124,19 @@ class Listing:
                         lane.expect(requests_for(left, spec.page_size))
                     elif total is not None:
                         lane.expect(requests_for(max(total - seen, 0), spec.page_size))
-                    if nxt is not None:
-                        after = Cursor(
-                            spec.name, archived, nxt, parent=parent_id, part_total=part_total
-                        )
-                    elif index < len(todo) - 1:
-                        after = Cursor(spec.name, archived, parent=parent_id, parent_done=True)
-                    elif archived is not passes[-1]:
-                        after = Cursor(spec.name, archived=True)
-                    else:
-                        after = Cursor(spec.name, archived, done=True)
+                    last_part = index == len(todo) - 1
+                    after = _cursor_after(spec, archived, nxt, parent_id, part_total, last_part,
+                                          archived is passes[-1])  # fmt: skip
                     after = replace(after, recheck=recheck, drifted=drifted)
                     yield Page(items, after.encode(), archived, drifted, rejects)
+
+    def _runaway(self, spec: ContentTypeSpec, bound: ListingBound) -> RunawayListing:
+        return RunawayListing(
+            f"the {spec.name} listing does not end: {bound.describe()}; HubSpot keeps handing "
+            "out new cursors. The next fetch counts afresh and lists from the start",
+            portal_id=self.portal_id,
+            content_type=str(spec.name),
+        )
 
     async def keyset_pages(
         self,
@@ -168,17 +163,7 @@ class Listing:
                 if archived:
                     params["archived"] = "true"
                 body = await self._transport.get(spec.name, path, params, lane)
-                try:
-                    results = results_of(body)
-                    more = announces_next(body)
-                except ValueError as exc:  # no `results` list, or a `paging` of another shape
-                    raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
-                # As in the first pass, an object that cannot be read is set aside.
-                records, rejects = spec.read_page(results, archived_pass=archived)
-                try:
-                    newest = max((spec.created_ms(record.raw) for record in records), default=0)
-                except ValueError as exc:  # RecordError: a creation time to page by is missing
-                    raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+                records, rejects, more, newest = self._created_page(spec, path, body, archived)
                 total = body.get("total")
                 if first:
                     bound.part_started(total if _is_count(total) else None)
@@ -194,13 +179,8 @@ class Listing:
                     if boundary is not None and step <= boundary:
                         # A whole page created within one millisecond: step past it (what it
                         # hides was stored before, or comes with the next fetch).
-                        log.warning(
-                            "portal %s: %d %s objects share the creation time %d ms",
-                            self.portal_id,
-                            len(records),
-                            spec.name,
-                            newest,
-                        )
+                        shared = f"{len(records)} {spec.name} objects share the creation time"
+                        log.warning("portal %s: %s %d ms", self.portal_id, shared, newest)
                         step = newest
                     boundary = step
                     after = Cursor(
@@ -213,6 +193,23 @@ class Listing:
                 yield Page(records, after.encode(), archived, rejects=rejects)
                 if not (records and more):
                     break
+
+    def _created_page(
+        self, spec: ContentTypeSpec, path: str, body: Mapping[str, Any], archived: bool
+    ) -> tuple[tuple[ContentRecord, ...], tuple[RejectedObject, ...], bool, int]:
+        """A page of the keyset listing by creation time: its records, what cannot be read (set
+        aside, as in the first pass), whether more follows, the newest creation time."""
+        try:
+            results = results_of(body)
+            more = announces_next(body)
+        except ValueError as exc:  # no `results` list, or a `paging` of another shape
+            raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+        records, rejects = spec.read_page(results, archived_pass=archived)
+        try:
+            newest = max((spec.created_ms(record.raw) for record in records), default=0)
+        except ValueError as exc:  # RecordError: a creation time to page by is missing
+            raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+        return records, rejects, more, newest
 
     async def listing_whole(
         self, spec: ContentTypeSpec, passes: list[bool], listed: int, drifted: bool
@@ -305,6 +302,26 @@ class Listing:
                 f"{spec.parent} {parent.hubspot_id}: '{spec.parent_count_field}' is not a count",
             )
         return value
+
+
+def _cursor_after(
+    spec: ContentTypeSpec,
+    archived: bool,
+    nxt: Position | None,
+    parent_id: str | None,
+    part_total: int | None,
+    last_part: bool,
+    last_pass: bool,
+) -> Cursor:
+    """Where a cursor-paged listing resumes after a page: the next page of this part, the next
+    part (parent), the archived pass, or done."""
+    if nxt is not None:
+        return Cursor(spec.name, archived, nxt, parent=parent_id, part_total=part_total)
+    if not last_part:
+        return Cursor(spec.name, archived, parent=parent_id, parent_done=True)
+    if not last_pass:
+        return Cursor(spec.name, archived=True)
+    return Cursor(spec.name, archived, done=True)
 
 
 def _is_count(value: object) -> TypeGuard[int]:
