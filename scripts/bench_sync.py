@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark a full sync, the ingest path alone, what content history costs, exports, and what a
-re-sync writes.
+re-sync writes and asks HubSpot for.
 
     .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
-        [--only sync|ingest|history|export|resync ...]
+        [--only sync|ingest|history|export|resync|incremental ...]
     .venv/bin/python scripts/bench_sync.py --resync [--resync-objects 5339] [--fillfactor N]
+        [--objects 50000]
 
 Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
 in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
@@ -46,12 +47,23 @@ too), and, with pg_walinspect, only this database's records (`…_this_db`, and 
 the records touching content_items, `…_content_items`). --fillfactor sets content_items'
 fillfactor in the scratch database first (to compare; the migration sets the product's).
 
+Incremental (--resync runs it too, or --only incremental): a fake portal of --objects objects
+(as the sync's, even mix; no latency or rate limit, offset cursors) synced in full, then
+re-synced, each time every type, by an in-process worker: unchanged; after 1 % of the objects
+changed and 0.1 % deleted as HubSpot's API deletes them (into the archived listing,
+`resync_1pct_…`); after another 1 % changed and 0.1 % purged, gone from every listing without
+passing through the archive (`resync_1pct_purged_…`: the deletions only counts and an ids
+listing can find). Each prints HubSpot requests and wall time; the ratios are the requests
+against the full sync's, and `resync_content_exact` says whether the stored objects were
+exactly what the fake serves (documents, archived flags) after every one of them.
+
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL, else
 the embedded PostgreSQL in a temporary directory; every phase gets a scratch database, dropped
 afterwards. With --json the last line is one JSON object: {"ratio_to_bound": …,
 "worker_peak_rss_mb": …, "ingest_rows_per_s": …, "export_rows_per_s": …,
 "export_peak_rss_mb_100k": …, "export_peak_rss_mb_10k": …, "resync_rows_written": …,
-"resync_wal_bytes_per_object": …, …}.
+"resync_wal_bytes_per_object": …, "resync_unchanged_request_ratio": …,
+"resync_1pct_request_ratio": …, "resync_content_exact": …, …}.
 """
 
 from __future__ import annotations

@@ -83,3 +83,19 @@ async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> No
     assert figures["resync_open_txn_rows_written"] == 0
     assert figures["resync_open_txn_growth_bytes"] == 0
     assert figures["resync_wal_bytes_per_object"] > 0
+
+
+async def test_the_incremental_phase_counts_requests_and_checks_content(pg_server: str) -> None:
+    done = await run(
+        sys.executable,
+        str(SCRIPT),
+        *("--only", "incremental", "--objects", "1200"),
+        *("--json", "--database-url", pg_server),
+    )
+
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["resync_content_exact"] is True
+    assert figures["resync_full_requests"] > figures["resync_unchanged_requests"] > 0
+    for name in ("resync_unchanged", "resync_1pct", "resync_1pct_purged"):
+        assert 0 < figures[f"{name}_request_ratio"] <= 1
