@@ -106,17 +106,25 @@ async def test_a_table_deleted_in_hubspot_takes_its_rows_and_a_published_table_i
     assert read["hubdb_row"]["deleted"] >= SPEC.rows_per_table  # the deleted table's rows
 
 
+@pytest.mark.hubspot(SPEC, ten_second_limit=None, clock_skew_seconds=-300)
 async def test_a_change_made_while_the_last_fetch_listed_is_read_next_time(sync: Sync) -> None:
     fake = sync.fake
     portal = await sync.plant_portal()
-    await fetch(sync, portal, full=True)
-    # While the next fetch lists the posts, people create posts (after it read past them).
-    posts = ContentType.BLOG_POST
-    drift = FaultRule(FaultKind.DRIFT, on_requests=(1,), content_type=posts, deleted=0, created=3)
+    await fetch(sync, portal)
+    # While the next fetch lists the site pages (its third page, after two counts), people
+    # edit three pages it has already read; HubSpot's clock, five minutes behind, dates the
+    # edits before that fetch's listing began.
+    pages = ContentType.SITE_PAGE
+    drift = FaultRule(FaultKind.DRIFT, on_requests=(5,), content_type=pages, edited=3)
     fake.set_faults((drift,))
     await fetch(sync, portal, full=True)
     fake.set_faults(())
-    await fetch(sync, portal)
+    stale = set(await sync.stored(portal, pages)) - set(sync.truth(portal, pages))
+    assert len(stale) == 3
+
+    # The overlap reaches back past them: the next (incremental) fetch reads them.
+    run = await fetch(sync, portal)
+    assert (await reads(sync, portal, run))["site_page"]["mode"] == "incremental"
     await exact(sync, portal)
 
 

@@ -121,8 +121,9 @@ class Lifecycle:
         self.last_change_step = 0
         # Bumped by every change (version steps and drifts): cached views of it are stale.
         self.generation = 0
-        # Creation times of the slots `drift` made (milliseconds).
+        # Creation times of the slots `drift` made, and edit times of those it edited (ms).
         self._drift_created: dict[int, int] = {}
+        self._drift_edited: dict[int, int] = {}
         self._live: dict[bool, array[int]] = {}
         rng = random.Random(f"{key}|archived")
         for slot in rng.sample(range(initial), round(initial * archived_share)):
@@ -182,14 +183,18 @@ class Lifecycle:
         self.generation += 1
         self._live.clear()
 
-    def drift(self, *, archived: bool, deleted: int, created: int) -> None:
+    def drift(self, *, archived: bool, deleted: int, created: int, edited: int = 0) -> None:
         """Within the current version: delete the first `deleted` objects of the listing with
         this `archived` flag (those a client paging through it has already seen, so the rest
-        move forward) and create `created` new live ones (at the listing's end)."""
-        for slot in list(self.live(archived=archived)[:deleted]):
+        move forward), edit the `edited` after them (their `updatedAt` moves to now) and
+        create `created` new live ones (at the listing's end)."""
+        listing = list(self.live(archived=archived))
+        for slot in listing[:deleted]:
             self.deleted[slot] = DRIFTED
         now = self._clock_ms() if self._clock_ms is not None else 0
         start = max([self.timeline.end(self.version), now, *self._drift_created.values()])
+        for number, slot in enumerate(listing[deleted : deleted + edited]):
+            self._drift_edited[slot] = max(start, self.updated_ms(slot)) + 1 + number
         for number in range(created):
             slot = self.size
             self._drift_created[slot] = start + 1 + number
@@ -248,7 +253,7 @@ class Lifecycle:
     def updated_ms(self, slot: int) -> int:
         """Last update time; moves forward (never back) each time a step changes, archives or
         un-archives the slot (HubSpot moves `updatedAt` when it archives an object)."""
-        edited = self._edited_ms(slot)
+        edited = max(self._edited_ms(slot), self._drift_edited.get(slot, 0))
         step = self.archived[slot]
         if step in (NEVER, 0):
             return edited
