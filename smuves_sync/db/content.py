@@ -1,14 +1,11 @@
-"""content_items: upsert a fetched page, the ids a fetch saw and the deletion sweep over them,
-the last confirmation of a portal's type, stream rows, and the API's pages of live content
-(content.sql).
+"""content_items: upsert a fetched page, stream rows, and the API's pages of live content
+(content.sql). What a fetch saw, the deletion sweep and a type's last confirmation are
+`fetch_seen`'s.
 
     async with db.for_portal(portal_id) as scoped:          # one transaction per page
         await content_upsert_page(scoped, portal_id, content_type, run_id, page.items,
                                   seen_by=job_id)           # + the ids, for the sweep
         ...                                                 # + the job's fenced checkpoint
-    ids = await content_unseen(scoped, portal_id, content_type, job_id, after="", limit=100)
-    await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
-    await content_sync_confirm(scoped, portal_id, content_type, run_id, job_id, seen, deleted)
     async for row in content_rows(scoped, portal_id, content_type, with_data=False): ...
 
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in

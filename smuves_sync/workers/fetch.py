@@ -1,7 +1,11 @@
 """The fetch handler: one content type of one portal, from HubSpot into content_items.
 
 1. Decrypt the portal's token, which the database hands out only to the holder of the job's
-   live lease.
+   live lease; make sure the record of what the listing saw matches the cursor
+   (`sweep.prepare_seen`); decide how the type is read, in full or only what changed since
+   its last completed fetch (`reads.start_read`). An incremental read is
+   `incremental.read_changes` (HubDB rows: `read_changed_children`); the rest of this list is
+   the full read.
 2. Count the type (``limit=1`` requests) before the first page and store the total on the
    job, so progress is real from the start. A resumed job keeps the total it has.
 3. Page through from the job's saved cursor, the next page fetched while this one is stored.
@@ -12,14 +16,14 @@
    the listing, which also stops with `RunawayListing` if it runs far past that count. An
    object that cannot be read or stored is recorded in content_rejects with the page, and the
    page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
-   counts once). Each page also records the ids it showed, for the deletion sweep
-   (`sweep.prepare_seen` checks that record before the first page). The listing counts the
+   counts once). Each page also records the ids it showed, for the deletion sweep. The
+   listing counts the
    type again at its end and completes itself with a second pass if it may have missed
    objects.
 4. At the end (the cursor says done): the objects stored as present that the listing did not
    see are asked about by id, and only those HubSpot answers 404 for are marked deleted;
-   then, in one transaction, the type's last confirmation and the job's completion
-   (`sweep.finish_fetch`).
+   then, in one transaction, the type's last confirmation, what the job cost and found
+   (fetch_reads) and the job's completion (`sweep.finish_fetch`).
 
 At most three pages are held at a time, so memory stays flat however large the portal is.
 """

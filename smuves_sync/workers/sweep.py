@@ -18,8 +18,10 @@ one, still live, across a page boundary, and the listing never shows that one.
    by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
    is now (live, or archived), through the same checks as a listed page (what cannot be
    stored or read goes to content_rejects); what it says it does not hold is marked deleted;
-   what a type offers no way to ask about is left as it is. Then, in one transaction, the
-   type's last confirmation (`content_syncs`) and the job's completion, which also drops its
+   what a type offers no way to ask about is left as it is. An incremental read sweeps only
+   where its counts showed something missing (`SweepScope`: the live or archived objects, of
+   one HubDB table). Then, in one transaction, the type's last confirmation (`content_syncs`),
+   what the job cost and found (`fetch_reads`) and the job's completion, which also drops its
    ids.
 """
 
