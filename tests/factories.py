@@ -234,6 +234,27 @@ class Factory:
             job_id=job_id,
         )
 
+    async def fetch_read(
+        self,
+        job: Job,
+        *,
+        mode: str = "full",
+        reason: str = "planted",
+        since: datetime | None = None,
+    ) -> None:
+        """How fetch job `job` reads its type (a fetch_reads row), its listing begun now."""
+        await query(
+            self.pool,
+            "plant_fetch_read",
+            job_id=job.id,
+            run_id=job.run_id,
+            portal_id=job.portal_id,
+            content_type=str(job.content_type),
+            mode=mode,
+            reason=reason,
+            since=since,
+        )
+
     async def seen(self, job: Job, *hubspot_ids: str) -> None:
         """Ids recorded as seen by fetch job `job` (fetch_seen rows)."""
         await query(

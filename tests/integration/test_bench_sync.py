@@ -67,7 +67,8 @@ async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> No
     done = await run(
         sys.executable,
         str(SCRIPT),
-        *("--resync", "--resync-objects", "300", "--json", "--database-url", pg_server),
+        *("--resync", "--resync-objects", "300", "--objects", "1200"),
+        *("--json", "--database-url", pg_server),
     )
 
     assert done.code == 0, done.stderr

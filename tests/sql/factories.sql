@@ -65,6 +65,12 @@ INSERT INTO public.content_syncs (portal_id, content_type, run_id, job_id, confi
                                   deleted)
 VALUES (%(portal_id)s, %(content_type)s, %(run_id)s, %(job_id)s, now(), 0, 0)
 
+-- name: plant_fetch_read
+INSERT INTO public.fetch_reads (job_id, run_id, portal_id, content_type, mode, reason, since,
+                                listing_started_at)
+VALUES (%(job_id)s, %(run_id)s, %(portal_id)s, %(content_type)s, %(mode)s, %(reason)s,
+        %(since)s, now())
+
 -- name: plant_fetch_seen
 INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
 SELECT %(job_id)s, %(portal_id)s, h FROM unnest(%(hubspot_ids)s::text[]) AS h
