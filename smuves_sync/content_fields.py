@@ -14,12 +14,14 @@ and `content_text`, so every layer may use it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from smuves_sync.content_text import replace_unstorable
+
+T = TypeVar("T")
 
 # HubSpot writes "not archived" as the epoch: 0 (blog posts) or 1970-01-01T00:00:00Z (pages).
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -89,6 +91,15 @@ class FieldMap:
     # The id of the primary object of its language group, for an object that is a translation.
     translated_from_id: tuple[str, ...] = ("translatedFromId",)
 
+    @classmethod
+    def only(cls, **keys: tuple[str, ...]) -> FieldMap:
+        """A map of the fields named; every other column stays NULL (`created_at` keeps its
+        keys: it is no column)."""
+        absent: dict[str, tuple[str, ...]] = {
+            column: () for column in cls.__dataclass_fields__ if column != "created_at"
+        }
+        return cls(**{**absent, **keys})
+
     def read(
         self, raw: Mapping[str, Any], *, content_type: str, hubspot_id: str, archived_pass: bool
     ) -> ContentRecord:
@@ -97,20 +108,20 @@ class FieldMap:
         return ContentRecord(
             content_type=content_type,
             hubspot_id=hubspot_id,
-            name=_text(raw, self.name),
-            slug=_text(raw, self.slug),
-            url=_text(raw, self.url),
-            state=_state(raw, self.state),
-            language=_text(raw, self.language),
-            updated_at=_timestamp(raw, self.updated_at),
-            archived=archived_pass or _archived(raw, self.archived),
+            name=_first(raw, self.name, _text),
+            slug=_first(raw, self.slug, _text),
+            url=_first(raw, self.url, _text),
+            state=_first(raw, self.state, _state),
+            language=_first(raw, self.language, _text),
+            updated_at=_first(raw, self.updated_at, _timestamp),
+            archived=archived_pass or bool(_first(raw, self.archived, _archived)),
             raw=raw,
-            translated_from_id=_reference(raw, self.translated_from_id),
+            translated_from_id=_first(raw, self.translated_from_id, _reference),
         )
 
     def created_ms(self, raw: Mapping[str, Any]) -> int:
         """When `raw` was created, in epoch milliseconds; `RecordError` when it does not say."""
-        created = _timestamp(raw, self.created_at)
+        created = _first(raw, self.created_at, _timestamp)
         if created is None:
             raise RecordError(f"object has no creation time ({', '.join(self.created_at)})")
         return round(created.timestamp() * 1000)
@@ -134,11 +145,14 @@ class ContentRecord:
     translated_from_id: str | None = None
 
 
-def _first(raw: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
+def _first(
+    raw: Mapping[str, Any], keys: tuple[str, ...], read: Callable[[str, Any], T]
+) -> T | None:
+    """`read` of the first of `keys` that `raw` holds a non-null value for; None if none."""
     for key in keys:
         value = raw.get(key)
         if value is not None:
-            return key, value
+            return read(key, value)
     return None
 
 
@@ -173,21 +187,13 @@ def usable_id(text: str) -> str | None:
     return None
 
 
-def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    found = _first(raw, keys)
-    if found is None:
-        return None
-    key, value = found
+def _text(key: str, value: object) -> str:
     if not isinstance(value, str):
         raise RecordError(f"field {key!r} is {type(value).__name__}, expected text")
     return value
 
 
-def _reference(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    found = _first(raw, keys)
-    if found is None:
-        return None
-    key, value = found
+def _reference(key: str, value: object) -> str | None:
     # An id, text in some schemas and a number in others; "" and 0 say "none" in both.
     if isinstance(value, str):
         return value if value not in ("", "0") else None
@@ -196,12 +202,11 @@ def _reference(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     raise RecordError(f"field {key!r} is {type(value).__name__}, expected an id")
 
 
-def _state(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    found = _first(raw, keys)
+def _state(key: str, value: object) -> str:
     # HubDB tables say `published: true/false` where pages and posts carry a state word.
-    if found is not None and isinstance(found[1], bool):
-        return "PUBLISHED" if found[1] else "DRAFT"
-    return _text(raw, keys)
+    if isinstance(value, bool):
+        return "PUBLISHED" if value else "DRAFT"
+    return _text(key, value)
 
 
 def parse_timestamp(value: object) -> datetime:
@@ -216,22 +221,14 @@ def parse_timestamp(value: object) -> datetime:
     raise ValueError(f"{type(value).__name__} is not a timestamp")
 
 
-def _timestamp(raw: Mapping[str, Any], keys: tuple[str, ...]) -> datetime | None:
-    found = _first(raw, keys)
-    if found is None:
-        return None
-    key, value = found
+def _timestamp(key: str, value: object) -> datetime:
     try:
         return parse_timestamp(value)
     except (ValueError, OverflowError, OSError):
         raise RecordError(f"field {key!r} is not a timestamp: {str(value)[:40]!r}") from None
 
 
-def _archived(raw: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
-    found = _first(raw, keys)
-    if found is None:
-        return False
-    key, value = found
+def _archived(key: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and not value:

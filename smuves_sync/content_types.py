@@ -168,7 +168,23 @@ class ContentTypeSpec:
         return own_id if parent_id is None else f"{parent_id}:{own_id}"
 
 
-_PAGE_PATHS = {"v3": "/cms/v3/pages/{kind}", "2026-03": "/cms/pages/2026-03/{kind}"}
+def _page_paths(kind: str) -> dict[str, str]:
+    return {"v3": f"/cms/v3/pages/{kind}", "2026-03": f"/cms/pages/2026-03/{kind}"}
+
+
+def _cms_type(
+    name: str, paths: Mapping[str, str], fields: FieldMap | None = None
+) -> ContentTypeSpec:
+    """A type listed as pages and blog posts are: 100 a page, by creation time for a second
+    pass, and read back in batches to confirm what a listing did not show."""
+    return ContentTypeSpec(
+        name=name,
+        paths=paths,
+        page_size=100,
+        fields=fields or FieldMap(),
+        created_keyset=True,
+        batch_read=True,
+    )
 
 
 class ContentType(StrEnum):
@@ -190,41 +206,22 @@ class ContentType(StrEnum):
             member.spec = spec
             return member
 
-    SITE_PAGE = ContentTypeSpec(
-        name="site_page",
-        paths={v: p.format(kind="site-pages") for v, p in _PAGE_PATHS.items()},
-        page_size=100,
-        created_keyset=True,
-        batch_read=True,
-    )
-    LANDING_PAGE = ContentTypeSpec(
-        name="landing_page",
-        paths={v: p.format(kind="landing-pages") for v, p in _PAGE_PATHS.items()},
-        page_size=100,
-        created_keyset=True,
-        batch_read=True,
-    )
-    BLOG_POST = ContentTypeSpec(
-        name="blog_post",
-        paths={"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"},
-        page_size=100,
-        created_keyset=True,
-        batch_read=True,
+    SITE_PAGE = _cms_type("site_page", _page_paths("site-pages"))
+    LANDING_PAGE = _cms_type("landing_page", _page_paths("landing-pages"))
+    BLOG_POST = _cms_type(
+        "blog_post", {"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"}
     )
     HUBDB_TABLE = ContentTypeSpec(
         name="hubdb_table",
         paths={"v3": "/cms/v3/hubdb/tables", "2026-03": "/cms/hubdb/2026-03/tables"},
         page_size=1000,
         # `name` is the table's machine name (used in URLs); `label` is what people read.
-        fields=FieldMap(
+        fields=FieldMap.only(
             name=("label", "name"),
             slug=("name",),
-            url=(),
             state=("published",),
-            language=(),
             updated_at=("updatedAt", "updated"),
             archived=("deleted", "archivedAt", "archived"),
-            translated_from_id=(),
         ),
         # No batch read of tables: an unseen table is asked about by id.
         created_keyset=True,
@@ -237,15 +234,7 @@ class ContentType(StrEnum):
             "2026-03": "/cms/hubdb/2026-03/tables/{parent_id}/rows",
         },
         page_size=1000,
-        fields=FieldMap(
-            name=("name",),
-            slug=("path",),
-            url=(),
-            state=(),
-            language=(),
-            archived=(),
-            translated_from_id=(),
-        ),
+        fields=FieldMap.only(name=("name",), slug=("path",), updated_at=("updatedAt", "updated")),
         parent="hubdb_table",
         parent_count_field="rowCount",
         scope="hubdb",
@@ -268,22 +257,16 @@ class ContentType(StrEnum):
     # find it again, and nothing unseen is marked deleted before HubSpot confirms it (by
     # batch read for authors and tags, by id for redirects and blogs, whose specs have no
     # batch read).
-    BLOG_AUTHOR = ContentTypeSpec(
-        name="blog_author",
-        paths={"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
-        page_size=100,
+    BLOG_AUTHOR = _cms_type(
+        "blog_author",
+        {"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
         # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
-        fields=FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
-        created_keyset=True,
-        batch_read=True,
+        FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
     )
-    BLOG_TAG = ContentTypeSpec(
-        name="blog_tag",
-        paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
-        page_size=100,
-        fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
-        created_keyset=True,
-        batch_read=True,
+    BLOG_TAG = _cms_type(
+        "blog_tag",
+        {"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
+        FieldMap(url=(), state=(), archived=("deletedAt",)),
     )
     URL_REDIRECT = ContentTypeSpec(
         name="url_redirect",
@@ -294,14 +277,8 @@ class ContentType(StrEnum):
         # A redirect has no name: it is known by what it redirects (`routePrefix`), and its
         # `url` is where it sends the visitor. An archived one carries no flag of its own:
         # only the archived pass lists it.
-        fields=FieldMap(
-            name=("routePrefix",),
-            slug=(),
-            url=("destination",),
-            state=(),
-            language=(),
-            archived=(),
-            translated_from_id=(),
+        fields=FieldMap.only(
+            name=("routePrefix",), url=("destination",), updated_at=("updatedAt", "updated")
         ),
         # No batch read of redirects: an unseen one is asked about by id.
         created_keyset=True,
