@@ -6,6 +6,7 @@ goes through.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from smuves_sync.db import Database, Pool
-from smuves_sync.models import ContentType
+from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
 from tests.factories import Factory
 from tests.support import query
@@ -91,3 +92,45 @@ async def test_a_worker_creates_a_run_only_for_a_due_schedule(
     assert [r["id"] for r in await query(db, "trust_runs_of_portal", portal_id=portal)] == [
         started.run.id
     ]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="known gap: jobs.lease_token is readable by the worker role for any portal it names "
+    "in app.portal_id, and a lease token is all portal_token asks for",
+)
+async def test_a_worker_cannot_read_another_workers_lease_to_get_a_token(
+    factory: Factory, worker_login_pool: Pool
+) -> None:
+    victim = await factory.portal(token_encrypted=b"the victim's token")
+    run = await factory.run(victim)
+    held = await factory.job(run, status=JobStatus.RUNNING, locked_by="another worker")
+    try:
+        [row] = await _as(worker_login_pool, "trust_read_lease", as_portal=victim, job_id=held.id)
+    except psycopg.errors.InsufficientPrivilege:
+        return
+    tokens = await _as(
+        worker_login_pool, "trust_portal_token", job_id=held.id, lease_token=row["lease_token"]
+    )
+    assert tokens == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="known gap: the worker role's rows are those of the portal it names in "
+    "app.portal_id, which it sets itself: it may write any portal's content and schedules",
+)
+async def test_a_worker_writes_no_portal_it_holds_no_lease_of(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    victim = await factory.portal()
+    run = await factory.run(victim)
+    await factory.content_item(run, "1")
+    await factory.schedule(victim, next_run_at=datetime.now(UTC) + timedelta(days=1))
+    written = []
+    for name in ("trust_deface_content", "trust_make_schedule_due"):
+        with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
+            written += await _as(worker_login_pool, name, as_portal=victim, portal_id=victim)
+    assert written == []

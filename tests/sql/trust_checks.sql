@@ -66,3 +66,15 @@ RETURNING id
 
 -- name: trust_runs_of_portal
 SELECT id FROM public.runs WHERE portal_id = %(portal_id)s ORDER BY id
+
+-- name: trust_read_lease
+SELECT lease_token FROM public.jobs WHERE id = %(job_id)s
+
+-- name: trust_deface_content
+UPDATE public.content_items SET name = 'defaced' WHERE portal_id = %(portal_id)s
+RETURNING hubspot_id
+
+-- name: trust_make_schedule_due
+UPDATE public.schedules SET next_run_at = now() - interval '1 day'
+WHERE portal_id = %(portal_id)s
+RETURNING id
