@@ -7,6 +7,11 @@
 --   like the schedule and asking for no type the schedule does not, and only the columns a
 --   new run is made of (no status, times or id of its choosing). The orchestrator acting for
 --   the operator (operator_session) or the API is not affected.
+-- * jobs.lease_token is read by no runtime role. A lease token is what portal_token asks for,
+--   and a worker could read the token of any running job of a portal it names in
+--   app.portal_id, then that portal's HubSpot token, while another worker held the lease. The
+--   queue functions still hand the claimer its lease (they run as the owner). A column added to
+--   jobs later is granted to the runtime roles by name.
 -- * content_rejects: an object without a usable id is recorded once per run too. 0012 could
 --   not tell such objects apart and recorded one again each time its page was read (a second
 --   pass of the listing, a requeue from the start), so "N objects could not be stored" counted
@@ -82,3 +87,9 @@ CREATE POLICY runs_worker_create_scheduled ON public.runs AS RESTRICTIVE FOR INS
 
 REVOKE INSERT ON public.runs FROM smuves_worker;
 GRANT INSERT (portal_id, owner_id, kind, content_types) ON public.runs TO smuves_worker;
+
+REVOKE SELECT ON public.jobs FROM smuves_app, smuves_worker;
+GRANT SELECT (id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
+       locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
+       last_error_public, idempotency_key, created_at, finished_at)
+ON public.jobs TO smuves_app, smuves_worker;

@@ -94,12 +94,6 @@ async def test_a_worker_creates_a_run_only_for_a_due_schedule(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known gap: jobs.lease_token is readable by the worker role for any portal it names "
-    "in app.portal_id, and a lease token is all portal_token asks for",
-)
 async def test_a_worker_cannot_read_another_workers_lease_to_get_a_token(
     factory: Factory, worker_login_pool: Pool
 ) -> None:

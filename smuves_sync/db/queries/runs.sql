@@ -13,7 +13,13 @@ RETURNING id, portal_id, owner_id, kind, status, content_types::text[] AS conten
           created_at, started_at, finished_at
 
 -- name: run_jobs
-SELECT * FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
+-- Run by the runtime roles too (`smuves sync` follows its run), which may not read
+-- lease_token (migrations/0015).
+SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
+       locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
+       last_error_public, idempotency_key, created_at, finished_at,
+       NULL::uuid AS lease_token
+FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
 
 -- name: run_list
 -- The operators' list (`smuves runs`, the dashboard's runs page), across every tenant: runs
