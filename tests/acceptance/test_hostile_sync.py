@@ -249,6 +249,7 @@ BALANCED = PortalSpec(portal_id=8202, token=TOKEN, seed=22, site_pages=260, arch
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="known gap: as many objects created as deleted during a first listing leave every "
     "count unchanged, so no second pass runs and the objects that crossed a page boundary are "
     "missed until the next fetch",
