@@ -23,6 +23,13 @@ ALTER TABLE public.content_syncs
     ADD COLUMN last_incremental_listing_at timestamptz;
 
 ALTER TABLE public.runs ADD COLUMN full_read boolean NOT NULL DEFAULT false;
+-- A worker login creates runs only for due schedules (0015), which read as the schedule says:
+-- it may name the column (the orchestrator's INSERT always does) but ask for a full read only
+-- in the operator's session (`smuves sync --full`).
+GRANT INSERT (full_read) ON public.runs TO smuves_worker;
+CREATE POLICY runs_worker_full_read ON public.runs AS RESTRICTIVE FOR INSERT
+    TO smuves_worker
+    WITH CHECK (NOT full_read OR public.operator_session());
 
 CREATE TABLE public.fetch_reads (
     job_id              bigint PRIMARY KEY REFERENCES public.jobs (id) ON DELETE CASCADE,
