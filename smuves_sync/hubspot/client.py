@@ -229,8 +229,8 @@ class HubSpotClient:
                     return
                 why = "its totals moved while it ran" if drifted else f"{listed:,} listed"
                 how = "by creation time" if spec.created_keyset else "from the start"
-                log.info("portal %s: the %s listing may have missed objects (%s); listing "
-                         "again %s", self.portal_id, spec.name, why, how)  # fmt: skip
+                missed = f"the {spec.name} listing may have missed objects ({why})"
+                log.info("portal %s: %s; listing again %s", self.portal_id, missed, how)
                 state = Cursor(str(spec.name), recheck=True)
             bound = ListingBound(spec.page_size)
             if spec.created_keyset:

@@ -124,9 +124,8 @@ class Listing:
                         lane.expect(requests_for(left, spec.page_size))
                     elif total is not None:
                         lane.expect(requests_for(max(total - seen, 0), spec.page_size))
-                    last_part = index == len(todo) - 1
-                    after = _cursor_after(spec, archived, nxt, parent_id, part_total, last_part,
-                                          archived is passes[-1])  # fmt: skip
+                    ends = (index == len(todo) - 1, archived is passes[-1])
+                    after = _cursor_after(spec, archived, nxt, parent_id, part_total, *ends)
                     after = replace(after, recheck=recheck, drifted=drifted)
                     yield Page(items, after.encode(), archived, drifted, rejects)
 

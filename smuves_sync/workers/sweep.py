@@ -99,8 +99,8 @@ async def finish_fetch(
         job, found = await _sweep(ctx, client, job, scope)
         deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
     if unknown:
-        log.warning("job %s: %d %s objects were not listed and cannot be asked about by id; "
-                    "left as they are", job.id, unknown, content_type)  # fmt: skip
+        unasked = f"{unknown} {content_type} objects were not listed and cannot be asked about"
+        log.warning("job %s: %s by id; left as they are", job.id, unasked)
     async with ctx.db.for_portal(portal_id) as scoped:
         seen = await content_seen_count(scoped, job.id)
         await content_sync_confirm(
