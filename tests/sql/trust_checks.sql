@@ -78,3 +78,9 @@ RETURNING hubspot_id
 UPDATE public.schedules SET next_run_at = now() - interval '1 day'
 WHERE portal_id = %(portal_id)s
 RETURNING id
+
+-- name: trust_create_full_run
+-- A run for a due schedule that asks for a full read, which a schedule never does.
+INSERT INTO public.runs (portal_id, owner_id, kind, content_types, full_read)
+VALUES (%(portal_id)s, %(owner_id)s, 'fetch', ARRAY['blog_post']::public.content_type[], true)
+RETURNING id
