@@ -32,12 +32,17 @@ raises `MalformedResponse` (a page: an object of the wrong shape is only set asi
 `hubspot_max_response_bytes` (`ResponseTooLarge`), and a listing that runs far past HubSpot's
 count raises `RunawayListing`. The token is held as a `SecretStr` and never appears in a log
 line, a repr or an error message.
+
+The client is a facade: each request goes through its `transport.Transport` (token, budget,
+retries, bounded answers, the 429 mapping), the full listings are `listing.Listing`'s, the
+questions by id `confirm.Confirmer`'s; an incremental fetch's listings (`changes`) use its
+`get_json`, `spec`, `path`, `lane` and `parent_records`. `requests` counts what it sent.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import tzinfo
 from types import TracebackType
 from typing import Any
@@ -57,7 +62,7 @@ from smuves_sync.hubspot.confirm import BATCH_READ_SIZE, Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
-from smuves_sync.hubspot.paging import ListingBound, Position
+from smuves_sync.hubspot.paging import ListingBound
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.registry import (
     DEFAULT_REGISTRY,
@@ -268,17 +273,6 @@ class HubSpotClient:
     async def parent_records(self, spec: ContentTypeSpec) -> list[ContentRecord]:
         """The live objects of a child type's parent type (HubDB tables of rows)."""
         return await self._listing.parent_records(spec)
-
-    async def child_pages(
-        self, content_type: str, parent_id: str, *, archived: bool
-    ) -> AsyncIterator[Page]:
-        """Every page of one parent's children (a table's rows), one pass; the pages carry no
-        cursor (a child listing is read whole or again)."""
-        spec = self._registry.get(content_type)
-        path = spec.list_path(self._api_version, parent_id)
-        walk = self._listing.walk(spec, path, archived, Position(), parent_id, spec.name)
-        async for records, rejects, _, total in walk:
-            yield Page(records, "", archived, rejects=rejects, counted=total)
 
     def malformed(self, asked: str, detail: str) -> MalformedResponse:
         """The error of an answer of the wrong shape."""
