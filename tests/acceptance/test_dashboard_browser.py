@@ -21,29 +21,14 @@ from playwright.async_api import Browser, Page, async_playwright
 from smuves_sync.db.jobs import job_get, job_list, job_list_in_flight
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus
-from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, ServerConfig
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.support import TOKEN, eventually, smuves, smuves_env
+from tests.support import TOKEN, eventually, fake_portal, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 
-CLEAN = PortalSpec(
-    portal_id=8101,
-    token=TOKEN,
-    seed=11,
-    site_pages=2000,
-    landing_pages=300,
-    blog_posts=600,
-    hubdb_tables=2,
-    rows_per_table=200,
-    blog_authors=20,
-    blog_tags=30,
-    url_redirects=40,
-    blogs=2,
-)
-BROKEN = PortalSpec(
-    portal_id=8102, token=TOKEN + "-broken", seed=12, site_pages=200, blog_posts=150
-)
+CLEAN = fake_portal(8101, "2000,300,600,2,200,20,30,40,2", seed=11)
+BROKEN = fake_portal(8102, "200,0,150,0,0", seed=12, token=TOKEN + "-broken")
 # Slow enough that the bars are seen between empty and full; the blog posts of BROKEN answer
 # 403 (a missing scope): the job fails at once, for good.
 CONFIG = ServerConfig(

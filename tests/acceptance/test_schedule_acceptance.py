@@ -7,13 +7,12 @@ from pathlib import Path
 import pytest
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import PortalSpec
 from tests.acceptance.conftest import ProcessSync, Spawn, stop
-from tests.support import TOKEN, db_now, eventually, query, smuves_env
+from tests.support import db_now, eventually, fake_portal, query, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
-PORTAL = PortalSpec(portal_id=8101, token=TOKEN, seed=11, site_pages=250, blog_posts=150)
+PORTAL = fake_portal(8101, "250,0,150,0,0", seed=11)
 TYPES = [ContentType.SITE_PAGE, ContentType.BLOG_POST]
 
 

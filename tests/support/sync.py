@@ -35,6 +35,7 @@ from smuves_sync.testing.fake_hubspot import (
     ServerConfig,
     TruthItem,
 )
+from smuves_sync.testing.fake_hubspot.cli import parse_portal
 from smuves_sync.token_crypto import TokenCipher
 from tests.logins import runtime_urls
 from tests.support.commands import SECRET
@@ -44,6 +45,17 @@ if TYPE_CHECKING:  # tests.factories imports this package
     from tests.factories import Factory
 
 TOKEN = "pat-na1-sync-token"
+
+
+def fake_portal(
+    portal_id: int, counts: str, *, seed: int, archived_share: float = 0.05, token: str = TOKEN
+) -> PortalSpec:
+    """A portal of the fake, its `counts` written as the fake's `--portal` flag writes them:
+    site pages, landing pages, blog posts, tables, rows per table[, authors, tags, redirects,
+    blogs]."""
+    text = f"{portal_id}:{token}:{counts}:{seed}"
+    return parse_portal(text, default_seed=seed, archived_share=archived_share)
+
 
 F = TypeVar("F", bound=FakeControl)
 Fact = tuple[str, datetime, bool]
