@@ -31,6 +31,7 @@ from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import (
     FakeControl,
     FakeHubSpot,
+    Poison,
     PortalSpec,
     ServerConfig,
     TruthItem,
@@ -48,13 +49,21 @@ TOKEN = "pat-na1-sync-token"
 
 
 def fake_portal(
-    portal_id: int, counts: str, *, seed: int, archived_share: float = 0.05, token: str = TOKEN
+    portal_id: int,
+    counts: str,
+    *,
+    seed: int,
+    archived_share: float = 0.05,
+    token: str = TOKEN,
+    poison: tuple[Poison, ...] = (),
 ) -> PortalSpec:
     """A portal of the fake, its `counts` written as the fake's `--portal` flag writes them:
     site pages, landing pages, blog posts, tables, rows per table[, authors, tags, redirects,
-    blogs]."""
+    blogs]; `poison` spoils some of its objects."""
     text = f"{portal_id}:{token}:{counts}:{seed}"
-    return parse_portal(text, default_seed=seed, archived_share=archived_share)
+    return replace(
+        parse_portal(text, default_seed=seed, archived_share=archived_share), poison=poison
+    )
 
 
 F = TypeVar("F", bound=FakeControl)
