@@ -188,6 +188,12 @@ class Factory:
         )
         return _found(await job_get(self.db, row_id))
 
+    async def failed_job(self, run: Run | None = None, **columns: Any) -> Job:
+        """A fetch job that failed for good mid-listing: 3 attempts of 3, checkpointed at
+        'page-7' after 700 objects (`columns` over that, as `job` takes them)."""
+        planted = {"attempts": 3, "cursor": "page-7", "processed": 700, **columns}
+        return await self.job(run, status=JobStatus.FAILED, **planted)
+
     async def backlog(
         self,
         portals: int,

@@ -144,6 +144,13 @@ async def plant_one_of_everything(
     }
 
 
+async def get_ok(client: httpx.AsyncClient, user: User, url: str) -> Any:
+    """GET `url` as `user`: the body of its answer, which must be a 200."""
+    response = await client.get(url, headers=user.headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 async def new_user(factory: Factory, name: str) -> User:
     """A user already in app_users, with a valid token."""
     email = f"{name}-{uuid.uuid4().hex[:6]}@example.com"
