@@ -23,7 +23,7 @@ from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, ServerConfig
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.support import TOKEN, eventually, fake_portal, smuves, smuves_env
+from tests.support import TOKEN, eventually, fake_portal, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 
@@ -148,7 +148,7 @@ async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
 ) -> None:
     db = sync.db
     portal = await sync.plant_portal(CLEAN)
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_DASHBOARD_REFRESH_SECONDS="0.25")
+    env = sync.env(SMUVES_DASHBOARD_REFRESH_SECONDS="0.25")
     base, link = await start_dashboard(spawn, env, tmp_path / "dashboard.log")
     page = await browser.new_page(viewport=DESKTOP)
     await sign_in(page, link)
@@ -210,7 +210,7 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
 ) -> None:
     db = sync.db
     portal = await sync.plant_portal(BROKEN)
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     failed_sync = await smuves(env, "sync", str(portal), "--types", "site_page,blog_post")
     assert failed_sync.code == 1, failed_sync.stdout + failed_sync.stderr
     # Nothing in flight: the site pages completed, the blog posts failed for good.

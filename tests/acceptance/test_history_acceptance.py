@@ -13,7 +13,7 @@ import pytest
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot import Churn, FakeControl, TruthItem
 from tests.acceptance.conftest import ProcessSync
-from tests.support import fake_portal, query, smuves, smuves_env
+from tests.support import fake_portal, query, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -60,7 +60,7 @@ async def test_changes_list_exactly_what_the_fake_changed_and_diff_shows_the_fie
 ) -> None:
     fake = sync.fake
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     first = await smuves(env, "sync", str(portal))
     assert first.code == 0, first.stderr
     before = snapshot(fake)

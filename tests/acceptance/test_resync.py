@@ -22,7 +22,7 @@ from smuves_sync.testing.fake_hubspot import (
     FaultRule,
 )
 from tests.acceptance.conftest import ProcessSync
-from tests.support import fake_portal, query, smuves, smuves_env
+from tests.support import fake_portal, query, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -65,7 +65,7 @@ async def test_a_resync_writes_exactly_what_changed_and_loses_nothing_to_drift(
 ) -> None:
     fake, db = sync.fake, sync.db
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
 
     await sync_exactly(env, sync)
     first = await versions(db, portal)

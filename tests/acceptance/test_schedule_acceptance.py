@@ -8,7 +8,7 @@ import pytest
 
 from smuves_sync.models import ContentType
 from tests.acceptance.conftest import ProcessSync, Spawn, stop
-from tests.support import db_now, eventually, fake_portal, query, smuves_env
+from tests.support import db_now, eventually, fake_portal, query
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -22,7 +22,7 @@ async def test_two_workers_fire_one_due_schedule_exactly_once(
 ) -> None:
     db, factory = sync.db, sync.factory
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     logs = [tmp_path / "worker1.log", tmp_path / "worker2.log"]
     workers = [await spawn(env, "worker", "--concurrency", "2", log=log) for log in logs]
     try:

@@ -11,7 +11,7 @@ import pytest
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.support import TOKEN, eventually, fake_portal, query, smuves, smuves_env
+from tests.support import TOKEN, eventually, fake_portal, query, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -38,7 +38,7 @@ async def test_a_full_sync_matches_hubspot_exactly(sync: ProcessSync) -> None:
     db = sync.db
     portal = await sync.plant_portal()
 
-    result = await smuves(smuves_env(sync.db_url, sync.base_url), "sync", str(portal))
+    result = await smuves(sync.env(), "sync", str(portal))
 
     assert result.code == 0, result.stderr
     assert "completed" in result.stdout
@@ -66,7 +66,7 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
     portal = await sync.plant_portal()
 
     result = await smuves(
-        smuves_env(sync.db_url, sync.base_url),
+        sync.env(),
         "sync",
         str(portal),
         "--types",
@@ -88,7 +88,7 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
 @pytest.mark.hubspot(MIXED, ten_second_limit=None, faults=FLAKY, fault_seed=9)
 async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(sync: ProcessSync) -> None:
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_HUBSPOT_MAX_RETRIES="4")
+    env = sync.env(SMUVES_HUBSPOT_MAX_RETRIES="4")
 
     result = await smuves(env, "sync", str(portal))
 
@@ -108,7 +108,7 @@ async def test_a_revoked_token_fails_every_job_at_once(sync: ProcessSync) -> Non
     sync.fake.revoke_token(TOKEN)
     # The jobs' own requests only: no counting as the fetch starts (its 401s are counted in
     # tests/integration/test_start_totals.py).
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_COUNT_TIMEOUT_SECONDS="0")
+    env = sync.env(SMUVES_COUNT_TIMEOUT_SECONDS="0")
 
     result = await smuves(env, "sync", str(portal))
 
@@ -129,7 +129,7 @@ async def test_a_second_sync_of_a_running_portal_exits_3(
 ) -> None:
     db = sync.db
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     types = ("--types", "site_page,blog_post")
     first = await spawn(env, "sync", str(portal), *types, log=tmp_path / "first.log")
 

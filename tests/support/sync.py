@@ -39,7 +39,7 @@ from smuves_sync.testing.fake_hubspot import (
 from smuves_sync.testing.fake_hubspot.cli import parse_portal
 from smuves_sync.token_crypto import TokenCipher
 from tests.logins import runtime_urls
-from tests.support.commands import SECRET
+from tests.support.commands import SECRET, smuves_env
 from tests.support.sql import query
 
 if TYPE_CHECKING:  # tests.factories imports this package
@@ -154,6 +154,11 @@ class SyncBed(Generic[F]):
     def settings_with(self, **overrides: Any) -> Settings:
         """`settings` with some fields changed."""
         return sync_settings(self.db_url, self.base_url, **overrides)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of a `smuves` subprocess against this database and fake (`extra`
+        adds or overrides)."""
+        return smuves_env(self.db_url, self.base_url, **extra)
 
     async def plant_portal(self, spec: PortalSpec | None = None) -> int:
         """A portal the fake serves (the only one when `spec` is None) in the database."""
