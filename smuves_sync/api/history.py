@@ -35,6 +35,7 @@ from smuves_sync.api.schemas import (
 )
 from smuves_sync.db import Database
 from smuves_sync.db.versions import (
+    ChangeFilter,
     ContentVersion,
     VersionDocument,
     changes_page,
@@ -229,15 +230,8 @@ async def list_changes(
         since = since.replace(tzinfo=UTC)  # a date or a time without offset: UTC
     async with user_session(ctx, principal) as db:
         await member_portal(db, portal_id)
-        page = await changes_page(
-            db,
-            portal_id,
-            since_run=since_run,
-            since=since,
-            content_type=type,
-            after=key,
-            limit=limit,
-        )
+        where = ChangeFilter(since_run=since_run, since=since, content_type=type)
+        page = await changes_page(db, portal_id, where, after=key, limit=limit)
     return ChangePageOut(
         items=[ChangeOut.model_validate(c) for c in page.items],
         next=encode_change_cursor(page.last_key) if page.last_key else None,
