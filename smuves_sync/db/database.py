@@ -2,6 +2,7 @@
 
     db = Database(pool)                                   # any pool of smuves_sync.db.pool
     job = await db.one("job_get", {"job_id": 42}, row=model_row(Job))     # Job | None
+    run = await db.only("run_create", params, row=model_row(Run))         # Run, or an error
     jobs = await db.all("run_jobs", {"run_id": 7}, row=model_row(Job))    # list[Job]
     changed = await db.execute("schedule_disable", {"schedule_id": 3})    # rows affected
 
@@ -81,6 +82,14 @@ class Database:
         async with self._connection() as conn, conn.cursor(row_factory=row) as cur:
             await cur.execute(queries()[query], params)
             return await cur.fetchone()
+
+    async def only(self, query: str, params: Params | None = None, *, row: BaseRowFactory[R]) -> R:
+        """The row a statement always returns (INSERT … RETURNING, count(*), a function that
+        answers with one row), made by `row`; an error if it returns none after all."""
+        found = await self.one(query, params, row=row)
+        if found is None:
+            raise RuntimeError(f"{query} returned no row")
+        return found
 
     async def execute(self, query: str, params: Params | None = None) -> int:
         """Run the named query; how many rows it changed (or returned)."""

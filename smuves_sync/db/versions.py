@@ -215,16 +215,15 @@ async def versions_prune(
     """Delete the versions of every portal superseded more than `older_than` ago, a batch
     per transaction (`db` unscoped: each call commits); the current versions stay. With
     `dry_run`, only count them."""
-    cutoff = await db.one(
+    cutoff = await db.only(
         "versions_prune_cutoff", {"older_than": older_than, "now": now}, row=scalar_row
     )
-    assert cutoff is not None  # the arithmetic always answers
     portals = await db.all("versions_portals", {"cutoff": cutoff}, row=scalar_row)
     scanned = deleted = moved = 0
     for portal_id in portals:
         after: tuple[datetime, int] | None = None
         while True:
-            batch = await db.one(
+            batch = await db.only(
                 "versions_prune_batch",
                 {
                     "portal_id": portal_id,
@@ -236,7 +235,6 @@ async def versions_prune(
                 },
                 row=model_row(_PruneBatch),
             )
-            assert batch is not None  # the function always answers with one row
             scanned += batch.scanned
             deleted += batch.deleted
             moved += batch.documents_moved
