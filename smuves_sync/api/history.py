@@ -101,7 +101,6 @@ async def _latest(db: Database, portal_id: int, content_type: ContentType, hubsp
 
 @router.get(
     f"{OBJECT}/versions",
-    response_model=VersionPageOut,
     summary="An object's versions, oldest first",
 )
 async def list_versions(
@@ -132,7 +131,6 @@ async def list_versions(
 
 @router.get(
     f"{OBJECT}/versions/{{version}}",
-    response_model=VersionDocumentOut,
     summary="One version of an object, with its document",
 )
 async def get_version(
@@ -154,7 +152,6 @@ async def get_version(
 
 @router.get(
     f"{OBJECT}/diff",
-    response_model=DiffOut,
     summary="What changed in an object between two versions, field by field",
 )
 async def diff_versions(
@@ -203,7 +200,6 @@ async def diff_versions(
 
 @router.get(
     "/v1/portals/{portal_id}/changes",
-    response_model=ChangePageOut,
     summary="What was created, updated, archived or deleted in a portal",
 )
 async def list_changes(
