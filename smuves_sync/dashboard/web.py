@@ -27,7 +27,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from smuves_sync.dashboard.auth import COOKIE_NAME, DashboardAuth, Session
 from smuves_sync.dashboard.views import render
-from smuves_sync.db import Database, Pool
+from smuves_sync.db import OnPool
 from smuves_sync.errors import InvalidInput
 from smuves_sync.settings import Settings
 
@@ -42,19 +42,14 @@ COUNT_CAP = 100_000
 
 
 @dataclass(frozen=True)
-class DashboardContext:
-    """Settings, the login-role pool and the sign-in state of one running dashboard."""
+class DashboardContext(OnPool):
+    """Settings, the login-role pool (`db` sees every tenant's rows) and the sign-in state of
+    one running dashboard."""
 
     settings: Settings
-    pool: Pool
     auth: DashboardAuth
     # Seconds between two looks at the database for a page's live parts.
     refresh_seconds: float
-
-    @property
-    def db(self) -> Database:
-        """A `Database` on the login-role pool: every tenant's rows."""
-        return Database(self.pool)
 
 
 def context_of(request: Request) -> DashboardContext:

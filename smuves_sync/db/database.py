@@ -26,6 +26,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -39,6 +40,19 @@ Params = Mapping[str, Any]
 # One statement of `Database.pipeline`: a query name, its parameters, its row factory.
 Statement = tuple[str, Params | None, BaseRowFactory[Any]]
 R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class OnPool:
+    """What an app builds once and hands its handlers, around one pool: `db` is a `Database`
+    on that pool, and the role the pool logs in as decides what it sees."""
+
+    pool: Pool
+
+    @property
+    def db(self) -> Database:
+        """A `Database` on the pool."""
+        return Database(self.pool)
 
 
 class Database:
