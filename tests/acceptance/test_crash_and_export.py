@@ -29,7 +29,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     fake, db = sync.fake, sync.db
     portal = await sync.plant_portal()
     started = await start_fetch(sync.worker_db, portal, [ContentType.BLOG_POST])
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_FETCH_LEASE_SECONDS="2")
+    env = sync.env(SMUVES_FETCH_LEASE_SECONDS="2")
     first = await spawn(env, "worker", "--kinds", "fetch", log=tmp_path / "first.log")
 
     async def some_pages_stored() -> bool:
