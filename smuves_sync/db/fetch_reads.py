@@ -84,9 +84,7 @@ async def fetch_read_basis(
 ) -> ReadBasis:
     """The run's full-read request, the type's last completed fetch and the database's clock."""
     params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
-    basis = await db.one("fetch_read_basis", params, row=model_row(ReadBasis))
-    assert basis is not None  # the job's run is visible to its worker
-    return basis
+    return await db.only("fetch_read_basis", params, row=model_row(ReadBasis))
 
 
 async def fetch_read_start(
@@ -102,9 +100,7 @@ async def fetch_read_start(
         "reason": reason,
         "since": since,
     }
-    read = await db.one("fetch_read_start", params, row=model_row(FetchRead))
-    assert read is not None  # INSERT … RETURNING always returns the row
-    return read
+    return await db.only("fetch_read_start", params, row=model_row(FetchRead))
 
 
 async def fetch_read_get(db: Database, job_id: int) -> FetchRead | None:
