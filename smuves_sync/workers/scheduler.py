@@ -52,7 +52,7 @@ from smuves_sync.errors import (
     NotFound,
     SmuvesError,
 )
-from smuves_sync.models import ContentType, Schedule
+from smuves_sync.models import ContentType, JobPriority, Schedule
 from smuves_sync.orchestrator import FetchStarted, parse_content_types, start_fetch
 
 log = logging.getLogger(__name__)
@@ -214,6 +214,7 @@ async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> Fet
                 owner_id=schedule.owner_id,
                 max_attempts=max_attempts,
                 schedule_id=schedule.id,
+                priority=JobPriority.SCHEDULED,
             )
         except AllDuplicateJobs as error:
             log.info("schedule %s skipped this firing: %s", schedule.id, error)
