@@ -16,9 +16,10 @@ every type is in flight raises `AllDuplicateJobs` naming the runs that hold them
 nothing behind (its run is rolled back). A partial overlap creates only the new types.
 
 Who may start what is the database's to say: jobs are made only by the SQL function
-enqueue_job, which lets the API add them to its user's portals, a worker only to the fetch of a
-due schedule (`schedule_id`), and the operator's login anything. A refusal is
-`psycopg.errors.InsufficientPrivilege`.
+enqueue_job_v2, which lets the API add them to its user's portals, a worker only to the fetch
+of a due schedule (`schedule_id`), and the operator's login anything. A refusal is
+`psycopg.errors.InsufficientPrivilege`. The jobs' priority (`JobPriority`) places them in the
+claims' line: a person's run first (the default), a schedule's last.
 
 Everything happens in one transaction scoped to the portal (`db.for_portal`): on an unscoped
 `Database` it is a transaction of its own, inside a scoped one (the scheduler holds a schedule
