@@ -31,7 +31,7 @@ class Settings(BaseSettings):
     migrations_dir: Path | None = None
 
     # Queue behaviour (DESIGN §4). The leases are the database's (table job_leases,
-    # migrations/0015): a worker cannot choose them.
+    # migrations/0016): a worker cannot choose them.
     max_attempts: int = Field(default=3, ge=1)
     backoff_base_seconds: float = Field(default=10, ge=0)
     backoff_max_seconds: float = Field(default=600, ge=0)

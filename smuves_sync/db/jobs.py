@@ -8,7 +8,7 @@
     job = await job_heartbeat(db, job.id, job.lease_token)       # None: the lease was lost
 
 Each queue call wraps one SQL function of migrations/0004_queue.sql, 0005_queue_runs.sql or
-0015_fleet.sql (`now` is injected time for tests, None the database's clock). The leases are
+0016_fleet.sql (`now` is injected time for tests, None the database's clock). The leases are
 the database's (`job_leases`); a claim takes the jobs in line (priority, then each portal in
 turn) and at most `portal_max_running` running fetch jobs of a portal. A fenced call answers
 None, or leaves a job out of a list, when the job no longer runs under that lease token; `Queue`

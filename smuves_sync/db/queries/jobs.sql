@@ -9,7 +9,7 @@ SELECT * FROM public.jobs WHERE id = %(job_id)s
 -- name: job_enqueue
 -- No row back when the run does not exist, an equal job is already in flight (the partial
 -- unique index on portal, kind and type) or the idempotency key was used before. A login
--- that may not add jobs to the run is refused (enqueue_job_v2, migrations/0015).
+-- that may not add jobs to the run is refused (enqueue_job_v2, migrations/0016).
 SELECT * FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s, %(priority)s::smallint,
                                     %(max_attempts)s, %(run_after)s, %(total)s,
                                     %(idempotency_key)s, %(schedule_id)s)
@@ -68,7 +68,7 @@ ORDER BY j.id DESC
 
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
--- claim_jobs_v2 (migrations/0015) returns its rows in id order.
+-- claim_jobs_v2 (migrations/0016) returns its rows in id order.
 SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
                                    %(run_id)s::bigint, %(portal_max_running)s)
 
@@ -77,7 +77,7 @@ SELECT * FROM public.claim_next_job_v2(%(worker)s, %(kinds)s::text[], %(now)s,
                                        %(portal_max_running)s)
 
 -- name: job_leases
--- How long a claimed job's lease lasts, per kind: the database decides (migrations/0015).
+-- How long a claimed job's lease lasts, per kind: the database decides (migrations/0016).
 SELECT kind, lease FROM public.job_leases ORDER BY kind
 
 -- name: job_heartbeat

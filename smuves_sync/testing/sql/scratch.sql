@@ -24,7 +24,7 @@ WITH p AS (
     SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
     RETURNING id, portal_id
 )
--- Each placed in line as enqueue_job_v2 places it (migrations/0015): a portal's k-th job in
+-- Each placed in line as enqueue_job_v2 places it (migrations/0016): a portal's k-th job in
 -- flight k quanta of 10 s after it is due.
 INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after, fair_at)
 SELECT r.id, r.portal_id, %(kind)s, t.t, coalesce(%(run_after)s, now()),

@@ -35,6 +35,8 @@ GRANT SELECT ON public.job_leases TO smuves_app, smuves_worker;
 ALTER TABLE public.jobs
     ADD COLUMN priority smallint NOT NULL DEFAULT 0,
     ADD COLUMN fair_at timestamptz;
+-- The runtime roles read jobs' columns by name (0015).
+GRANT SELECT (priority, fair_at) ON public.jobs TO smuves_app, smuves_worker;
 
 -- Claims walk this small index of pending jobs in claim order. A not-yet-due job (a backoff,
 -- a parked job) is placed at its run_after, after every job due before it, so the walk meets
