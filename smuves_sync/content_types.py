@@ -26,112 +26,48 @@ and one migration that adds the word to the database's list (the `content_type` 
 (hubspot_id, name, slug, url, state, language, updated_at, archived, translated_from_id) plus
 the raw object; an object it cannot read raises `RecordError`. `ContentTypeSpec.read_page`
 reads a listing's results one by one and sets each object it cannot read aside as a
-`RejectedObject` (its id if it has one, the reason, its bytes), so that one bad object never
-costs the rest of its page. Ids are text: a number id is written in decimal, so ``"4"`` and
-``4`` are one object. This module sits beside `models` (which re-exports `ContentType`): it
-imports nothing of the package but `errors` and `content_text`, so every layer may use it.
+`RejectedObject`. How fields are read, and what a record and a reject hold, is
+`content_fields`. This module sits beside `models` (which re-exports `ContentType`): it
+imports nothing of the package but `errors`, `content_fields` and `content_text`, so every
+layer may use it.
 (The fake HubSpot of the tests knows the types by name: it stands in for HubSpot, so it spells
 out HubSpot's paths itself rather than reading the product's.)
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from smuves_sync.content_text import replace_unstorable
+from smuves_sync.content_fields import (
+    MAX_ID_BYTES,
+    RAW_SIZE_CAP,
+    ContentRecord,
+    FieldMap,
+    RecordError,
+    RejectedObject,
+    object_id,
+    parse_timestamp,
+    usable_id,
+)
 from smuves_sync.errors import ConfigurationError
 
-# HubSpot writes "not archived" as the epoch: 0 (blog posts) or 1970-01-01T00:00:00Z (pages).
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# The longest id stored, in bytes of UTF-8. Ids are part of content_items' primary key, and a
-# btree index refuses an entry past about 2.7 KB; HubSpot's ids are a few digits.
-MAX_ID_BYTES = 1024
-# A rejected object keeps at most this many bytes of itself (content_rejects.raw).
-RAW_SIZE_CAP = 64 * 1024
-
-
-class RecordError(ValueError):
-    """A raw object lacks its id or has a promoted field of the wrong type."""
-
-
-@dataclass(frozen=True, slots=True)
-class RejectedObject:
-    """An object HubSpot sent that cannot be stored: its id if it has a usable one, why, and the
-    object as ASCII JSON (NULs and lone surrogates as JSON escapes), cut after `RAW_SIZE_CAP`
-    bytes; `size` is its whole length."""
-
-    hubspot_id: str | None
-    reason: str
-    raw: bytes = field(repr=False)
-    size: int
-
-    @classmethod
-    def of(cls, obj: object, reason: str, hubspot_id: str | None = None) -> RejectedObject:
-        """Set `obj` aside for `reason`; an id that could not be stored itself is left out."""
-        try:
-            text = json.dumps(obj, default=_jsonable, separators=(",", ":"))
-        except (TypeError, ValueError, RecursionError):
-            text = f"<a {type(obj).__name__} that cannot be written as JSON>"
-        data = text.encode("ascii", "backslashreplace")
-        usable = hubspot_id is not None and usable_id(hubspot_id) is None
-        return cls(
-            hubspot_id if usable else None,
-            replace_unstorable(reason),
-            data[:RAW_SIZE_CAP],
-            len(data),
-        )
-
-
-def _jsonable(value: object) -> object:
-    if isinstance(value, Mapping):
-        return dict(value)
-    return repr(value)
-
-
-@dataclass(frozen=True, slots=True)
-class FieldMap:
-    """Keys each promoted field is read from; the first key present with a non-null value wins.
-
-    An empty tuple means the type has no such field (the column stays NULL).
-    """
-
-    name: tuple[str, ...] = ("name",)
-    slug: tuple[str, ...] = ("slug",)
-    url: tuple[str, ...] = ("url",)
-    state: tuple[str, ...] = ("state", "currentState")
-    language: tuple[str, ...] = ("language",)
-    # HubSpot's schemas say `updated`, its guides and sort parameters say `updatedAt`.
-    updated_at: tuple[str, ...] = ("updatedAt", "updated")
-    archived: tuple[str, ...] = ("archivedAt", "archived")
-    # Not a column: where a keyset listing by creation time reads each object's (see
-    # `ContentTypeSpec.created_keyset`).
-    created_at: tuple[str, ...] = ("createdAt", "created")
-    # The id of the primary object of its language group, for an object that is a translation.
-    translated_from_id: tuple[str, ...] = ("translatedFromId",)
-
-
-@dataclass(frozen=True, slots=True)
-class ContentRecord:
-    """One HubSpot object: its promoted columns and the object exactly as HubSpot sent it."""
-
-    content_type: str
-    hubspot_id: str
-    name: str | None
-    slug: str | None
-    url: str | None
-    state: str | None
-    language: str | None
-    updated_at: datetime | None
-    archived: bool
-    raw: Mapping[str, Any] = field(repr=False)
-    # The primary object of its language group (None: it is a primary, or has no translations).
-    translated_from_id: str | None = None
+# Read from here too, beside the types they belong to.
+__all__ = [
+    "MAX_ID_BYTES",
+    "RAW_SIZE_CAP",
+    "ContentRecord",
+    "ContentType",
+    "ContentTypeSpec",
+    "FieldMap",
+    "RecordError",
+    "RejectedObject",
+    "parse_timestamp",
+    "usable_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,14 +123,7 @@ class ContentTypeSpec:
 
     def created_ms(self, raw: Mapping[str, Any]) -> int:
         """When `raw` was created, in epoch milliseconds; `RecordError` when it does not say."""
-        found = _first(raw, self.fields.created_at)
-        if found is None:
-            raise RecordError(f"object has no creation time ({', '.join(self.fields.created_at)})")
-        key, value = found
-        try:
-            return round(parse_timestamp(value).timestamp() * 1000)
-        except (ValueError, OverflowError, OSError):
-            raise RecordError(f"field {key!r} is not a timestamp: {str(value)[:40]!r}") from None
+        return self.fields.created_ms(raw)
 
     def read(
         self, raw: object, *, parent_id: str | None = None, archived_pass: bool = False
@@ -202,20 +131,11 @@ class ContentTypeSpec:
         """Read one raw object into a record; raise `RecordError` when it has the wrong shape."""
         if not isinstance(raw, Mapping):
             raise RecordError(f"a {self.name} result is {type(raw).__name__}, not an object")
-        own_id = _id(raw.get(self.id_field), self.id_field)
-        fields = self.fields
-        return ContentRecord(
+        return self.fields.read(
+            raw,
             content_type=self.name,
-            hubspot_id=own_id if parent_id is None else f"{parent_id}:{own_id}",
-            name=_text(raw, fields.name),
-            slug=_text(raw, fields.slug),
-            url=_text(raw, fields.url),
-            state=_state(raw, fields.state),
-            language=_text(raw, fields.language),
-            updated_at=_timestamp(raw, fields.updated_at),
-            archived=archived_pass or _archived(raw, fields.archived),
-            raw=raw,
-            translated_from_id=_reference(raw, fields.translated_from_id),
+            hubspot_id=self._stored_id(raw, parent_id),
+            archived_pass=archived_pass,
         )
 
     def read_page(
@@ -239,13 +159,32 @@ class ContentTypeSpec:
         if not isinstance(raw, Mapping):
             return None
         try:
-            own_id = _id(raw.get(self.id_field), self.id_field)
+            return self._stored_id(raw, parent_id)
         except RecordError:
             return None
+
+    def _stored_id(self, raw: Mapping[str, Any], parent_id: str | None) -> str:
+        own_id = object_id(raw.get(self.id_field), self.id_field)
         return own_id if parent_id is None else f"{parent_id}:{own_id}"
 
 
-_PAGE_PATHS = {"v3": "/cms/v3/pages/{kind}", "2026-03": "/cms/pages/2026-03/{kind}"}
+def _page_paths(kind: str) -> dict[str, str]:
+    return {"v3": f"/cms/v3/pages/{kind}", "2026-03": f"/cms/pages/2026-03/{kind}"}
+
+
+def _cms_type(
+    name: str, paths: Mapping[str, str], fields: FieldMap | None = None
+) -> ContentTypeSpec:
+    """A type listed as pages and blog posts are: 100 a page, by creation time for a second
+    pass, and read back in batches to confirm what a listing did not show."""
+    return ContentTypeSpec(
+        name=name,
+        paths=paths,
+        page_size=100,
+        fields=fields or FieldMap(),
+        created_keyset=True,
+        batch_read=True,
+    )
 
 
 class ContentType(StrEnum):
@@ -267,41 +206,22 @@ class ContentType(StrEnum):
             member.spec = spec
             return member
 
-    SITE_PAGE = ContentTypeSpec(
-        name="site_page",
-        paths={v: p.format(kind="site-pages") for v, p in _PAGE_PATHS.items()},
-        page_size=100,
-        created_keyset=True,
-        batch_read=True,
-    )
-    LANDING_PAGE = ContentTypeSpec(
-        name="landing_page",
-        paths={v: p.format(kind="landing-pages") for v, p in _PAGE_PATHS.items()},
-        page_size=100,
-        created_keyset=True,
-        batch_read=True,
-    )
-    BLOG_POST = ContentTypeSpec(
-        name="blog_post",
-        paths={"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"},
-        page_size=100,
-        created_keyset=True,
-        batch_read=True,
+    SITE_PAGE = _cms_type("site_page", _page_paths("site-pages"))
+    LANDING_PAGE = _cms_type("landing_page", _page_paths("landing-pages"))
+    BLOG_POST = _cms_type(
+        "blog_post", {"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"}
     )
     HUBDB_TABLE = ContentTypeSpec(
         name="hubdb_table",
         paths={"v3": "/cms/v3/hubdb/tables", "2026-03": "/cms/hubdb/2026-03/tables"},
         page_size=1000,
         # `name` is the table's machine name (used in URLs); `label` is what people read.
-        fields=FieldMap(
+        fields=FieldMap.only(
             name=("label", "name"),
             slug=("name",),
-            url=(),
             state=("published",),
-            language=(),
             updated_at=("updatedAt", "updated"),
             archived=("deleted", "archivedAt", "archived"),
-            translated_from_id=(),
         ),
         # No batch read of tables: an unseen table is asked about by id.
         created_keyset=True,
@@ -314,15 +234,7 @@ class ContentType(StrEnum):
             "2026-03": "/cms/hubdb/2026-03/tables/{parent_id}/rows",
         },
         page_size=1000,
-        fields=FieldMap(
-            name=("name",),
-            slug=("path",),
-            url=(),
-            state=(),
-            language=(),
-            archived=(),
-            translated_from_id=(),
-        ),
+        fields=FieldMap.only(name=("name",), slug=("path",), updated_at=("updatedAt", "updated")),
         parent="hubdb_table",
         parent_count_field="rowCount",
         scope="hubdb",
@@ -345,22 +257,16 @@ class ContentType(StrEnum):
     # find it again, and nothing unseen is marked deleted before HubSpot confirms it (by
     # batch read for authors and tags, by id for redirects and blogs, whose specs have no
     # batch read).
-    BLOG_AUTHOR = ContentTypeSpec(
-        name="blog_author",
-        paths={"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
-        page_size=100,
+    BLOG_AUTHOR = _cms_type(
+        "blog_author",
+        {"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
         # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
-        fields=FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
-        created_keyset=True,
-        batch_read=True,
+        FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
     )
-    BLOG_TAG = ContentTypeSpec(
-        name="blog_tag",
-        paths={"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
-        page_size=100,
-        fields=FieldMap(url=(), state=(), archived=("deletedAt",)),
-        created_keyset=True,
-        batch_read=True,
+    BLOG_TAG = _cms_type(
+        "blog_tag",
+        {"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
+        FieldMap(url=(), state=(), archived=("deletedAt",)),
     )
     URL_REDIRECT = ContentTypeSpec(
         name="url_redirect",
@@ -371,14 +277,8 @@ class ContentType(StrEnum):
         # A redirect has no name: it is known by what it redirects (`routePrefix`), and its
         # `url` is where it sends the visitor. An archived one carries no flag of its own:
         # only the archived pass lists it.
-        fields=FieldMap(
-            name=("routePrefix",),
-            slug=(),
-            url=("destination",),
-            state=(),
-            language=(),
-            archived=(),
-            translated_from_id=(),
+        fields=FieldMap.only(
+            name=("routePrefix",), url=("destination",), updated_at=("updatedAt", "updated")
         ),
         # No batch read of redirects: an unseen one is asked about by id.
         created_keyset=True,
@@ -399,111 +299,3 @@ class ContentType(StrEnum):
         # No batch read of blogs: an unseen one is asked about by id.
         created_keyset=True,
     )
-
-
-def _first(raw: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
-    for key in keys:
-        value = raw.get(key)
-        if value is not None:
-            return key, value
-    return None
-
-
-def _id(value: object, key: str) -> str:
-    # Ids are strings in every schema we read; some older endpoints send numbers, which are
-    # written in decimal: "4" and 4 are one object.
-    text: str | None = None
-    if isinstance(value, str) and value:
-        text = value
-    elif isinstance(value, int) and not isinstance(value, bool):
-        try:
-            text = str(value)
-        except ValueError:  # more digits than Python writes out
-            text = None
-    if text is None:
-        raise RecordError(f"object has no usable {key!r} (got {type(value).__name__})")
-    problem = usable_id(text)
-    if problem is not None:
-        raise RecordError(f"object has no usable {key!r}: {problem}")
-    return text
-
-
-def usable_id(text: str) -> str | None:
-    """What keeps `text` from being stored as an id (a NUL, a lone surrogate, its length), or
-    None when it can be."""
-    if replace_unstorable(text) != text:
-        return "it holds a NUL or a lone surrogate"
-    size = len(text.encode())
-    if size > MAX_ID_BYTES:
-        return f"it is {size:,} bytes long, more than the {MAX_ID_BYTES:,} an id may have"
-    return None
-
-
-def _text(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    found = _first(raw, keys)
-    if found is None:
-        return None
-    key, value = found
-    if not isinstance(value, str):
-        raise RecordError(f"field {key!r} is {type(value).__name__}, expected text")
-    return value
-
-
-def _reference(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    found = _first(raw, keys)
-    if found is None:
-        return None
-    key, value = found
-    # An id, text in some schemas and a number in others; "" and 0 say "none" in both.
-    if isinstance(value, str):
-        return value if value not in ("", "0") else None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value) if value else None
-    raise RecordError(f"field {key!r} is {type(value).__name__}, expected an id")
-
-
-def _state(raw: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    found = _first(raw, keys)
-    # HubDB tables say `published: true/false` where pages and posts carry a state word.
-    if found is not None and isinstance(found[1], bool):
-        return "PUBLISHED" if found[1] else "DRAFT"
-    return _text(raw, keys)
-
-
-def parse_timestamp(value: object) -> datetime:
-    """An ISO 8601 string or epoch milliseconds as an aware UTC datetime; ValueError otherwise."""
-    if isinstance(value, bool):
-        raise ValueError("a boolean is not a timestamp")
-    if isinstance(value, int | float):
-        return datetime.fromtimestamp(value / 1000, tz=UTC)
-    if isinstance(value, str):
-        parsed = datetime.fromisoformat(value)
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    raise ValueError(f"{type(value).__name__} is not a timestamp")
-
-
-def _timestamp(raw: Mapping[str, Any], keys: tuple[str, ...]) -> datetime | None:
-    found = _first(raw, keys)
-    if found is None:
-        return None
-    key, value = found
-    try:
-        return parse_timestamp(value)
-    except (ValueError, OverflowError, OSError):
-        raise RecordError(f"field {key!r} is not a timestamp: {str(value)[:40]!r}") from None
-
-
-def _archived(raw: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
-    found = _first(raw, keys)
-    if found is None:
-        return False
-    key, value = found
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and not value:
-        return False
-    try:
-        return parse_timestamp(value) != _EPOCH
-    except (ValueError, OverflowError, OSError):
-        shown = str(value)[:40]
-        raise RecordError(f"field {key!r} is not a timestamp or flag: {shown!r}") from None

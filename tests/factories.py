@@ -15,7 +15,9 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from psycopg.types.json import Jsonb
 
@@ -33,8 +35,22 @@ from smuves_sync.models import (
     RunStatus,
 )
 from tests.support.sql import query
+from tests.support.timing import T0
 
 ALL_TYPES = tuple(ContentType)
+
+_JOB_RECORD = Job(
+    id=1, run_id=1, portal_id=1, kind=JobKind.FETCH, content_type=ContentType.SITE_PAGE,
+    status=JobStatus.PENDING, attempts=0, max_attempts=3, run_after=T0,
+    locked_at=None, locked_by=None, lease_token=None, heartbeat_at=None, total=None,
+    processed=0, cursor=None, last_error=None, created_at=T0, finished_at=None,
+)  # fmt: skip
+
+
+def job_record(**columns: Any) -> Job:
+    """A `Job` in memory only, for code that reads one: a pending site_page fetch of run 1
+    and portal 1, due and created at T0, with `columns` over that."""
+    return replace(_JOB_RECORD, **columns)
 
 
 class Factory:

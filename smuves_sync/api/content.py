@@ -18,14 +18,14 @@ import dataclasses
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found
+from smuves_sync.api.params import HubSpotId, PageLimit, PortalId, TypePath, member_portal
 from smuves_sync.api.schemas import (
-    MAX_ID,
     ContentItemOut,
     ContentPageOut,
     StorableText,
@@ -33,7 +33,6 @@ from smuves_sync.api.schemas import (
 )
 from smuves_sync.content_text import unescape_text, unescape_value
 from smuves_sync.db.content import ContentItem, content_language_groups, content_page
-from smuves_sync.db.portals import portal_access
 from smuves_sync.models import ContentType
 
 router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
@@ -90,7 +89,7 @@ class ContentJSONResponse(JSONResponse):
     summary="A portal's content, a page at a time",
 )
 async def list_content(
-    portal_id: Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")],
+    portal_id: PortalId,
     ctx: Context,
     principal: CurrentPrincipal,
     type: Annotated[ContentType | None, Query(description="only this content type")] = None,
@@ -98,7 +97,7 @@ async def list_content(
         StorableText | None,
         Query(min_length=1, max_length=200, description="text in name, slug or url"),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: PageLimit = 50,
     after: Annotated[
         str | None, Query(max_length=1000, description="`next` of the previous page")
     ] = None,
@@ -107,7 +106,7 @@ async def list_content(
     """Live objects (deleted ones are left out), ordered by type and HubSpot id."""
     key = decode_cursor(after) if after is not None else None
     async with user_session(ctx, principal) as db:
-        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        await member_portal(db, portal_id)
         page = await content_page(
             db,
             portal_id,
@@ -133,18 +132,16 @@ async def list_content(
     summary="One object of a portal's content",
 )
 async def get_content(
-    portal_id: Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")],
-    type: Annotated[ContentType, Path(description="its content type")],
-    hubspot_id: Annotated[
-        StorableText, Path(min_length=1, max_length=200, description="its HubSpot id")
-    ],
+    portal_id: PortalId,
+    type: TypePath,
+    hubspot_id: HubSpotId,
     ctx: Context,
     principal: CurrentPrincipal,
     with_: With = None,
 ) -> ContentItemOut:
     """A live object (404 once it is deleted), with its language variants if asked for."""
     async with user_session(ctx, principal) as db:
-        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        await member_portal(db, portal_id)
         key = (type, hubspot_id)
         groups = await content_language_groups(db, portal_id, [key], with_data=True)
     members = groups.get(key, ())

@@ -22,19 +22,18 @@ from fastapi import APIRouter, Path, Query
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found, not_found
+from smuves_sync.api.params import HubSpotId, PageLimit, PortalId, TypePath, member_portal
 from smuves_sync.api.schemas import (
     MAX_ID,
     ChangeOut,
     ChangePageOut,
     DiffOut,
     FieldChangeOut,
-    StorableText,
     VersionDocumentOut,
     VersionOut,
     VersionPageOut,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.portals import portal_access
 from smuves_sync.db.versions import (
     ContentVersion,
     VersionDocument,
@@ -49,11 +48,6 @@ from smuves_sync.models import ContentType
 router = APIRouter(tags=["history"], responses=error_responses(401, 404, 422))
 
 MAX_VERSION = 2**31 - 1
-PortalId = Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")]
-TypePath = Annotated[ContentType, Path(description="its content type")]
-HubSpotId = Annotated[
-    StorableText, Path(min_length=1, max_length=200, description="its HubSpot id")
-]
 VersionQuery = Annotated[int | None, Query(ge=1, le=MAX_VERSION)]
 OBJECT = "/v1/portals/{portal_id}/content/{type}/{hubspot_id}"
 
@@ -97,7 +91,7 @@ def _with_document(found_version: VersionDocument) -> VersionDocumentOut:
 
 async def _latest(db: Database, portal_id: int, content_type: ContentType, hubspot_id: str) -> int:
     """The object's newest version; 404 for a portal not the caller's or no history."""
-    found(await portal_access(db, portal_id), f"portal {portal_id}")
+    await member_portal(db, portal_id)
     return found(
         await version_latest(db, portal_id, content_type, hubspot_id),
         f"{content_type} {hubspot_id} of portal {portal_id}",
@@ -115,7 +109,7 @@ async def list_versions(
     hubspot_id: HubSpotId,
     ctx: Context,
     principal: CurrentPrincipal,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: PageLimit = 50,
     after: Annotated[
         int | None, Query(ge=1, le=MAX_VERSION, description="`next` of the previous page")
     ] = None,
@@ -150,7 +144,7 @@ async def get_version(
 ) -> VersionDocumentOut:
     """The object as HubSpot returned it in that version."""
     async with user_session(ctx, principal) as db:
-        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        await member_portal(db, portal_id)
         documents = await version_documents(db, portal_id, type, hubspot_id, [version])
     return _with_document(
         found(documents.get(version), f"version {version} of {type} {hubspot_id}")
@@ -234,7 +228,7 @@ async def list_changes(
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)  # a date or a time without offset: UTC
     async with user_session(ctx, principal) as db:
-        found(await portal_access(db, portal_id), f"portal {portal_id}")
+        await member_portal(db, portal_id)
         page = await changes_page(
             db,
             portal_id,

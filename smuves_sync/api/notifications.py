@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import error_responses, found
+from smuves_sync.api.params import PageLimit
 from smuves_sync.api.schemas import MAX_ID, NotificationOut, NotificationPageOut
 from smuves_sync.db.notifications import notification_mark_read, notification_page
 
@@ -21,7 +22,7 @@ router = APIRouter(
 async def list_notifications(
     ctx: Context,
     principal: CurrentPrincipal,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: PageLimit = 50,
     after: Annotated[
         int | None, Query(gt=0, le=MAX_ID, description="`next` of the previous page")
     ] = None,

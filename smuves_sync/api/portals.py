@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Response, status
+from fastapi import APIRouter, Body, Response, status
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
@@ -14,10 +14,9 @@ from smuves_sync.api.errors import (
     DuplicateJobsBody,
     ErrorBody,
     error_responses,
-    found,
 )
+from smuves_sync.api.params import PortalId, member_portal
 from smuves_sync.api.schemas import (
-    MAX_ID,
     ExportAccepted,
     ExportOut,
     ExportRequest,
@@ -29,10 +28,7 @@ from smuves_sync.api.schemas import (
     RunOut,
     SkippedType,
 )
-from smuves_sync.db import Database
 from smuves_sync.db.portals import (
-    PortalAccess,
-    portal_access,
     portal_connect,
     portal_delete,
     portal_list,
@@ -45,7 +41,6 @@ log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/v1/portals", tags=["portals"], responses=error_responses(401, 422))
 
-PortalId = Annotated[int, Path(gt=0, le=MAX_ID, description="HubSpot portal id")]
 # What the two ways to start a run answer: 202 with the run, or 404, 413 (body too large), or
 # 409 ALL_DUPLICATE_JOBS.
 _STARTS: dict[str, Any] = {
@@ -58,10 +53,6 @@ _STARTS: dict[str, Any] = {
         },
     },
 }
-
-
-async def _portal(db: Database, portal_id: int) -> PortalAccess:
-    return found(await portal_access(db, portal_id), f"portal {portal_id}")
 
 
 @router.post(
@@ -130,7 +121,7 @@ async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
 async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPrincipal) -> None:
     """Workers still running one of its jobs lose their lease at their next heartbeat."""
     async with user_session(ctx, principal) as db:
-        portal = await _portal(db, portal_id)
+        portal = await member_portal(db, portal_id)
         if portal.owner_id != principal.user_id or not await portal_delete(db, portal_id):
             raise ApiError(403, "FORBIDDEN", f"only the owner of portal {portal_id} may delete it")
 
@@ -154,7 +145,7 @@ async def start_portal_fetch(
     """
     types = body.content_types if body is not None else None
     async with user_session(ctx, principal) as db:
-        await _portal(db, portal_id)
+        await member_portal(db, portal_id)
         plan = await ctx.counter.plan(db, portal_id, types)
     # Between the two transactions: no connection is held while HubSpot answers.
     totals = await ctx.counter.count(plan)
@@ -180,7 +171,7 @@ async def start_portal_export(
 ) -> ExportAccepted:
     """A worker writes the file; follow it with GET /v1/exports/{id}."""
     async with user_session(ctx, principal) as db:
-        await _portal(db, portal_id)
+        await member_portal(db, portal_id)
         started = await start_export(
             db, portal_id, body.content_type, body.format, owner_id=principal.user_id
         )

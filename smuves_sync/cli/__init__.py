@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from smuves_sync.cli.admin import admin
 from smuves_sync.cli.common import refuse_undecodable
 from smuves_sync.cli.dashboard import dashboard
 from smuves_sync.cli.db import db
@@ -40,7 +41,7 @@ cli.add_command(export)
 cli.add_command(serve)
 cli.add_command(dashboard)
 cli.add_command(secret_key)
-for _command in (*OPS_COMMANDS, schedule, history, diff, changes):
+for _command in (*OPS_COMMANDS, admin, schedule, history, diff, changes):
     cli.add_command(_command)
 
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from uuid import UUID
 
 import click
 from pydantic import SecretStr
@@ -29,6 +30,7 @@ from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.portals import (
+    PortalOwnership,
     app_user_ensure,
     portal_ownership,
     portal_store,
@@ -110,6 +112,26 @@ async def add_portal(
     bad value, `TokenPortalMismatch`, `TokenRejected`, a refused owner) before anything is
     written.
     """
+    secret, owner, new_owner = _checked(portal_id, name, token, owner_email, transfer_to)
+    account = await verify_portal_token(portal_id, secret, settings or Settings())
+    record = _PortalRecord(portal_id, name.strip(), account.time_zone, cipher.encrypt(secret))
+    async with db.transaction() as tx:
+        held = await portal_ownership(tx, portal_id)
+        if held is None:
+            return await _add_new(tx, record, new_owner or owner)
+        if new_owner is not None:
+            return await _transfer(tx, record, new_owner)
+        return await _reconnect(tx, record, held, owner)
+
+
+def _checked(
+    portal_id: int,
+    name: str,
+    token: SecretStr,
+    owner_email: str | None,
+    transfer_to: str | None,
+) -> tuple[SecretStr, str | None, str | None]:
+    """The token (stripped), owner and new owner, once every value is valid."""
     if portal_id <= 0:
         raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
     if not name.strip():
@@ -121,49 +143,60 @@ async def add_portal(
     new_owner = _email(transfer_to, "--transfer-to")
     if owner is not None and new_owner is not None and owner.lower() != new_owner.lower():
         raise InvalidInput("--owner and --transfer-to name different people; give one")
+    return SecretStr(secret), owner, new_owner
 
-    account = await verify_portal_token(portal_id, SecretStr(secret), settings or Settings())
-    encrypted = cipher.encrypt(SecretStr(secret))
-    async with db.transaction() as tx:
-        held = await portal_ownership(tx, portal_id)
-        wanted = new_owner or owner
-        if held is None:
-            owner_id = (
-                await app_user_ensure(tx, wanted)
-                if wanted is not None
-                # Nobody signs in as the placeholder owner: it is never taken over.
-                else await app_user_ensure(tx, DEFAULT_OWNER, invited=False)
-            )
-            portal = await portal_store(
-                tx, portal_id, name.strip(), owner_id, encrypted, account.time_zone
-            )
-            return PortalAdded(portal, True, account.time_zone, wanted or DEFAULT_OWNER)
-        if new_owner is not None:
-            owner_id = await app_user_ensure(tx, new_owner)
-            portal = await portal_store(
-                tx, portal_id, name.strip(), owner_id, encrypted, account.time_zone
-            )
-            removed = await portal_transfer(tx, portal_id, owner_id)
-            return PortalAdded(
-                portal, False, account.time_zone, new_owner, removed_members=tuple(removed)
-            )
-        if owner is not None and await app_user_ensure(tx, owner) != held.owner_id:
-            others = len(held.other_members)
-            raise InvalidInput(
-                f"portal {portal_id} is owned by {held.owner_email} (and {others} other "
-                f"member(s)), not {owner}; nothing was changed. To make {owner} its owner and "
-                f"only member, run again with --transfer-to {owner}"
-            )
-        portal = await portal_store(
-            tx, portal_id, name.strip(), held.owner_id, encrypted, account.time_zone
+
+@dataclass(frozen=True, slots=True)
+class _PortalRecord:
+    """The portal row to store, whoever owns it."""
+
+    portal_id: int
+    name: str
+    time_zone: str
+    encrypted_token: bytes = field(repr=False)
+
+    async def store(self, tx: Database, owner_id: UUID) -> Portal:
+        return await portal_store(
+            tx, self.portal_id, self.name, owner_id, self.encrypted_token, self.time_zone
         )
-        return PortalAdded(
-            portal,
-            False,
-            account.time_zone,
-            held.owner_email,
-            kept_members=tuple(held.other_members),
+
+
+async def _add_new(tx: Database, record: _PortalRecord, owner: str | None) -> PortalAdded:
+    owner_id = (
+        await app_user_ensure(tx, owner)
+        if owner is not None
+        # Nobody signs in as the placeholder owner: it is never taken over.
+        else await app_user_ensure(tx, DEFAULT_OWNER, invited=False)
+    )
+    portal = await record.store(tx, owner_id)
+    return PortalAdded(portal, True, record.time_zone, owner or DEFAULT_OWNER)
+
+
+async def _transfer(tx: Database, record: _PortalRecord, new_owner: str) -> PortalAdded:
+    owner_id = await app_user_ensure(tx, new_owner)
+    portal = await record.store(tx, owner_id)
+    removed = await portal_transfer(tx, record.portal_id, owner_id)
+    return PortalAdded(portal, False, record.time_zone, new_owner, removed_members=tuple(removed))
+
+
+async def _reconnect(
+    tx: Database, record: _PortalRecord, held: PortalOwnership, owner: str | None
+) -> PortalAdded:
+    if owner is not None and await app_user_ensure(tx, owner) != held.owner_id:
+        others = len(held.other_members)
+        raise InvalidInput(
+            f"portal {record.portal_id} is owned by {held.owner_email} (and {others} other "
+            f"member(s)), not {owner}; nothing was changed. To make {owner} its owner and "
+            f"only member, run again with --transfer-to {owner}"
         )
+    portal = await record.store(tx, held.owner_id)
+    return PortalAdded(
+        portal,
+        False,
+        record.time_zone,
+        held.owner_email,
+        kept_members=tuple(held.other_members),
+    )
 
 
 def _token(settings: Settings, from_stdin: bool) -> SecretStr:

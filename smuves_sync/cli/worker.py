@@ -22,7 +22,8 @@ from smuves_sync.db import Database
 from smuves_sync.models import JobKind
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
-from smuves_sync.workers.runner import Periodic, Runner, RunnerStats
+from smuves_sync.workers.duties import Periodic
+from smuves_sync.workers.runner import Runner, RunnerStats
 from smuves_sync.workers.scheduler import fire_due_schedules
 
 log = logging.getLogger("smuves_sync.worker")

@@ -4,8 +4,9 @@
     app = create_dashboard_app(settings, pool=login_pool, auth=auth)   # a Starlette app
 
 Modules: app (routes, headers), auth (login link, password, sessions, CSRF), web (what
-handlers share), pages (GET), actions (the buttons, with confirmation and audit), events
-(server-sent events for the live parts), charts (inline SVG), views (templates and words).
+handlers share), pages (GET), signin (signing in and out), actions (the buttons, with
+confirmation and audit), events (server-sent events for the live parts), charts (inline
+SVG), views (templates and words).
 Its reads and writes are the data layer's noun modules (`smuves_sync.db.jobs`, `runs`,
 `portals`, `content`, `schedules`, `notifications`, `stats`, `hubspot_minutes`,
 `operator_actions`), its reads inside `Database.custom_plans`; templates and static files

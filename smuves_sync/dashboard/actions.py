@@ -333,28 +333,18 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
                 tx, portal_id, max_attempts=ctx.settings.max_attempts, priority=JobPriority.ADMIN
             )
         except AllDuplicateJobs as error:
-            await _audit(
-                tx,
-                request,
-                session,
-                "portal_sync",
-                {"portal_id": portal_id},
-                {"refused": "ALL_DUPLICATE_JOBS", "run_ids": list(error.run_ids)},
-            )
             refused = str(error)
+            outcome: dict[str, Any] = {
+                "refused": "ALL_DUPLICATE_JOBS",
+                "run_ids": list(error.run_ids),
+            }
         else:
-            await _audit(
-                tx,
-                request,
-                session,
-                "portal_sync",
-                {"portal_id": portal_id},
-                {
-                    "run_id": started.run.id,
-                    "content_types": [str(j.content_type) for j in started.jobs],
-                    "skipped": {str(t): run for t, run in started.skipped.items()},
-                },
-            )
+            outcome = {
+                "run_id": started.run.id,
+                "content_types": [str(j.content_type) for j in started.jobs],
+                "skipped": {str(t): run for t, run in started.skipped.items()},
+            }
+        await _audit(tx, request, session, "portal_sync", {"portal_id": portal_id}, outcome)
     if refused is not None:
         session.flash("error", refused)
         return see_other(back)

@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from smuves_sync.dashboard import actions, events, pages
+from smuves_sync.dashboard import actions, events, pages, signin
 from smuves_sync.dashboard.auth import DashboardAuth
 from smuves_sync.dashboard.web import DashboardContext, refusal
 from smuves_sync.db import Pool
@@ -106,9 +106,9 @@ def create_dashboard_app(settings: Settings, *, pool: Pool, auth: DashboardAuth)
     """The dashboard on `pool` (acting as the login role), with `auth`'s sign-in."""
     routes = [
         Route("/", pages.overview),
-        Route("/login", pages.login_page, methods=["GET"]),
-        Route("/login", pages.login, methods=["POST"]),
-        Route("/logout", pages.logout, methods=["POST"]),
+        Route("/login", signin.login_page, methods=["GET"]),
+        Route("/login", signin.login, methods=["POST"]),
+        Route("/logout", signin.logout, methods=["POST"]),
         Route("/events/overview", events.overview_events),
         Route("/runs", pages.runs),
         Route("/runs/{run_id:int}", pages.run_detail),

@@ -1,4 +1,4 @@
-"""The dashboard's pages (GET): overview, runs, one run, dead letter, portals, sign-in.
+"""The dashboard's pages (GET): overview, runs, one run, dead letter, portals.
 
 Each page reads through the data layer's noun functions inside one `Database.custom_plans`
 transaction and renders a template; no SQL here. Query parameters are
@@ -7,7 +7,6 @@ validated: a bad one answers 400 and shows what was wrong.
 
 from __future__ import annotations
 
-import getpass
 from collections import defaultdict
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -16,23 +15,16 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
-from smuves_sync.dashboard.auth import COOKIE_NAME, SESSION_SECONDS, Session
+from smuves_sync.dashboard.auth import Session
 from smuves_sync.dashboard.charts import minute_chart
 from smuves_sync.dashboard.web import (
     COUNT_CAP,
-    Form,
-    client_of,
     context_of,
     int_or_none,
-    operator_action,
     operator_page,
     page,
     path_id,
-    read_form,
     refusal,
-    same_origin,
-    see_other,
-    session_of,
 )
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_count_by_type
@@ -332,92 +324,3 @@ async def portals(request: Request, session: Session) -> Response:
         query={"portal": q.get("portal", ""), "after": q.get("after", "")},
         next_url=next_url,
     )
-
-
-# -- signing in and out -------------------------------------------------------------------------
-
-
-def _default_actor() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "operator"
-
-
-async def login_page(request: Request) -> Response:
-    """The sign-in form: for the login link's token (not spent by looking) or a password."""
-    if session_of(request) is not None:
-        return see_other("/")
-    auth = context_of(request).auth
-    token = request.query_params.get("token", "")
-    accepted = auth.token_accepted(token)
-    problem = None
-    if token and not accepted:
-        problem = (
-            "this link is not valid or was used already; restart `smuves dashboard` for a new "
-            "one" + (", or sign in with the password" if auth.has_password else "")
-        )
-    return page(
-        request,
-        None,
-        "login.html",
-        status_code=401 if problem else 200,
-        token=token if accepted else "",
-        one_time=token == auth.login_token,
-        has_password=auth.has_password,
-        actor=_default_actor(),
-        problem=problem,
-    )
-
-
-async def login(request: Request) -> Response:
-    """Sign in with the link's token or the password: a session cookie, then the overview."""
-    ctx = context_of(request)
-    form = await read_form(request)
-    if form is None:
-        return refusal(request, 400, "Bad request", "The sign-in form was not sent as a form.")
-    if not same_origin(request):
-        return refusal(request, 403, "Refused", "This form was sent from another site.")
-    if ctx.auth.locked_out():
-        return refusal(
-            request, 429, "Too many attempts", "Too many failed sign-ins; wait a minute."
-        )
-    actor = " ".join((form.one("actor") or "").split())[:100] or "operator"
-    session = ctx.auth.sign_in(
-        actor=actor,
-        client=client_of(request),
-        token=form.one("token") or "",
-        password=form.one("password") or "",
-    )
-    if session is None:
-        return page(
-            request,
-            None,
-            "login.html",
-            status_code=401,
-            token="",
-            one_time=False,
-            has_password=ctx.auth.has_password,
-            actor=actor,
-            problem="wrong password or token, or the link was used already",
-        )
-    response = see_other("/")
-    response.set_cookie(
-        COOKIE_NAME,
-        session.id,
-        max_age=SESSION_SECONDS,
-        path="/",
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
-    return response
-
-
-@operator_action
-async def logout(request: Request, session: Session, form: Form) -> Response:
-    """End this browser's session."""
-    context_of(request).auth.sign_out(session.id)
-    response = see_other("/login")
-    response.delete_cookie(COOKIE_NAME, path="/", httponly=True, samesite="strict")
-    return response

@@ -4,7 +4,7 @@
         await content_rejects_add(scoped, portal_id, content_type, run_id, rejects)
     found = await run_rejects(db, run_id)                    # RunRejects: note and counts
 
-A reject is `content_types.RejectedObject`: its HubSpot id when it has a usable one, the
+A reject is `content_fields.RejectedObject`: its HubSpot id when it has a usable one, the
 reason, and the object's bytes (ASCII JSON, capped). `content_upsert_page` records what it
 cannot store itself; the fetch hands it what the client could not read. The note ("N objects
 could not be stored: …") is written by the SQL function `run_rejects_note`, the same words a
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from psycopg.rows import scalar_row
 
-from smuves_sync.content_types import RejectedObject
+from smuves_sync.content_fields import RejectedObject
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType

@@ -11,7 +11,8 @@
 portal (account details; `account`) before anyone connects it.
 
 Modules: registry (the content types' specs by word), client (count, pages), paging (after /
-offset), cursor (resume points), ratelimit (per-portal budgets), retry (the one retry policy),
+offset), cursor (resume points), ratelimit (per-portal budgets; lanes: their request chains;
+limit_headers: what the answers say of the limits), retry (the one retry policy),
 responses (bodies and typed errors), clock (injectable time). The content types themselves are
 `smuves_sync.content_types.ContentType`.
 """

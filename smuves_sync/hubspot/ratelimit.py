@@ -25,7 +25,8 @@ Daily limit: the headers give the daily allowance and what is left, not when it 
 HubSpot resets it at midnight in the portal's time zone; we assume the time zone given to the
 budget (UTC unless the caller knows better). Waking too early costs one request that answers
 429 DAILY again, nothing more. A DAILY `Retry-After` is honoured up to `MAX_DAILY_RESET_SECONDS`;
-one further away is refused as malformed and the next midnight is used instead.
+one further away is refused as malformed and the next midnight is used instead. Reading the
+headers is `limit_headers`.
 """
 
 from __future__ import annotations
@@ -36,29 +37,31 @@ import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta, tzinfo
-from email.utils import parsedate_to_datetime
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from smuves_sync.hubspot.clock import Clock, SystemClock
 from smuves_sync.hubspot.lanes import DEFAULT_CADENCE_SECONDS, Lane, reserved
+from smuves_sync.hubspot.limit_headers import (
+    MAX_DAILY_RESET_SECONDS,
+    LimitHeaders,
+    next_midnight,
+    parse_retry_after,
+)
+
+# What the client reads from here beside the budget (the headers are `limit_headers`).
+__all__ = [
+    "MAX_DAILY_RESET_SECONDS",
+    "BudgetStats",
+    "PortalBudget",
+    "RateLimitRegistry",
+    "next_midnight",
+    "parse_retry_after",
+]
 
 log = logging.getLogger(__name__)
 
-HEADER_MAX = "X-HubSpot-RateLimit-Max"
-HEADER_REMAINING = "X-HubSpot-RateLimit-Remaining"
-HEADER_INTERVAL_MS = "X-HubSpot-RateLimit-Interval-Milliseconds"
-HEADER_SECONDLY = "X-HubSpot-RateLimit-Secondly"
-HEADER_SECONDLY_REMAINING = "X-HubSpot-RateLimit-Secondly-Remaining"
-HEADER_DAILY = "X-HubSpot-RateLimit-Daily"
-HEADER_DAILY_REMAINING = "X-HubSpot-RateLimit-Daily-Remaining"
-
 # Lanes are given room to end this share of the way to the earliest the portal can be done.
 _PLAN_AHEAD = 0.9
-
-# The daily limit resets at the next midnight of the portal's time zone: at most 24 hours
-# away (25 on a DST day). Twice that still covers a time zone we guessed wrong by a whole day
-# (UTC-12 against UTC+14) and refuses the days, months or years a broken header may claim.
-MAX_DAILY_RESET_SECONDS = 48 * 3600
 
 # Until a response tells us otherwise, assume HubSpot's smallest private-app allowance.
 DEFAULT_LIMIT = 100
@@ -167,21 +170,12 @@ class PortalBudget:
     def observe(self, headers: Mapping[str, str]) -> None:
         """Learn the portal's limits and usage from a response's rate-limit headers."""
         now = self._clock.monotonic()
-        interval_ms = _int_header(headers, HEADER_INTERVAL_MS)
+        seen = LimitHeaders.of(headers)
         self._learn(
-            now,
-            interval_ms / 1000 if interval_ms else DEFAULT_INTERVAL_SECONDS,
-            _int_header(headers, HEADER_MAX),
-            _int_header(headers, HEADER_REMAINING),
+            now, seen.interval_seconds or DEFAULT_INTERVAL_SECONDS, seen.limit, seen.remaining
         )
-        self._learn(
-            now,
-            1.0,
-            _int_header(headers, HEADER_SECONDLY),
-            _int_header(headers, HEADER_SECONDLY_REMAINING),
-        )
-        daily_left = _int_header(headers, HEADER_DAILY_REMAINING)
-        if daily_left is not None and daily_left <= 0:
+        self._learn(now, 1.0, seen.secondly, seen.secondly_remaining)
+        if seen.daily_remaining is not None and seen.daily_remaining <= 0:
             self.daily_limit_reached(None)
         self._wake_waiters()  # a learned limit may be higher than the one they wait on
 
@@ -401,41 +395,3 @@ class RateLimitRegistry:
         if timezone is not None:
             budget.timezone = timezone
         return budget
-
-
-def next_midnight(now: datetime, zone: tzinfo) -> datetime:
-    """The first midnight in `zone` strictly after `now`, in UTC."""
-    local = now.astimezone(zone)
-    tomorrow = datetime.combine(local.date() + timedelta(days=1), time(0), tzinfo=zone)
-    return tomorrow.astimezone(UTC)
-
-
-def parse_retry_after(value: str | None, now: datetime) -> float | None:
-    """Seconds to wait from a `Retry-After` header (delta seconds or an HTTP date)."""
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
-
-
-def _int_header(headers: Mapping[str, str], name: str) -> int | None:
-    value = headers.get(name)
-    if value is None:
-        return None
-    try:
-        return int(value.strip())
-    except ValueError:
-        log.debug("ignoring unreadable %s header %r", name, value[:20])
-        return None

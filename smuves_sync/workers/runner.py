@@ -5,10 +5,9 @@
     loop.add_signal_handler(signal.SIGTERM, runner.request_stop)
     stats = await runner.run()
 
-- Reconcile (settle runs whose jobs all finished) at start and every
-  ``reconcile_interval_seconds``; other periodic duties (firing due schedules) ride along.
-- Record the process's HubSpot request counts for the dashboard every few seconds and when
-  it stops (`workers.hubspot_minutes`).
+- Between claims, the periodic duties (`workers.duties`): reconcile (settle runs whose jobs
+  all finished) at start and every ``reconcile_interval_seconds``, record the process's
+  HubSpot request counts (and once more when it stops), fire due schedules.
 - Claim up to the free slots (or only one run's jobs, for `smuves sync`), oldest first.
 - Idle: wait for a NOTIFY wake-up, a finished job or the poll interval, whichever is first.
   `Wakeups` re-LISTENs after a reconnect; polling covers whatever a NOTIFY missed.
@@ -40,17 +39,17 @@ from typing import TypeVar
 import psycopg
 
 from smuves_sync.db import Database
-from smuves_sync.db.runs import run_reconcile
-from smuves_sync.errors import LeaseLost, SmuvesError
+from smuves_sync.errors import LeaseLost
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobKind, JobStatus
 from smuves_sync.queue import Queue, Wakeups, default_worker_id
 from smuves_sync.settings import Settings
 from smuves_sync.workers.context import Handler, JobContext
+from smuves_sync.workers.duties import Duties, Periodic
 from smuves_sync.workers.export import handle_export
 from smuves_sync.workers.failures import Park, outcome_for
 from smuves_sync.workers.fetch import handle_fetch
-from smuves_sync.workers.hubspot_minutes import FLUSH_SECONDS, PROCESS_MINUTES
+from smuves_sync.workers.hubspot_minutes import PROCESS_MINUTES
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +59,6 @@ DEFAULT_HANDLERS: Mapping[JobKind, Handler] = {
     JobKind.FETCH: handle_fetch,
     JobKind.EXPORT: handle_export,
 }
-
-# A duty run every `interval` seconds with the runner's database (e.g. fire due schedules).
-Periodic = tuple[float, Callable[[Database], Awaitable[object]]]
 
 _DB_RETRY_FIRST = 0.5
 _DB_RETRY_MAX = 10.0
@@ -116,7 +112,7 @@ class Runner:
         self.until = until
         self.worker_id = worker_id or default_worker_id()
         self.handlers = handlers
-        self.periodic = tuple(periodic)
+        self.duties = Duties(settings, periodic)
         self.wakeups_conninfo = wakeups_conninfo
         self.limits = limits or RateLimitRegistry()
         self.stats = RunnerStats()
@@ -146,8 +142,6 @@ class Runner:
     async def run(self) -> RunnerStats:
         """Work until stopped (or, with `burst` / `until`, until there is nothing left)."""
         loop = asyncio.get_running_loop()
-        # reconcile first, then the HubSpot counts, then the periodic duties
-        due = [0.0] * (len(self.periodic) + 2)
         async with contextlib.AsyncExitStack() as stack:
             if self.wakeups_conninfo is not None:
                 wakeups = await stack.enter_async_context(
@@ -157,7 +151,7 @@ class Runner:
                 stack.callback(forward.cancel)
             while not self._stopping.is_set():
                 self._wake.clear()
-                await self._maintain(due, loop.time())
+                await self.duties.run_due(self.db, loop.time(), self._database_lost)
                 claimed = await self._claim()
                 for job in claimed:
                     self._start(job)
@@ -167,7 +161,7 @@ class Runner:
                 if self._db_trouble:
                     pause = self._db_delay
                 else:
-                    until_duty = max(min(due) - loop.time(), 0.01)
+                    until_duty = max(self.duties.next_due() - loop.time(), 0.01)
                     pause = min(self.settings.poll_interval_seconds, until_duty)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), pause)
@@ -193,32 +187,6 @@ class Runner:
         while True:
             if await wakeups.wait(3600):
                 self._wake.set()
-
-    async def _maintain(self, due: list[float], now: float) -> None:
-        duties: list[tuple[float, Callable[[Database], Awaitable[object]]]] = [
-            (self.settings.reconcile_interval_seconds, _reconcile),
-            (FLUSH_SECONDS, PROCESS_MINUTES.flush),
-            *self.periodic,
-        ]
-        for index, (interval, duty) in enumerate(duties):
-            if now < due[index]:
-                continue
-            try:
-                await duty(self.db)
-            except psycopg.OperationalError as error:
-                self._database_lost(getattr(duty, "__name__", "maintaining"), error)
-                return
-            except (psycopg.Error, SmuvesError) as error:
-                log.error("%s failed: %s", getattr(duty, "__name__", "a periodic duty"), error)
-            except Exception as error:
-                log.error(
-                    "%s failed unexpectedly (%s: %s); the worker goes on",
-                    getattr(duty, "__name__", "a periodic duty"),
-                    type(error).__name__,
-                    error,
-                    exc_info=error,
-                )
-            due[index] = now + interval
 
     async def _claim(self) -> list[Job]:
         free = self.concurrency - len(self._active)
@@ -417,10 +385,3 @@ async def _contained(handling: Awaitable[None]) -> None:
         raise
     except BaseException as error:
         raise HandlerEscaped(f"the handler raised {type(error).__name__}: {error}") from error
-
-
-async def _reconcile(db: Database) -> None:
-    """Settle runs whose jobs are all finished."""
-    settled = await run_reconcile(db)
-    for run in settled:
-        log.info("run %s settled as %s", run.id, run.status)

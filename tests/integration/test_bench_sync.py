@@ -7,22 +7,25 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support import run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
 
 
-async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:
-    done = await run(
-        sys.executable,
-        str(SCRIPT),
-        *("--only", "ingest", "--ingest-rows", "300", "--baseline-rows", "100"),
-        *("--json", "--database-url", pg_server),
-    )
-
+async def _figures(pg_server: str, *args: str) -> dict[str, Any]:
+    """Run the benchmark with `args` against `pg_server`; the figures it prints as JSON."""
+    done = await run(sys.executable, str(SCRIPT), *args, "--json", "--database-url", pg_server)
     assert done.code == 0, done.stderr
-    figures = json.loads(done.stdout.splitlines()[-1])
+    figures: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return figures
+
+
+async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:
+    figures = await _figures(
+        pg_server, "--only", "ingest", "--ingest-rows", "300", "--baseline-rows", "100"
+    )
     assert figures["ingest_rows"] == 300
     for name in (
         "ingest_rows_per_s",
@@ -36,15 +39,9 @@ async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server
 
 
 async def test_the_history_phase_measures_both_databases_and_prints_json(pg_server: str) -> None:
-    done = await run(
-        sys.executable,
-        str(SCRIPT),
-        *("--only", "history", "--history-rows", "300", "--history-rounds", "2"),
-        *("--json", "--database-url", pg_server),
+    figures = await _figures(
+        pg_server, "--only", "history", "--history-rows", "300", "--history-rounds", "2"
     )
-
-    assert done.code == 0, done.stderr
-    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["history_objects"] == 300
     # Two rounds, each editing another tenth of the objects: one version per edit.
     assert figures["history_versions_written"] == figures["history_documents_kept"] == 60
@@ -64,14 +61,7 @@ async def test_the_history_phase_measures_both_databases_and_prints_json(pg_serv
 
 
 async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> None:
-    done = await run(
-        sys.executable,
-        str(SCRIPT),
-        *("--resync", "--resync-objects", "300", "--json", "--database-url", pg_server),
-    )
-
-    assert done.code == 0, done.stderr
-    figures = json.loads(done.stdout.splitlines()[-1])
+    figures = await _figures(pg_server, "--resync", "--resync-objects", "300")
     assert (figures["resync_objects"], figures["resync_fillfactor"]) == (300, 80)
     # Counts, not timings: an unchanged re-sync writes no content row, a changed one writes
     # exactly the changed objects, and a held snapshot leaves the table's size as it was.

@@ -46,3 +46,35 @@ SELECT status, lease_token, locked_by FROM public.jobs WHERE id = %(job_id)s
 
 -- name: trust_set_user
 SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true)
+
+-- name: trust_record_minute_at
+SELECT public.record_hubspot_minute(%(requests)s, 0, %(now)s)
+
+-- name: trust_minutes
+SELECT minute, requests FROM public.hubspot_minutes ORDER BY minute
+
+-- name: trust_create_run
+-- A run the caller makes itself, with whatever status it likes.
+INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
+VALUES (%(portal_id)s, %(owner_id)s, 'fetch', ARRAY['blog_post']::public.content_type[])
+RETURNING id
+
+-- name: trust_create_finished_run
+INSERT INTO public.runs (portal_id, kind, status, content_types, finished_at)
+VALUES (%(portal_id)s, 'fetch', 'completed', ARRAY['blog_post']::public.content_type[], now())
+RETURNING id
+
+-- name: trust_runs_of_portal
+SELECT id FROM public.runs WHERE portal_id = %(portal_id)s ORDER BY id
+
+-- name: trust_read_lease
+SELECT lease_token FROM public.jobs WHERE id = %(job_id)s
+
+-- name: trust_deface_content
+UPDATE public.content_items SET name = 'defaced' WHERE portal_id = %(portal_id)s
+RETURNING hubspot_id
+
+-- name: trust_make_schedule_due
+UPDATE public.schedules SET next_run_at = now() - interval '1 day'
+WHERE portal_id = %(portal_id)s
+RETURNING id

@@ -8,6 +8,7 @@ the rest are helpers a test imports from here:
     timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline),
                `all_at_once` (a race of n tasks)
     commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
+    serving    `serve_app`: an ASGI app under uvicorn in the test's event loop
     sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases
     plugin     the fixtures: databases, pools, `Database`s, `factory`, `hubspot`, `sync`
 """
@@ -21,6 +22,7 @@ from tests.support.commands import (
     smuves,
     smuves_env,
 )
+from tests.support.serving import serve_app
 from tests.support.sql import query
 from tests.support.sync import TOKEN, Served, Sync, SyncBed
 from tests.support.timing import T0, all_at_once, db_now, eventually
@@ -40,6 +42,7 @@ __all__ = [
     "json_out",
     "query",
     "run",
+    "serve_app",
     "smuves",
     "smuves_env",
 ]

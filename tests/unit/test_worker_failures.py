@@ -18,16 +18,16 @@ from smuves_sync.errors import (
 )
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus
 from smuves_sync.workers.failures import Fail, Park, outcome_for
+from tests.factories import job_record
 
 NOW = datetime(2031, 1, 1, tzinfo=UTC)
 
 
 def job(content_type: ContentType = ContentType.HUBDB_ROW, kind: JobKind = JobKind.FETCH) -> Job:
-    return Job(
-        id=1, run_id=2, portal_id=123, kind=kind, content_type=content_type,
-        status=JobStatus.RUNNING, attempts=1, max_attempts=3, run_after=NOW, locked_at=NOW,
-        locked_by="w", lease_token=None, heartbeat_at=NOW, total=None, processed=0,
-        cursor=None, last_error=None, created_at=NOW, finished_at=None,
+    return job_record(
+        run_id=2, portal_id=123, kind=kind, content_type=content_type, status=JobStatus.RUNNING,
+        attempts=1, run_after=NOW, locked_at=NOW, locked_by="w", heartbeat_at=NOW,
+        created_at=NOW,
     )  # fmt: skip
 
 

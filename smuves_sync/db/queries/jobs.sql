@@ -4,6 +4,7 @@
 -- `SELECT *` keeps up with the table. %(now)s NULL means the database's clock.
 
 -- name: job_get
+-- The operator's (and the tests'): the runtime roles may not read lease_token.
 SELECT * FROM public.jobs WHERE id = %(job_id)s
 
 -- name: job_enqueue
@@ -25,7 +26,12 @@ ORDER BY j.id DESC
 LIMIT %(limit)s
 
 -- name: job_list_in_flight
-SELECT * FROM public.jobs
+-- Run by the runtime roles, which may not read lease_token (migrations/0015).
+SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
+       locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
+       last_error_public, idempotency_key, created_at, finished_at, priority, fair_at,
+       NULL::uuid AS lease_token
+FROM public.jobs
 WHERE portal_id = %(portal_id)s AND kind = %(kind)s AND status IN ('pending', 'running')
 ORDER BY id
 

@@ -3,14 +3,15 @@
 
 -- name: content_rejects_add
 -- One page's rejects as parallel arrays. An object already recorded by the run (its page read
--- again after a requeue from the start) is not recorded twice.
+-- again by a second pass or after a requeue from the start) is not recorded twice: by its id,
+-- or without one by its bytes (migrations/0015_worker_limits.sql).
 INSERT INTO public.content_rejects
     (portal_id, run_id, content_type, hubspot_id, reason, raw, raw_size)
 SELECT %(portal_id)s, %(run_id)s, %(content_type)s::text, r.hubspot_id, r.reason, r.raw,
        r.raw_size
 FROM unnest(%(hubspot_ids)s::text[], %(reasons)s::text[], %(raws)s::bytea[],
             %(raw_sizes)s::integer[]) AS r (hubspot_id, reason, raw, raw_size)
-ON CONFLICT (run_id, content_type, hubspot_id) WHERE hubspot_id IS NOT NULL DO NOTHING
+ON CONFLICT DO NOTHING
 
 -- name: run_rejects
 -- Per content type: how many objects of the run could not be stored, the commonest reason

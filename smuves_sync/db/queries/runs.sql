@@ -13,7 +13,13 @@ RETURNING id, portal_id, owner_id, kind, status, content_types::text[] AS conten
           created_at, started_at, finished_at
 
 -- name: run_jobs
-SELECT * FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
+-- Run by the runtime roles too (`smuves sync` follows its run), which may not read
+-- lease_token (migrations/0015).
+SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
+       locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
+       last_error_public, idempotency_key, created_at, finished_at, priority, fair_at,
+       NULL::uuid AS lease_token
+FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
 
 -- name: run_list
 -- The operators' list (`smuves runs`, the dashboard's runs page), across every tenant: runs
@@ -52,10 +58,15 @@ ORDER BY r.created_at DESC, r.id DESC
 -- The run and its jobs in one statement, so in one snapshot: a worker finishing the last job
 -- between two reads cannot show a finished job under a run still running. One row per job
 -- (the run's columns prefixed r_), or one row with NULL job columns for a run without jobs.
+-- Run by the API, which may not read lease_token (migrations/0015).
 SELECT r.id AS r_id, r.portal_id AS r_portal_id, r.owner_id AS r_owner_id, r.kind AS r_kind,
        r.status AS r_status, r.content_types::text[] AS r_content_types,
        r.created_at AS r_created_at, r.started_at AS r_started_at,
-       r.finished_at AS r_finished_at, j.*
+       r.finished_at AS r_finished_at,
+       j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.status, j.attempts,
+       j.max_attempts, j.run_after, j.locked_at, j.locked_by, j.heartbeat_at, j.total,
+       j.processed, j.cursor, j.last_error, j.last_error_public, j.idempotency_key,
+       j.created_at, j.finished_at, j.priority, j.fair_at, NULL::uuid AS lease_token
 FROM public.runs AS r
 LEFT JOIN public.jobs AS j ON j.run_id = r.id
 WHERE r.id = %(run_id)s

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -27,7 +26,6 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-import uvicorn
 from click.testing import CliRunner, Result
 from fastapi import FastAPI
 from pydantic import SecretStr
@@ -41,7 +39,7 @@ from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConf
 from smuves_sync.token_crypto import new_secret_key
 from tests.factories import Factory
 from tests.logins import runtime_env, runtime_url, runtime_urls
-from tests.support import query
+from tests.support import query, serve_app
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = new_secret_key()
@@ -222,26 +220,9 @@ async def bob(factory: Factory) -> User:
 
 @pytest.fixture
 async def app_server(app: FastAPI) -> AsyncIterator[str]:
-    """Base URL of `app` served by uvicorn in this event loop.
-
-    The socket listens before uvicorn starts, so a client may connect at once: its
-    connection waits in the backlog until the server accepts it; nobody polls for readiness.
-    """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
-    server = uvicorn.Server(config)
-    # Signals stay with pytest.
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
+    """Base URL of `app` served by uvicorn in this event loop."""
+    async with serve_app(app) as base_url:
+        yield base_url
 
 
 def serve_refusal(env: dict[str, str | None]) -> Result:

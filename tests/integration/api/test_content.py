@@ -83,21 +83,25 @@ async def test_deleted_objects_are_left_out(
 
 
 @pytest.mark.parametrize(
-    ("query", "field"),
+    ("path", "field"),
     [
-        ("type=web_page", "type"),
-        ("limit=0", "limit"),
-        ("limit=201", "limit"),
-        ("after=not-a-cursor", "after"),
-        ("after=WyJ4IiwieSJd", "after"),  # ["x","y"]: well formed, unknown type
-        ("q=", "q"),
-        ("q=%00", "q"),
+        ("content?type=web_page", "type"),
+        ("content?limit=0", "limit"),
+        ("content?limit=201", "limit"),
+        ("content?after=not-a-cursor", "after"),
+        ("content?after=WyJ4IiwieSJd", "after"),  # ["x","y"]: well formed, unknown type
+        ("content?q=", "q"),
+        ("content?q=%00", "q"),
+        ("content?with=everything", "with"),
+        ("content/web_page/11", "type"),
+        ("content/blog_tag/a%00b", "hubspot_id"),
+        ("content/blog_tag/11?with=versions", "with"),
     ],
 )
 async def test_bad_parameters_are_422_naming_them(
-    client: httpx.AsyncClient, portal: int, alice: User, query: str, field: str
+    client: httpx.AsyncClient, portal: int, alice: User, path: str, field: str
 ) -> None:
-    response = await client.get(f"/v1/portals/81/content?{query}", headers=alice.headers)
+    response = await client.get(f"/v1/portals/{portal}/{path}", headers=alice.headers)
     assert response.status_code == 422
     assert response.json()["message"].startswith(f"{field}: ")
 

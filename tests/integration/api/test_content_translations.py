@@ -135,20 +135,3 @@ async def test_another_users_object_is_404_like_a_missing_one(
     for path in ("content/blog_tag/11?with=translations", "content?with=translations"):
         response = await client.get(f"/v1/portals/{PORTAL}/{path}", headers=bob.headers)
         assert response.status_code == 404
-
-
-@pytest.mark.parametrize(
-    ("path", "field"),
-    [
-        ("content/web_page/11", "type"),
-        ("content/blog_tag/a%00b", "hubspot_id"),
-        ("content/blog_tag/11?with=versions", "with"),
-        ("content?with=everything", "with"),
-    ],
-)
-async def test_bad_parameters_are_422_naming_them(
-    client: httpx.AsyncClient, portal: int, alice: User, path: str, field: str
-) -> None:
-    response = await client.get(f"/v1/portals/{PORTAL}/{path}", headers=alice.headers)
-    assert response.status_code == 422
-    assert response.json()["message"].startswith(f"{field}: ")

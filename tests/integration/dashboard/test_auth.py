@@ -40,6 +40,12 @@ async def guarded(settings: Settings, admin_pool: Pool) -> AsyncIterator[httpx.A
         yield client
 
 
+async def _still_failed(db: Database, job_id: int) -> bool:
+    """Whether the job is failed still: the refused press requeued nothing."""
+    after = await job_get(db, job_id)
+    return after is not None and after.status is JobStatus.FAILED
+
+
 async def test_the_login_link_shows_a_form_and_signs_in_once(dashboard: httpx.AsyncClient) -> None:
     link = f"/login?token={LOGIN_TOKEN}"
     # Looking at the link (a link previewer, a reload) does not spend it.
@@ -79,8 +85,7 @@ async def test_without_the_cookie_nothing_is_shown_or_changed(
 
     assert refused.status_code == 401
     assert "secret-looking" not in refused.text
-    after = await job_get(db, job.id)
-    assert after is not None and after.status is JobStatus.FAILED
+    assert await _still_failed(db, job.id)
 
 
 async def test_a_wrong_or_missing_csrf_token_changes_nothing(
@@ -93,8 +98,7 @@ async def test_a_wrong_or_missing_csrf_token_changes_nothing(
         )
         assert response.status_code == 403, csrf
         assert "CSRF" in response.text
-    after = await job_get(db, job.id)
-    assert after is not None and after.status is JobStatus.FAILED
+    assert await _still_failed(db, job.id)
 
 
 async def test_a_form_from_another_origin_is_refused(
@@ -109,8 +113,7 @@ async def test_a_form_from_another_origin_is_refused(
     )
 
     assert response.status_code == 403
-    after = await job_get(db, job.id)
-    assert after is not None and after.status is JobStatus.FAILED
+    assert await _still_failed(db, job.id)
 
 
 async def test_signing_out_ends_the_session(dashboard: httpx.AsyncClient, signed_in: str) -> None:

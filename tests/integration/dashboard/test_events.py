@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-import uvicorn
 
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
 from smuves_sync.dashboard.events import sse_event
@@ -18,6 +15,7 @@ from smuves_sync.models import ContentType, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 from tests.integration.dashboard.conftest import sign_in
+from tests.support import serve_app
 
 Event = tuple[str, str]
 
@@ -27,19 +25,8 @@ async def served(settings: Settings, admin_pool: Pool, auth: DashboardAuth) -> A
     """Base URL of the dashboard under uvicorn in this event loop, looking every 20 ms."""
     quick = settings.model_copy(update={"dashboard_refresh_seconds": 0.02})
     app = create_dashboard_app(quick, pool=admin_pool, auth=auth)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
+    async with serve_app(app, graceful_seconds=1) as base_url:
+        yield base_url
 
 
 async def events(lines: AsyncIterator[str]) -> AsyncIterator[Event]:

@@ -8,29 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from smuves_sync.dashboard.views import advice, ago, duration, progress, status_word
-from smuves_sync.models import ContentType, Job, JobKind, JobStatus
+from smuves_sync.models import JobStatus
+from tests.factories import job_record
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-JOB = Job(
-    id=1,
-    run_id=1,
-    portal_id=1,
-    kind=JobKind.FETCH,
-    content_type=ContentType.SITE_PAGE,
-    status=JobStatus.FAILED,
-    attempts=3,
-    max_attempts=3,
-    run_after=NOW,
-    locked_at=None,
-    locked_by=None,
-    lease_token=None,
-    heartbeat_at=None,
-    total=None,
-    processed=0,
-    cursor=None,
-    last_error=None,
-    created_at=NOW,
-    finished_at=NOW,
+JOB = job_record(
+    status=JobStatus.FAILED, attempts=3, run_after=NOW, created_at=NOW, finished_at=NOW
 )
 
 

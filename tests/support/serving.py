@@ -1,0 +1,36 @@
+"""An ASGI app under a real uvicorn in the test's event loop, on a free local port."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import uvicorn
+from starlette.types import ASGIApp
+
+
+@asynccontextmanager
+async def serve_app(app: ASGIApp, *, graceful_seconds: int = 5) -> AsyncIterator[str]:
+    """Serve `app` until the block ends; yields its base URL.
+
+    The socket listens before uvicorn starts, so a client may connect at once: its
+    connection waits in the backlog until the server accepts it; nobody polls for readiness.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_seconds
+    )
+    server = uvicorn.Server(config)
+    # Signals stay with pytest.
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
