@@ -78,3 +78,12 @@ RETURNING hubspot_id
 UPDATE public.schedules SET next_run_at = now() - interval '1 day'
 WHERE portal_id = %(portal_id)s
 RETURNING id
+
+-- name: trust_enqueue_priority
+SELECT id, priority FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,
+                                               %(priority)s::smallint,
+                                               p_schedule_id => %(schedule_id)s)
+
+-- name: trust_claim_with_short_leases
+-- The claim of 0004, whose caller chose the leases (dropped by 0016).
+SELECT id FROM public.claim_jobs('me', NULL, 10, interval '1 second', interval '1 second')
