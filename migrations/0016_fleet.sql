@@ -25,7 +25,7 @@ SET LOCAL ROLE smuves_owner;
 CREATE TABLE public.job_leases (
     kind   public.job_kind PRIMARY KEY,
     lease  interval NOT NULL
-           CONSTRAINT job_leases_sensible CHECK (lease >= interval '10 seconds')
+           CONSTRAINT job_leases_sensible CHECK (lease >= interval '1 second')
 );
 INSERT INTO public.job_leases (kind, lease)
 VALUES ('fetch', interval '5 minutes'), ('export', interval '2 minutes');
