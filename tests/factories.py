@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from psycopg.types.json import Jsonb
 
@@ -38,6 +38,7 @@ from tests.support.sql import query
 from tests.support.timing import T0
 
 ALL_TYPES = tuple(ContentType)
+R = TypeVar("R")
 
 _JOB_RECORD = Job(
     id=1, run_id=1, portal_id=1, kind=JobKind.FETCH, content_type=ContentType.SITE_PAGE,
@@ -51,6 +52,11 @@ def job_record(**columns: Any) -> Job:
     """A `Job` in memory only, for code that reads one: a pending site_page fetch of run 1
     and portal 1, due and created at T0, with `columns` over that."""
     return replace(_JOB_RECORD, **columns)
+
+
+def _found(record: R | None) -> R:
+    assert record is not None
+    return record
 
 
 class Factory:
@@ -93,6 +99,11 @@ class Factory:
             await self.member(portal_id, member)
         return portal_id
 
+    async def _plant(self, statement: str, **params: Any) -> int:
+        """Run one `plant_*` statement; the id of the row it wrote."""
+        rows = await query(self.pool, statement, **params)
+        return int(rows[0]["id"])
+
     async def member(self, portal_id: int, user_id: uuid.UUID, role: str = "viewer") -> None:
         """Make `user_id` a member of `portal_id`."""
         await query(self.pool, "plant_member", portal_id=portal_id, user_id=user_id, role=role)
@@ -111,8 +122,7 @@ class Factory:
     ) -> Run:
         """A run of `portal_id` (a new portal when None)."""
         portal_id = portal_id or await self.portal(owner)
-        rows = await query(
-            self.pool,
+        row_id = await self._plant(
             "plant_run",
             portal_id=portal_id,
             owner_id=owner,
@@ -123,9 +133,7 @@ class Factory:
             started_at=started_at,
             finished_at=finished_at,
         )
-        run = await run_get(self.db, rows[0]["id"])
-        assert run is not None
-        return run
+        return _found(await run_get(self.db, row_id))
 
     async def job(
         self,
@@ -155,8 +163,7 @@ class Factory:
         if status is JobStatus.RUNNING:
             lease_token = lease_token or uuid.uuid4()
             locked_by = locked_by or "factory"
-        rows = await query(
-            self.pool,
+        row_id = await self._plant(
             "plant_job",
             run_id=run.id,
             portal_id=run.portal_id,
@@ -179,9 +186,13 @@ class Factory:
             created_at=created_at,
             finished_at=finished_at,
         )
-        job = await job_get(self.db, rows[0]["id"])
-        assert job is not None
-        return job
+        return _found(await job_get(self.db, row_id))
+
+    async def failed_job(self, run: Run | None = None, **columns: Any) -> Job:
+        """A fetch job that failed for good mid-listing: 3 attempts of 3, checkpointed at
+        'page-7' after 700 objects (`columns` over that, as `job` takes them)."""
+        planted = {"attempts": 3, "cursor": "page-7", "processed": 700, **columns}
+        return await self.job(run, status=JobStatus.FAILED, **planted)
 
     async def backlog(
         self,
@@ -280,8 +291,7 @@ class Factory:
         reason: str = "object has no usable 'id' (got NoneType)",
     ) -> int:
         """A rejected object of the run's portal, recorded by `run`."""
-        rows = await query(
-            self.pool,
+        return await self._plant(
             "plant_content_reject",
             portal_id=run.portal_id,
             run_id=run.id,
@@ -290,7 +300,6 @@ class Factory:
             reason=reason,
             raw=b'{"name":"no id"}',
         )
-        return int(rows[0]["id"])
 
     async def export(
         self,
@@ -301,8 +310,7 @@ class Factory:
         status: JobStatus = JobStatus.PENDING,
     ) -> int:
         """An export row of `run`."""
-        rows = await query(
-            self.pool,
+        return await self._plant(
             "plant_export",
             run_id=run.id,
             portal_id=run.portal_id,
@@ -310,21 +318,18 @@ class Factory:
             format=str(format),
             status=str(status),
         )
-        return int(rows[0]["id"])
 
     async def notification(
         self, user_id: uuid.UUID, run: Run | None = None, *, kind: str = "run_finished"
     ) -> int:
         """A notification for `user_id`."""
-        rows = await query(
-            self.pool,
+        return await self._plant(
             "plant_notification",
             user_id=user_id,
             run_id=run.id if run else None,
             kind=kind,
             message="something happened",
         )
-        return int(rows[0]["id"])
 
     async def schedule(
         self,
@@ -336,8 +341,7 @@ class Factory:
         next_run_at: datetime | None = None,
     ) -> int:
         """A schedule of `portal_id`."""
-        rows = await query(
-            self.pool,
+        return await self._plant(
             "plant_schedule",
             portal_id=portal_id,
             owner_id=owner,
@@ -345,4 +349,3 @@ class Factory:
             content_types=[str(t) for t in content_types],
             next_run_at=next_run_at,
         )
-        return int(rows[0]["id"])

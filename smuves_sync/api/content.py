@@ -35,8 +35,6 @@ from smuves_sync.content_text import unescape_text, unescape_value
 from smuves_sync.db.content import ContentItem, content_language_groups, content_page
 from smuves_sync.models import ContentType
 
-router = APIRouter(tags=["content"], responses=error_responses(401, 404, 422))
-
 With = Annotated[
     Literal["translations"] | None,
     Query(alias="with", description="translations: each object with its language variants"),
@@ -82,10 +80,16 @@ class ContentJSONResponse(JSONResponse):
             return text.encode("ascii")
 
 
+# Every route here answers its bodies in one way: ContentJSONResponse.
+router = APIRouter(
+    tags=["content"],
+    responses=error_responses(401, 404, 422),
+    default_response_class=ContentJSONResponse,
+)
+
+
 @router.get(
     "/v1/portals/{portal_id}/content",
-    response_model=ContentPageOut,
-    response_class=ContentJSONResponse,
     summary="A portal's content, a page at a time",
 )
 async def list_content(
@@ -127,8 +131,6 @@ async def list_content(
 
 @router.get(
     "/v1/portals/{portal_id}/content/{type}/{hubspot_id}",
-    response_model=ContentItemOut,
-    response_class=ContentJSONResponse,
     summary="One object of a portal's content",
 )
 async def get_content(

@@ -17,7 +17,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from smuves_sync.api.auth import Principal
-from smuves_sync.db import Database, Pool
+from smuves_sync.db import Database, OnPool
 from smuves_sync.db.portals import user_sign_in
 from smuves_sync.orchestrator import TotalsCounter
 from smuves_sync.settings import Settings
@@ -25,11 +25,11 @@ from smuves_sync.token_crypto import TokenCipher
 
 
 @dataclass(frozen=True)
-class ApiContext:
-    """Settings, the app-role pool and the secrets' keepers of one running app."""
+class ApiContext(OnPool):
+    """Settings, the app-role pool (`db` acts as smuves_app) and the secrets' keepers of one
+    running app."""
 
     settings: Settings
-    pool: Pool
     cipher: TokenCipher
     # Counts a fetch's types as it starts, paced by this process's one RateLimitRegistry.
     counter: TotalsCounter
@@ -37,11 +37,6 @@ class ApiContext:
     events_interval: float
     # Migration versions of the files this code ships; /healthz compares them to the ledger.
     expected_migrations: tuple[int, ...]
-
-    @property
-    def db(self) -> Database:
-        """A `Database` on the app-role pool."""
-        return Database(self.pool)
 
 
 def current_context(request: Request) -> ApiContext:

@@ -26,7 +26,7 @@ ExportId = Annotated[int, Path(gt=0, le=MAX_ID, description="export id")]
 _MEDIA_TYPES = {ExportFormat.CSV: "text/csv", ExportFormat.JSONL: "application/jsonl"}
 
 
-@router.get("/{export_id}", response_model=ExportOut, summary="An export's state")
+@router.get("/{export_id}", summary="An export's state")
 async def get_export(export_id: ExportId, ctx: Context, principal: CurrentPrincipal) -> ExportOut:
     """`download_url` is set once the file is written."""
     async with user_session(ctx, principal) as db:

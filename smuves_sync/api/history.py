@@ -35,6 +35,7 @@ from smuves_sync.api.schemas import (
 )
 from smuves_sync.db import Database
 from smuves_sync.db.versions import (
+    ChangeFilter,
     ContentVersion,
     VersionDocument,
     changes_page,
@@ -100,7 +101,6 @@ async def _latest(db: Database, portal_id: int, content_type: ContentType, hubsp
 
 @router.get(
     f"{OBJECT}/versions",
-    response_model=VersionPageOut,
     summary="An object's versions, oldest first",
 )
 async def list_versions(
@@ -131,7 +131,6 @@ async def list_versions(
 
 @router.get(
     f"{OBJECT}/versions/{{version}}",
-    response_model=VersionDocumentOut,
     summary="One version of an object, with its document",
 )
 async def get_version(
@@ -153,7 +152,6 @@ async def get_version(
 
 @router.get(
     f"{OBJECT}/diff",
-    response_model=DiffOut,
     summary="What changed in an object between two versions, field by field",
 )
 async def diff_versions(
@@ -202,7 +200,6 @@ async def diff_versions(
 
 @router.get(
     "/v1/portals/{portal_id}/changes",
-    response_model=ChangePageOut,
     summary="What was created, updated, archived or deleted in a portal",
 )
 async def list_changes(
@@ -229,15 +226,8 @@ async def list_changes(
         since = since.replace(tzinfo=UTC)  # a date or a time without offset: UTC
     async with user_session(ctx, principal) as db:
         await member_portal(db, portal_id)
-        page = await changes_page(
-            db,
-            portal_id,
-            since_run=since_run,
-            since=since,
-            content_type=type,
-            after=key,
-            limit=limit,
-        )
+        where = ChangeFilter(since_run=since_run, since=since, content_type=type)
+        page = await changes_page(db, portal_id, where, after=key, limit=limit)
     return ChangePageOut(
         items=[ChangeOut.model_validate(c) for c in page.items],
         next=encode_change_cursor(page.last_key) if page.last_key else None,

@@ -18,7 +18,7 @@ router = APIRouter(
 )
 
 
-@router.get("", response_model=NotificationPageOut, summary="Your notifications, newest first")
+@router.get("", summary="Your notifications, newest first")
 async def list_notifications(
     ctx: Context,
     principal: CurrentPrincipal,
@@ -37,7 +37,6 @@ async def list_notifications(
 
 @router.post(
     "/{notification_id}/read",
-    response_model=NotificationOut,
     responses=error_responses(404),
     summary="Mark a notification read",
 )

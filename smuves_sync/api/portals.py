@@ -58,7 +58,6 @@ _STARTS: dict[str, Any] = {
 @router.post(
     "",
     status_code=status.HTTP_201_CREATED,
-    response_model=PortalOut,
     responses={
         200: {"model": PortalOut, "description": "You already owned it: name and token replaced"},
         **error_responses(409, 413, 502),
@@ -103,7 +102,7 @@ async def connect_portal(
     return PortalOut.model_validate(portal)
 
 
-@router.get("", response_model=PortalList, summary="Your portals")
+@router.get("", summary="Your portals")
 async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
     """Every portal you own or are a member of."""
     async with user_session(ctx, principal) as db:
@@ -128,7 +127,6 @@ async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPri
 
 @router.post(
     "/{portal_id}/fetches",
-    response_model=FetchAccepted,
     summary="Start fetching content types of a portal",
     **_STARTS,
 )
@@ -162,7 +160,6 @@ async def start_portal_fetch(
 
 @router.post(
     "/{portal_id}/exports",
-    response_model=ExportAccepted,
     summary="Start exporting one content type of a portal",
     **_STARTS,
 )

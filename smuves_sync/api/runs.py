@@ -57,7 +57,7 @@ async def load_run(db: Database, run_id: int) -> RunOut | None:
     return RunOut.of(*found, await run_rejects(db, run_id))
 
 
-@router.get("/{run_id}", response_model=RunOut, summary="A run's status and per-job progress")
+@router.get("/{run_id}", summary="A run's status and per-job progress")
 async def get_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
     """Processed / total, attempts and the last error of every job, and the objects HubSpot
     sent that could not be stored (`rejected`: how many, why)."""
@@ -127,7 +127,6 @@ async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -
 
 @router.post(
     "/{run_id}/stop",
-    response_model=RunOut,
     responses=error_responses(409),
     summary="Stop a run: its pending and running jobs end as stopped",
 )

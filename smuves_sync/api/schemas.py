@@ -233,19 +233,15 @@ class TranslationOut(_Out):
     archived: bool
 
 
-class ContentItemOut(_Out):
+class _Typed(_Out):
     content_type: ContentType
-    hubspot_id: str
-    name: str | None
-    slug: str | None
-    url: str | None
-    state: str | None
-    language: str | None
+
+
+class ContentItemOut(TranslationOut, _Typed):
+    # A translation's fields, its type first (pydantic orders fields from the last base).
     translated_from_id: str | None = Field(
         description="the primary object of its language group; null for a primary"
     )
-    hubspot_updated_at: datetime | None
-    archived: bool
     synced_at: datetime = Field(
         description="when a sync last confirmed the object as shown: the last completed fetch "
         "of its type, which saw (or had HubSpot confirm) every object of it, or the moment a "

@@ -28,6 +28,7 @@ from smuves_sync.cli.common import ID, ExitCode, command_error
 from smuves_sync.cli.ops import json_option, require_portal, with_database
 from smuves_sync.db import Database
 from smuves_sync.db.versions import (
+    ChangeFilter,
     ContentChange,
     ContentVersion,
     VersionDocument,
@@ -318,9 +319,8 @@ def changes(
             writer.writerow(CHANGE_COLUMNS)
         count = 0
         async with db.transaction() as scoped:
-            found = changes_stream(
-                scoped, portal_id, since_run=since_run, since=moment, content_type=wanted
-            )
+            where = ChangeFilter(since_run=since_run, since=moment, content_type=wanted)
+            found = changes_stream(scoped, portal_id, where)
             async for change in found:
                 _write(stream, change, fmt, writer)
                 count += 1

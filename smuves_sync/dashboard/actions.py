@@ -23,11 +23,11 @@ from smuves_sync.dashboard.web import (
     Form,
     client_of,
     context_of,
+    existing,
     int_or_none,
     operator_action,
     page,
     path_id,
-    refusal,
     see_other,
 )
 from smuves_sync.db import Database
@@ -277,9 +277,7 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
     ctx = context_of(request)
     run_id = path_id(request, "run_id")
     back = f"/runs/{run_id}"
-    run = await run_get(ctx.db, run_id)
-    if run is None:
-        return refusal(request, 404, "No such run", f"Run {run_id} does not exist.")
+    run = existing(await run_get(ctx.db, run_id), "No such run", f"Run {run_id} does not exist.")
     if run.status.is_terminal:
         session.flash("error", f"run {run_id} has already finished ({run.status})")
         return see_other(back)
@@ -310,9 +308,9 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
     ctx = context_of(request)
     portal_id = path_id(request, "portal_id")
     back = f"/portals?portal={portal_id}"
-    portal = await portal_get(ctx.db, portal_id)
-    if portal is None:
-        return refusal(request, 404, "No such portal", f"Portal {portal_id} is not known.")
+    portal = existing(
+        await portal_get(ctx.db, portal_id), "No such portal", f"Portal {portal_id} is not known."
+    )
     if not _confirmed(form):
         return _confirmation(
             request,

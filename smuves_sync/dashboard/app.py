@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from smuves_sync.dashboard import actions, events, pages, signin
 from smuves_sync.dashboard.auth import DashboardAuth
-from smuves_sync.dashboard.web import DashboardContext, refusal
+from smuves_sync.dashboard.web import DashboardContext, Missing, refusal
 from smuves_sync.db import Pool
 from smuves_sync.errors import InvalidInput
 from smuves_sync.settings import Settings
@@ -85,6 +85,11 @@ async def _bad_input(request: Request, error: Exception) -> Response:
     return refusal(request, 400, "Bad request", str(error))
 
 
+async def _missing(request: Request, error: Exception) -> Response:
+    assert isinstance(error, Missing)
+    return refusal(request, 404, error.title, str(error))
+
+
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     if error.status_code == 404:
@@ -126,6 +131,7 @@ def create_dashboard_app(settings: Settings, *, pool: Pool, auth: DashboardAuth)
         routes=routes,
         exception_handlers={
             InvalidInput: _bad_input,
+            Missing: _missing,
             HTTPException: _http_error,
             Exception: _server_error,
         },

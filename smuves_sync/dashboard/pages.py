@@ -20,11 +20,11 @@ from smuves_sync.dashboard.charts import minute_chart
 from smuves_sync.dashboard.web import (
     COUNT_CAP,
     context_of,
+    existing,
     int_or_none,
     operator_page,
     page,
     path_id,
-    refusal,
 )
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_count_by_type
@@ -213,9 +213,9 @@ async def run_detail(request: Request, session: Session) -> Response:
     """One run: its jobs' bars (live), attempts, lease holders, cursors, errors, notices."""
     run_id = path_id(request, "run_id")
     db = context_of(request).db
-    values = await run_values(db, run_id)
-    if values is None:
-        return refusal(request, 404, "No such run", f"Run {run_id} does not exist (or was pruned).")
+    values = existing(
+        await run_values(db, run_id), "No such run", f"Run {run_id} does not exist (or was pruned)."
+    )
     async with db.custom_plans() as tx:
         notes = await notification_of_run(tx, run_id)
     return page(request, session, "run.html", active="runs", notifications=notes, **values)

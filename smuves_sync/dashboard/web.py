@@ -9,7 +9,8 @@
 `operator_page` sends a browser without a session to the sign-in page; `operator_action`
 refuses a POST without a session (401), from another origin or without the session's CSRF
 token (403) before the handler runs, so nothing changes. A handler raises `InvalidInput` for
-a bad parameter; the app answers 400 with its message.
+a bad parameter; the app answers 400 with its message. What a handler looks up goes through
+`existing`: when it is not there, the app answers 404.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode
 
 from starlette.requests import Request
@@ -26,9 +27,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from smuves_sync.dashboard.auth import COOKIE_NAME, DashboardAuth, Session
 from smuves_sync.dashboard.views import render
-from smuves_sync.db import Database, Pool
+from smuves_sync.db import OnPool
 from smuves_sync.errors import InvalidInput
 from smuves_sync.settings import Settings
+
+T = TypeVar("T")
 
 # A form bigger than this is not one of ours.
 MAX_FORM_BYTES = 64 * 1024
@@ -39,19 +42,14 @@ COUNT_CAP = 100_000
 
 
 @dataclass(frozen=True)
-class DashboardContext:
-    """Settings, the login-role pool and the sign-in state of one running dashboard."""
+class DashboardContext(OnPool):
+    """Settings, the login-role pool (`db` sees every tenant's rows) and the sign-in state of
+    one running dashboard."""
 
     settings: Settings
-    pool: Pool
     auth: DashboardAuth
     # Seconds between two looks at the database for a page's live parts.
     refresh_seconds: float
-
-    @property
-    def db(self) -> Database:
-        """A `Database` on the login-role pool: every tenant's rows."""
-        return Database(self.pool)
 
 
 def context_of(request: Request) -> DashboardContext:
@@ -89,6 +87,21 @@ def page(
         **values,
     )
     return HTMLResponse(body, status_code=status_code)
+
+
+class Missing(Exception):
+    """What a page or an action names is not there: the app answers 404 with the error page."""
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__(message)
+        self.title = title
+
+
+def existing(value: T | None, title: str, message: str) -> T:
+    """`value`; when it is None, `Missing` (a 404 page saying `title` and `message`)."""
+    if value is None:
+        raise Missing(title, message)
+    return value
 
 
 def refusal(request: Request, status_code: int, title: str, message: str) -> HTMLResponse:

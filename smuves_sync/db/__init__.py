@@ -9,6 +9,7 @@
                                         the runtime LOGIN role of each
     Database(pool)                      one, all, execute, stream, pipeline; transaction,
                                         as_user, for_portal, custom_plans (database.py)
+    OnPool(pool)                        base of an app's context: .db, a Database on its pool
     migrate(conninfo, directory=None)   apply pending migrations -> list[Migration]
     queries()                           the merged named queries of db/queries/*.sql
 
@@ -20,7 +21,7 @@ stats (monitoring reads). Rows become the
 package's records through `rows.model_row`.
 """
 
-from smuves_sync.db.database import Database
+from smuves_sync.db.database import Database, OnPool
 from smuves_sync.db.migrations import Migration, migrate
 from smuves_sync.db.pool import (
     DbRole,
@@ -37,6 +38,7 @@ __all__ = [
     "Database",
     "DbRole",
     "Migration",
+    "OnPool",
     "Pool",
     "database_url",
     "migrate",

@@ -2,6 +2,7 @@
 
     db = Database(pool)                                   # any pool of smuves_sync.db.pool
     job = await db.one("job_get", {"job_id": 42}, row=model_row(Job))     # Job | None
+    run = await db.only("run_create", params, row=model_row(Run))         # Run, or an error
     jobs = await db.all("run_jobs", {"run_id": 7}, row=model_row(Job))    # list[Job]
     changed = await db.execute("schedule_disable", {"schedule_id": 3})    # rows affected
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -38,6 +40,19 @@ Params = Mapping[str, Any]
 # One statement of `Database.pipeline`: a query name, its parameters, its row factory.
 Statement = tuple[str, Params | None, BaseRowFactory[Any]]
 R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class OnPool:
+    """What an app builds once and hands its handlers, around one pool: `db` is a `Database`
+    on that pool, and the role the pool logs in as decides what it sees."""
+
+    pool: Pool
+
+    @property
+    def db(self) -> Database:
+        """A `Database` on the pool."""
+        return Database(self.pool)
 
 
 class Database:
@@ -81,6 +96,14 @@ class Database:
         async with self._connection() as conn, conn.cursor(row_factory=row) as cur:
             await cur.execute(queries()[query], params)
             return await cur.fetchone()
+
+    async def only(self, query: str, params: Params | None = None, *, row: BaseRowFactory[R]) -> R:
+        """The row a statement always returns (INSERT … RETURNING, count(*), a function that
+        answers with one row), made by `row`; an error if it returns none after all."""
+        found = await self.one(query, params, row=row)
+        if found is None:
+            raise RuntimeError(f"{query} returned no row")
+        return found
 
     async def execute(self, query: str, params: Params | None = None) -> int:
         """Run the named query; how many rows it changed (or returned)."""

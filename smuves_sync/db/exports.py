@@ -27,9 +27,7 @@ async def export_create(
     """A pending export of run `run_id`; `path` None lets the worker choose the file."""
     params = {"run_id": run_id, "portal_id": portal_id, "content_type": str(content_type)}
     more = {"format": str(export_format), "path": path}
-    export = await db.one("export_create", {**params, **more}, row=model_row(Export))
-    assert export is not None  # INSERT … RETURNING always returns the row
-    return export
+    return await db.only("export_create", {**params, **more}, row=model_row(Export))
 
 
 async def export_get(db: Database, export_id: int) -> Export | None:

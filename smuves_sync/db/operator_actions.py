@@ -50,11 +50,9 @@ async def operator_action_record(
     """Write one audit row (in the caller's transaction, beside the action it records)."""
     params = {"actor": actor, "client": client, "session": session, "action": action}
     documents = {"target": Jsonb(dict(target)), "outcome": Jsonb(dict(outcome))}
-    found = await db.one(
+    return await db.only(
         "operator_action_record", {**params, **documents}, row=model_row(OperatorAction)
     )
-    assert found is not None  # INSERT … RETURNING always returns the row
-    return found
 
 
 async def operator_action_recent(db: Database, *, limit: int = 20) -> list[OperatorAction]:

@@ -97,8 +97,7 @@ async def app_user_ensure(db: Database, email: str, *, invited: bool = True) -> 
     """The id of the user with `email` (any case), created when missing. A new `invited` user
     is taken over by the first sign-in that verifies the email (`user_sign_in`)."""
     params = {"email": email, "invited": invited}
-    user_id: uuid.UUID | None = await db.one("app_user_ensure", params, row=scalar_row)
-    assert user_id is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
+    user_id: uuid.UUID = await db.only("app_user_ensure", params, row=scalar_row)
     return user_id
 
 
@@ -132,9 +131,7 @@ async def portal_store(
     new name, token and time zone, leaving its owner and members as they are."""
     params = {"portal_id": portal_id, "name": name, "owner_id": owner_id}
     more = {"token_encrypted": token_encrypted, "time_zone": time_zone}
-    portal = await db.one("portal_store", {**params, **more}, row=model_row(Portal))
-    assert portal is not None  # INSERT … ON CONFLICT DO UPDATE … RETURNING always returns it
-    return portal
+    return await db.only("portal_store", {**params, **more}, row=model_row(Portal))
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +191,7 @@ async def user_sign_in(
     `email` counts only when `email_verified` (the identity provider checked it): then a
     first sign-in takes over the row `portal add --owner` invited with that email."""
     params = {"email": email, "email_verified": email_verified}
-    user_id = await db.one("user_sign_in", params, row=scalar_row)
-    assert user_id is not None  # a scalar function call always returns one row
+    user_id = await db.only("user_sign_in", params, row=scalar_row)
     return uuid.UUID(str(user_id))
 
 

@@ -78,9 +78,7 @@ async def run_create(
     """A new pending run."""
     params = {"portal_id": portal_id, "owner_id": owner_id, "kind": str(kind)}
     types = [str(t) for t in content_types]
-    run = await db.one("run_create", {**params, "content_types": types}, row=model_row(Run))
-    assert run is not None  # INSERT … RETURNING always returns the row
-    return run
+    return await db.only("run_create", {**params, "content_types": types}, row=model_row(Run))
 
 
 async def run_jobs(db: Database, run_id: int) -> list[Job]:
@@ -150,8 +148,7 @@ async def run_in_flight(db: Database, *, limit: int = 10) -> list[RunProgress]:
 
 async def run_count_in_flight(db: Database) -> int:
     """How many runs are pending or running."""
-    runs: int | None = await db.one("run_count_in_flight", row=scalar_row)
-    assert runs is not None  # count(*) always answers
+    runs: int = await db.only("run_count_in_flight", row=scalar_row)
     return runs
 
 
@@ -180,6 +177,4 @@ async def history_prune(
     """Delete settled runs (with jobs, exports, notifications) and notifications older than
     `older_than`; with `dry_run`, only count them."""
     params = {"older_than": older_than, "dry_run": dry_run, "now": now}
-    counts = await db.one("history_prune", params, row=model_row(PruneCounts))
-    assert counts is not None  # prune_history always answers with one row
-    return counts
+    return await db.only("history_prune", params, row=model_row(PruneCounts))

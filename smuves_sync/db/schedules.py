@@ -76,8 +76,7 @@ async def schedule_remove(db: Database, schedule_id: int) -> Schedule | None:
 
 async def schedule_clock(db: Database, *, now: datetime | None = None) -> datetime:
     """`now` when given, else the database's clock (the time schedules are measured by)."""
-    clock: datetime | None = await db.one("schedule_clock", {"now": now}, row=scalar_row)
-    assert clock is not None  # a SELECT of one expression always returns one row
+    clock: datetime = await db.only("schedule_clock", {"now": now}, row=scalar_row)
     return clock
 
 

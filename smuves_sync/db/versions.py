@@ -3,8 +3,8 @@ portal, retention (versions.sql).
 
     versions = await versions_of_object(db, portal_id, ContentType.BLOG_POST, "123")
     found = await version_documents(db, portal_id, ContentType.BLOG_POST, "123", [3, 4])
-    page = await changes_page(db, portal_id, since_run=17, limit=100)      # keyset pages
-    async for change in changes_stream(scoped, portal_id, since=midnight): ...
+    page = await changes_page(db, portal_id, ChangeFilter(since_run=17), limit=100)  # pages
+    async for change in changes_stream(scoped, portal_id, ChangeFilter(since=midnight)): ...
     counts = await versions_prune(db, timedelta(days=90))                  # login role
 
 The history itself is written by triggers on content_items (migrations/0014), whatever
@@ -140,19 +140,30 @@ async def version_documents(
     return {row.version.version: row for row in rows}
 
 
+@dataclass(frozen=True, slots=True)
+class ChangeFilter:
+    """Which changes of a portal: made by run `since_run` or a later one, recorded at or after
+    `since`, of one type (None: any)."""
+
+    since_run: int | None = None
+    since: datetime | None = None
+    content_type: ContentType | None = None
+
+
+EVERY_CHANGE = ChangeFilter()
+
+
 def _changes_params(
     portal_id: int,
-    since_run: int | None,
-    since: datetime | None,
-    content_type: ContentType | None,
+    where: ChangeFilter,
     after: tuple[datetime, int] | None,
     limit: int | None,
 ) -> dict[str, Any]:
     return {
         "portal_id": portal_id,
-        "since_run": since_run,
-        "since": since,
-        "content_type": str(content_type) if content_type else None,
+        "since_run": where.since_run,
+        "since": where.since,
+        "content_type": str(where.content_type) if where.content_type else None,
         "after_at": after[0] if after else None,
         "after_id": after[1] if after else None,
         "limit": limit,
@@ -162,16 +173,14 @@ def _changes_params(
 async def changes_page(
     db: Database,
     portal_id: int,
+    where: ChangeFilter = EVERY_CHANGE,
     *,
-    since_run: int | None = None,
-    since: datetime | None = None,
-    content_type: ContentType | None = None,
     after: tuple[datetime, int] | None = None,
     limit: int,
 ) -> ChangesPage:
-    """Up to `limit` changes of the portal after the key `after`, in the order recorded:
-    made by run `since_run` or a later one, recorded at or after `since`, of one type."""
-    params = _changes_params(portal_id, since_run, since, content_type, after, limit + 1)
+    """Up to `limit` changes of the portal `where` picks, after the key `after`, in the order
+    recorded."""
+    params = _changes_params(portal_id, where, after, limit + 1)
     rows = await db.all("versions_changes", params, row=model_row(ContentChange))
     items = tuple(rows[:limit])
     more = len(rows) > limit
@@ -181,15 +190,13 @@ async def changes_page(
 async def changes_stream(
     db: Database,
     portal_id: int,
+    where: ChangeFilter = EVERY_CHANGE,
     *,
-    since_run: int | None = None,
-    since: datetime | None = None,
-    content_type: ContentType | None = None,
     batch_size: int = 2000,
 ) -> AsyncIterator[ContentChange]:
-    """Every change of the portal matching the filters of `changes_page`, in the order
-    recorded, fetched `batch_size` at a time through a server-side cursor."""
-    params = _changes_params(portal_id, since_run, since, content_type, None, None)
+    """Every change of the portal `where` picks, in the order recorded, fetched `batch_size`
+    at a time through a server-side cursor."""
+    params = _changes_params(portal_id, where, None, None)
     rows = db.stream(
         "versions_changes", params, row=model_row(ContentChange), batch_size=batch_size
     )
@@ -208,16 +215,15 @@ async def versions_prune(
     """Delete the versions of every portal superseded more than `older_than` ago, a batch
     per transaction (`db` unscoped: each call commits); the current versions stay. With
     `dry_run`, only count them."""
-    cutoff = await db.one(
+    cutoff = await db.only(
         "versions_prune_cutoff", {"older_than": older_than, "now": now}, row=scalar_row
     )
-    assert cutoff is not None  # the arithmetic always answers
     portals = await db.all("versions_portals", {"cutoff": cutoff}, row=scalar_row)
     scanned = deleted = moved = 0
     for portal_id in portals:
         after: tuple[datetime, int] | None = None
         while True:
-            batch = await db.one(
+            batch = await db.only(
                 "versions_prune_batch",
                 {
                     "portal_id": portal_id,
@@ -229,7 +235,6 @@ async def versions_prune(
                 },
                 row=model_row(_PruneBatch),
             )
-            assert batch is not None  # the function always answers with one row
             scanned += batch.scanned
             deleted += batch.deleted
             moved += batch.documents_moved

@@ -31,7 +31,7 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     portal = await sync.plant_portal()
     started = await start_fetch(sync.worker_db, portal, [ContentType.BLOG_POST])
     await query(db, "set_job_lease", kind="fetch", lease=timedelta(seconds=2))
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     first = await spawn(env, "worker", "--kinds", "fetch", log=tmp_path / "first.log")
 
     async def some_pages_stored() -> bool:

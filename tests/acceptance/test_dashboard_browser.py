@@ -21,29 +21,14 @@ from playwright.async_api import Browser, Page, async_playwright
 from smuves_sync.db.jobs import job_get, job_list, job_list_in_flight
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus
-from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec, ServerConfig
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, ServerConfig
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.support import TOKEN, eventually, smuves, smuves_env
+from tests.support import TOKEN, eventually, fake_portal, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 
-CLEAN = PortalSpec(
-    portal_id=8101,
-    token=TOKEN,
-    seed=11,
-    site_pages=2000,
-    landing_pages=300,
-    blog_posts=600,
-    hubdb_tables=2,
-    rows_per_table=200,
-    blog_authors=20,
-    blog_tags=30,
-    url_redirects=40,
-    blogs=2,
-)
-BROKEN = PortalSpec(
-    portal_id=8102, token=TOKEN + "-broken", seed=12, site_pages=200, blog_posts=150
-)
+CLEAN = fake_portal(8101, "2000,300,600,2,200,20,30,40,2", seed=11)
+BROKEN = fake_portal(8102, "200,0,150,0,0", seed=12, token=TOKEN + "-broken")
 # Slow enough that the bars are seen between empty and full; the blog posts of BROKEN answer
 # 403 (a missing scope): the job fails at once, for good.
 CONFIG = ServerConfig(
@@ -163,7 +148,7 @@ async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
 ) -> None:
     db = sync.db
     portal = await sync.plant_portal(CLEAN)
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_DASHBOARD_REFRESH_SECONDS="0.25")
+    env = sync.env(SMUVES_DASHBOARD_REFRESH_SECONDS="0.25")
     base, link = await start_dashboard(spawn, env, tmp_path / "dashboard.log")
     page = await browser.new_page(viewport=DESKTOP)
     await sign_in(page, link)
@@ -225,7 +210,7 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
 ) -> None:
     db = sync.db
     portal = await sync.plant_portal(BROKEN)
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     failed_sync = await smuves(env, "sync", str(portal), "--types", "site_page,blog_post")
     assert failed_sync.code == 1, failed_sync.stdout + failed_sync.stderr
     # Nothing in flight: the site pages completed, the blog posts failed for good.

@@ -11,26 +11,13 @@ import json
 import pytest
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import Churn, FakeControl, PortalSpec, TruthItem
+from smuves_sync.testing.fake_hubspot import Churn, FakeControl, TruthItem
 from tests.acceptance.conftest import ProcessSync
-from tests.support import TOKEN, query, smuves, smuves_env
+from tests.support import fake_portal, query, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
-PORTAL = PortalSpec(
-    portal_id=8101,
-    token=TOKEN,
-    seed=11,
-    site_pages=120,
-    blog_posts=300,
-    hubdb_tables=2,
-    rows_per_table=30,
-    archived_share=0.1,
-    blog_authors=40,
-    blog_tags=60,
-    url_redirects=50,
-    blogs=4,
-)
+PORTAL = fake_portal(8101, "120,0,300,2,30,40,60,50,4", seed=11, archived_share=0.1)
 MUTATED = (
     ContentType.BLOG_AUTHOR,
     ContentType.BLOG_TAG,
@@ -73,7 +60,7 @@ async def test_changes_list_exactly_what_the_fake_changed_and_diff_shows_the_fie
 ) -> None:
     fake = sync.fake
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     first = await smuves(env, "sync", str(portal))
     assert first.code == 0, first.stderr
     before = snapshot(fake)

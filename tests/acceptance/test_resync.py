@@ -20,25 +20,14 @@ from smuves_sync.testing.fake_hubspot import (
     FakeHubSpotProcess,
     FaultKind,
     FaultRule,
-    PortalSpec,
 )
 from tests.acceptance.conftest import ProcessSync
-from tests.support import TOKEN, query, smuves, smuves_env
+from tests.support import fake_portal, query, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
 # 600 + 200 + 600 + 3 tables + 3 x 150 rows = 1,853 objects.
-PORTAL = PortalSpec(
-    portal_id=8101,
-    token=TOKEN,
-    seed=13,
-    site_pages=600,
-    landing_pages=200,
-    blog_posts=600,
-    hubdb_tables=3,
-    rows_per_table=150,
-    archived_share=0.05,
-)
+PORTAL = fake_portal(8101, "600,200,600,3,150", seed=13)
 Key = tuple[str, str]
 
 
@@ -76,7 +65,7 @@ async def test_a_resync_writes_exactly_what_changed_and_loses_nothing_to_drift(
 ) -> None:
     fake, db = sync.fake, sync.db
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
 
     await sync_exactly(env, sync)
     first = await versions(db, portal)

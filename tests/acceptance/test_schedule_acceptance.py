@@ -7,13 +7,12 @@ from pathlib import Path
 import pytest
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import PortalSpec
 from tests.acceptance.conftest import ProcessSync, Spawn, stop
-from tests.support import TOKEN, db_now, eventually, query, smuves_env
+from tests.support import db_now, eventually, fake_portal, query
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
-PORTAL = PortalSpec(portal_id=8101, token=TOKEN, seed=11, site_pages=250, blog_posts=150)
+PORTAL = fake_portal(8101, "250,0,150,0,0", seed=11)
 TYPES = [ContentType.SITE_PAGE, ContentType.BLOG_POST]
 
 
@@ -23,7 +22,7 @@ async def test_two_workers_fire_one_due_schedule_exactly_once(
 ) -> None:
     db, factory = sync.db, sync.factory
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     logs = [tmp_path / "worker1.log", tmp_path / "worker2.log"]
     workers = [await spawn(env, "worker", "--concurrency", "2", log=log) for log in logs]
     try:

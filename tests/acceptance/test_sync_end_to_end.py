@@ -9,43 +9,17 @@ import httpx
 import pytest
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.support import TOKEN, eventually, query, smuves, smuves_env
+from tests.support import TOKEN, eventually, fake_portal, query, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
 # 1,500 + 1,000 + 1,400 + 4 tables + 4 x 250 rows + 20 authors + 40 tags + 30 redirects
 # + 6 blogs = 5,000 objects, of every type.
-PORTAL = PortalSpec(
-    portal_id=8001,
-    token=TOKEN,
-    seed=5,
-    site_pages=1500,
-    landing_pages=1000,
-    blog_posts=1400,
-    hubdb_tables=4,
-    rows_per_table=250,
-    archived_share=0.08,
-    blog_authors=20,
-    blog_tags=40,
-    url_redirects=30,
-    blogs=6,
-)
-SMALL = PortalSpec(
-    portal_id=8002, token=TOKEN, seed=2, site_pages=300, blog_posts=200, archived_share=0.1
-)
-MIXED = PortalSpec(
-    portal_id=8003,
-    token=TOKEN,
-    seed=8,
-    site_pages=800,
-    landing_pages=300,
-    blog_posts=800,
-    hubdb_tables=3,
-    rows_per_table=150,
-    archived_share=0.1,
-)
+PORTAL = fake_portal(8001, "1500,1000,1400,4,250,20,40,30,6", seed=5, archived_share=0.08)
+SMALL = fake_portal(8002, "300,0,200,0,0", seed=2, archived_share=0.1)
+MIXED = fake_portal(8003, "800,300,800,3,150", seed=8, archived_share=0.1)
 ALWAYS_500 = FaultRule(FaultKind.STATUS, status=500, share=1.0, content_type=ContentType.BLOG_POST)
 FLAKY = (
     FaultRule(FaultKind.RATE_LIMIT, share=0.1, policy="SECONDLY"),
@@ -64,7 +38,7 @@ async def test_a_full_sync_matches_hubspot_exactly(sync: ProcessSync) -> None:
     db = sync.db
     portal = await sync.plant_portal()
 
-    result = await smuves(smuves_env(sync.db_url, sync.base_url), "sync", str(portal))
+    result = await smuves(sync.env(), "sync", str(portal))
 
     assert result.code == 0, result.stderr
     assert "completed" in result.stdout
@@ -92,7 +66,7 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
     portal = await sync.plant_portal()
 
     result = await smuves(
-        smuves_env(sync.db_url, sync.base_url),
+        sync.env(),
         "sync",
         str(portal),
         "--types",
@@ -114,7 +88,7 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
 @pytest.mark.hubspot(MIXED, ten_second_limit=None, faults=FLAKY, fault_seed=9)
 async def test_a_sync_through_injected_429s_and_5xx_completes_exactly(sync: ProcessSync) -> None:
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_HUBSPOT_MAX_RETRIES="4")
+    env = sync.env(SMUVES_HUBSPOT_MAX_RETRIES="4")
 
     result = await smuves(env, "sync", str(portal))
 
@@ -134,7 +108,7 @@ async def test_a_revoked_token_fails_every_job_at_once(sync: ProcessSync) -> Non
     sync.fake.revoke_token(TOKEN)
     # The jobs' own requests only: no counting as the fetch starts (its 401s are counted in
     # tests/integration/test_start_totals.py).
-    env = smuves_env(sync.db_url, sync.base_url, SMUVES_COUNT_TIMEOUT_SECONDS="0")
+    env = sync.env(SMUVES_COUNT_TIMEOUT_SECONDS="0")
 
     result = await smuves(env, "sync", str(portal))
 
@@ -155,7 +129,7 @@ async def test_a_second_sync_of_a_running_portal_exits_3(
 ) -> None:
     db = sync.db
     portal = await sync.plant_portal()
-    env = smuves_env(sync.db_url, sync.base_url)
+    env = sync.env()
     types = ("--types", "site_page,blog_post")
     first = await spawn(env, "sync", str(portal), *types, log=tmp_path / "first.log")
 

@@ -12,6 +12,7 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.versions import (
+    ChangeFilter,
     changes_page,
     version_documents,
     versions_of_object,
@@ -242,7 +243,7 @@ async def test_changes_are_windowed_by_run_time_and_type_and_page_without_gaps(
 
     everything = await changes_page(db, portal, limit=100)
     assert len(everything.items) == 5 + 5 + 1 and everything.last_key is None
-    since_second = keyed(await changes_page(db, portal, since_run=second, limit=100))
+    since_second = keyed(await changes_page(db, portal, ChangeFilter(since_run=second), limit=100))
     assert sorted(since_second) == sorted(
         [
             (second, TYPE, "1", UPDATED),
@@ -252,15 +253,15 @@ async def test_changes_are_windowed_by_run_time_and_type_and_page_without_gaps(
             (second, TYPE, "5", DELETED),
         ]
     )
-    assert keyed(await changes_page(db, portal, since_run=first, limit=100)) == keyed(
-        await changes_page(db, portal, since_run=first, content_type=TYPE, limit=100)
+    assert keyed(await changes_page(db, portal, ChangeFilter(since_run=first), limit=100)) == keyed(
+        await changes_page(db, portal, ChangeFilter(since_run=first, content_type=TYPE), limit=100)
     )
-    by_time = await changes_page(db, portal, since=midway, limit=100)
+    by_time = await changes_page(db, portal, ChangeFilter(since=midway), limit=100)
     assert [c.hubspot_id for c in by_time.items][-1] == "p1"
     assert len(by_time.items) == 6
-    assert (await changes_page(db, portal, content_type=ContentType.SITE_PAGE, limit=9)).items[
-        0
-    ].name == "A page"
+    assert (
+        await changes_page(db, portal, ChangeFilter(content_type=ContentType.SITE_PAGE), limit=9)
+    ).items[0].name == "A page"
 
     walked, after = [], None
     while True:

@@ -17,22 +17,17 @@ from smuves_sync.testing.fake_hubspot import (
     FaultRule,
     Poison,
     PoisonKind,
-    PortalSpec,
 )
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
-from tests.support import TOKEN, Sync, query
+from tests.support import Sync, fake_portal, query
 
 POST, PAGE = ContentType.BLOG_POST, ContentType.SITE_PAGE
 TABLE, ROW = ContentType.HUBDB_TABLE, ContentType.HUBDB_ROW
-SPEC = PortalSpec(
-    portal_id=7101,
-    token=TOKEN,
+SPEC = fake_portal(
+    7101,
+    "150,0,120,2,30",
     seed=6,
-    site_pages=150,
-    blog_posts=120,
-    hubdb_tables=2,
-    rows_per_table=30,
     archived_share=0.1,
     poison=(
         Poison(PoisonKind.NUL_IN_BODY, POST, 3),

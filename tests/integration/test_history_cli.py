@@ -86,20 +86,35 @@ async def test_diff_shows_each_changed_field_and_long_text_as_a_unified_diff(
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("command", "args", "message"),
     [
-        (("blog_post", "1", "--to", "3"), "has no version 3"),
-        (("blog_post", "9"), "blog_post 9 of portal {portal} has no history"),
-        (("site_page", "1"), "site_page 1 of portal {portal} has no history"),
+        ("diff", ("blog_post", "1", "--to", "3"), "has no version 3"),
+        ("diff", ("blog_post", "9"), "blog_post 9 of portal {portal} has no history"),
+        ("diff", ("site_page", "1"), "site_page 1 of portal {portal} has no history"),
+        (
+            "changes",
+            ("--since-run", "1", "--since", "2026-01-01"),
+            "give --since-run or --since, not both",
+        ),
+        ("changes", ("--since", "yesterday"), "--since must be a date or time"),
+        ("changes", ("--since-run", "0"), "must be an id"),
     ],
 )
-async def test_diff_refuses_what_does_not_exist(
-    db_url: str, portal: tuple[int, list[int]], args: tuple[str, ...], message: str
+async def test_diff_and_changes_refuse_what_they_cannot_show(
+    db_url: str,
+    portal: tuple[int, list[int]],
+    command: str,
+    args: tuple[str, ...],
+    message: str,
 ) -> None:
     portal_id, _ = portal
-    result = await invoke(db_url, "diff", str(portal_id), *args)
+    result = await invoke(db_url, command, str(portal_id), *args)
     assert result.exit_code == 2
     assert message.format(portal=portal_id) in result.stderr
+    assert result.stdout == ""
+
+
+async def test_diff_refuses_an_unknown_portal(db_url: str) -> None:
     unknown = await invoke(db_url, "diff", "424242", "blog_post", "1")
     assert (unknown.exit_code, unknown.stderr.strip()) == (2, "Error: portal 424242 not found")
 
@@ -140,23 +155,6 @@ async def test_changes_streams_a_portals_changes_as_csv_or_json_lines(
     assert later.stdout.splitlines() == [",".join(rows[0])]
     pages = await invoke(db_url, "changes", str(portal_id), "--type", "site_page")
     assert len(pages.stdout.splitlines()) == 1
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (("--since-run", "1", "--since", "2026-01-01"), "give --since-run or --since, not both"),
-        (("--since", "yesterday"), "--since must be a date or time"),
-        (("--since-run", "0"), "must be an id"),
-    ],
-)
-async def test_changes_refuses_bad_windows(
-    db_url: str, portal: tuple[int, list[int]], args: tuple[str, ...], message: str
-) -> None:
-    portal_id, _ = portal
-    result = await invoke(db_url, "changes", str(portal_id), *args)
-    assert result.exit_code == 2 and message in result.stderr
-    assert result.stdout == ""
 
 
 async def test_admin_prune_without_an_age_prunes_history_past_its_retention(

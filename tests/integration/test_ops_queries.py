@@ -140,15 +140,8 @@ async def test_requeue_resets_attempts_keeps_the_checkpoint_and_reopens_the_run(
     run = await factory.run(
         status=RunStatus.PARTIALLY_FAILED, started_at=T - timedelta(hours=1), finished_at=T
     )
-    failed = await factory.job(
-        run,
-        status=JobStatus.FAILED,
-        attempts=3,
-        cursor="page-7",
-        processed=700,
-        total=1000,
-        last_error="HubSpotRetryableError: 500",
-        finished_at=T,
+    failed = await factory.failed_job(
+        run, total=1000, last_error="HubSpotRetryableError: 500", finished_at=T
     )
     done = await factory.job(run, content_type=ContentType.BLOG_POST, status=JobStatus.COMPLETED)
 

@@ -18,7 +18,7 @@ from smuves_sync.workers.context import Handler, JobContext
 from smuves_sync.workers.runner import Runner, RunnerStats
 from tests.factories import Factory
 from tests.logins import runtime_env, runtime_urls
-from tests.support import clean_env, query, run
+from tests.support import Sync, clean_env, query, run
 
 # Due by the database's clock, which is the one a worker fires schedules by.
 LONG_AGO = datetime.now(UTC) - timedelta(days=2)
@@ -52,12 +52,9 @@ async def work_through(
 
 
 async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
-    factory: Factory,
-    db: Database,
-    worker_db: Database,
-    db_url: str,
-    caplog: pytest.LogCaptureFixture,
+    sync: Sync, caplog: pytest.LogCaptureFixture
 ) -> None:
+    factory, db, worker_db, db_url = sync.factory, sync.db, sync.worker_db, sync.db_url
     # A schedule that parses but never fires, written straight into the table, first in line.
     haunted = await factory.portal()
     never = await factory.schedule(haunted, cron_expression="0 0 31 2 *", next_run_at=LONG_AGO)
@@ -109,12 +106,9 @@ async def test_broken_rows_do_not_stop_a_worker_from_serving_other_jobs(
 
 
 async def test_a_schedule_row_this_code_cannot_read_does_not_stop_the_worker(
-    factory: Factory,
-    db: Database,
-    worker_db: Database,
-    db_url: str,
-    caplog: pytest.LogCaptureFixture,
+    sync: Sync, caplog: pytest.LogCaptureFixture
 ) -> None:
+    factory, db, worker_db, db_url = sync.factory, sync.db, sync.worker_db, sync.db_url
     # A newer release taught the database a content type this worker's code does not know.
     await query(db, "resilience_allow_any_content_type")
     future = await factory.portal()

@@ -9,7 +9,8 @@ the rest are helpers a test imports from here:
                `all_at_once` (a race of n tasks)
     commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
     serving    `serve_app`: an ASGI app under uvicorn in the test's event loop
-    sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases
+    sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases;
+               `fake_portal`: a portal written as the fake's `--portal` flag writes it
     plugin     the fixtures: databases, pools, `Database`s, `factory`, `hubspot`, `sync`
 """
 
@@ -24,7 +25,7 @@ from tests.support.commands import (
 )
 from tests.support.serving import serve_app
 from tests.support.sql import query
-from tests.support.sync import TOKEN, Served, Sync, SyncBed
+from tests.support.sync import TOKEN, Served, Sync, SyncBed, fake_portal
 from tests.support.timing import T0, all_at_once, db_now, eventually
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "clean_env",
     "db_now",
     "eventually",
+    "fake_portal",
     "invoke",
     "json_out",
     "query",

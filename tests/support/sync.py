@@ -31,19 +31,40 @@ from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import (
     FakeControl,
     FakeHubSpot,
+    Poison,
     PortalSpec,
     ServerConfig,
     TruthItem,
 )
+from smuves_sync.testing.fake_hubspot.cli import parse_portal
 from smuves_sync.token_crypto import TokenCipher
 from tests.logins import runtime_urls
-from tests.support.commands import SECRET
+from tests.support.commands import SECRET, smuves_env
 from tests.support.sql import query
 
 if TYPE_CHECKING:  # tests.factories imports this package
     from tests.factories import Factory
 
 TOKEN = "pat-na1-sync-token"
+
+
+def fake_portal(
+    portal_id: int,
+    counts: str,
+    *,
+    seed: int,
+    archived_share: float = 0.05,
+    token: str = TOKEN,
+    poison: tuple[Poison, ...] = (),
+) -> PortalSpec:
+    """A portal of the fake, its `counts` written as the fake's `--portal` flag writes them:
+    site pages, landing pages, blog posts, tables, rows per table[, authors, tags, redirects,
+    blogs]; `poison` spoils some of its objects."""
+    text = f"{portal_id}:{token}:{counts}:{seed}"
+    return replace(
+        parse_portal(text, default_seed=seed, archived_share=archived_share), poison=poison
+    )
+
 
 F = TypeVar("F", bound=FakeControl)
 Fact = tuple[str, datetime, bool]
@@ -133,6 +154,11 @@ class SyncBed(Generic[F]):
     def settings_with(self, **overrides: Any) -> Settings:
         """`settings` with some fields changed."""
         return sync_settings(self.db_url, self.base_url, **overrides)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of a `smuves` subprocess against this database and fake (`extra`
+        adds or overrides)."""
+        return smuves_env(self.db_url, self.base_url, **extra)
 
     async def plant_portal(self, spec: PortalSpec | None = None) -> int:
         """A portal the fake serves (the only one when `spec` is None) in the database."""

@@ -103,16 +103,20 @@ async def plant_one_of_everything(
     factory: Factory,
     owner: User,
     portal_id: int,
-    export_file: Path,
+    export_dir: Path,
     *,
-    run_status: RunStatus,
-    job_status: JobStatus,
+    running: bool = False,
     name: str = "",
 ) -> dict[str, int | str]:
     """A portal of `owner` with one of everything an API path can name: a fetch run (with a
-    job and a content item), a completed export written to `export_file`, a notification.
-    Returns their ids by path parameter name."""
+    job and a content item; both running, or else completed), a completed export written
+    under `export_dir`, a notification. Returns their ids by path parameter name."""
     portal = await factory.portal(owner.id, portal_id=portal_id, name=name)
+    run_status, job_status = (
+        (RunStatus.RUNNING, JobStatus.RUNNING)
+        if running
+        else (RunStatus.COMPLETED, JobStatus.COMPLETED)
+    )
     run = await factory.run(portal, owner=owner.id, status=run_status)
     await factory.job(run, status=job_status)
     hubspot_id = await factory.content_item(run)
@@ -120,6 +124,7 @@ async def plant_one_of_everything(
         portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
     )
     export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
+    export_file = export_dir / f"portal-{portal_id}.csv"
     export_file.parent.mkdir(parents=True, exist_ok=True)
     export_file.write_text("hubspot_id\n1\n")
     await query(
@@ -142,6 +147,13 @@ async def plant_one_of_everything(
         # its first version, recorded by the content_items trigger
         "version": 1,
     }
+
+
+async def get_ok(client: httpx.AsyncClient, user: User, url: str) -> Any:
+    """GET `url` as `user`: the body of its answer, which must be a 200."""
+    response = await client.get(url, headers=user.headers)
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 async def new_user(factory: Factory, name: str) -> User:

@@ -10,7 +10,7 @@ import pytest
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User
+from tests.integration.api.conftest import User, get_ok
 from tests.support import query
 
 PORTAL = 83
@@ -59,11 +59,8 @@ def variants(item: dict[str, Any]) -> list[tuple[str, str, str | None]] | None:
 async def test_a_page_with_translations_gives_each_object_its_language_group(
     client: httpx.AsyncClient, portal: int, alice: User
 ) -> None:
-    response = await client.get(
-        f"/v1/portals/{PORTAL}/content?with=translations", headers=alice.headers
-    )
-    assert response.status_code == 200, response.text
-    items = {item["hubspot_id"]: item for item in response.json()["items"]}
+    page = await get_ok(client, alice, f"/v1/portals/{PORTAL}/content?with=translations")
+    items = {item["hubspot_id"]: item for item in page["items"]}
     assert sorted(items) == ["11", "12", "13", "15", "20"]
     assert variants(items["11"]) == [("13", "en", "11"), ("15", "fr", "11")]
     assert variants(items["13"]) == [("11", "de", None), ("15", "fr", "11")]
@@ -89,18 +86,15 @@ async def test_without_asking_there_are_no_translations(
 async def test_one_object_with_its_translations(
     client: httpx.AsyncClient, portal: int, alice: User
 ) -> None:
-    response = await client.get(
-        f"/v1/portals/{PORTAL}/content/blog_tag/15?with=translations", headers=alice.headers
+    item = await get_ok(
+        client, alice, f"/v1/portals/{PORTAL}/content/blog_tag/15?with=translations"
     )
-    assert response.status_code == 200, response.text
-    item = response.json()
     assert (item["content_type"], item["hubspot_id"], item["language"]) == ("blog_tag", "15", "fr")
     assert item["data"] == {"id": "15", "name": "Tag 15"}
     assert variants(item) == [("11", "de", None), ("13", "en", "11")]
 
-    plain = await client.get(f"/v1/portals/{PORTAL}/content/blog_tag/11", headers=alice.headers)
-    assert plain.status_code == 200
-    assert (plain.json()["name"], variants(plain.json())) == ("Tag 11", None)
+    plain = await get_ok(client, alice, f"/v1/portals/{PORTAL}/content/blog_tag/11")
+    assert (plain["name"], variants(plain)) == ("Tag 11", None)
 
 
 async def test_a_translation_whose_primary_is_gone_still_finds_its_siblings(

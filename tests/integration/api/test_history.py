@@ -8,7 +8,7 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.models import ContentType
 from tests.factories import Factory
-from tests.integration.api.conftest import User
+from tests.integration.api.conftest import User, get_ok
 from tests.integration.test_content_store import record
 from tests.integration.test_content_versions import fetch
 
@@ -43,9 +43,7 @@ async def _get(client: httpx.AsyncClient, user: User, url: str) -> httpx.Respons
 async def test_an_objects_versions_page_by_number(
     client: httpx.AsyncClient, runs: list[int], alice: User
 ) -> None:
-    first = await _get(client, alice, f"{OBJECT}/versions?limit=2")
-    assert first.status_code == 200, first.text
-    body = first.json()
+    body = await get_ok(client, alice, f"{OBJECT}/versions?limit=2")
     assert [(v["version"], v["event"]) for v in body["items"]] == [(1, "created"), (2, "updated")]
     assert body["items"][0]["seen_from_run"] == runs[0]
     assert body["items"][0]["seen_until_run"] == runs[1]
@@ -60,9 +58,7 @@ async def test_an_objects_versions_page_by_number(
 async def test_a_version_comes_with_its_document(
     client: httpx.AsyncClient, runs: list[int], alice: User
 ) -> None:
-    response = await _get(client, alice, f"{OBJECT}/versions/1")
-    assert response.status_code == 200, response.text
-    body = response.json()
+    body = await get_ok(client, alice, f"{OBJECT}/versions/1")
     assert body["document"] == record("1", body=LONG_BODY).raw
     assert (body["version"], body["event"], body["content_type"]) == (1, "created", "blog_post")
     missing = await _get(client, alice, f"{OBJECT}/versions/9")
@@ -72,9 +68,7 @@ async def test_a_version_comes_with_its_document(
 async def test_a_diff_names_each_changed_field_and_diffs_long_text(
     client: httpx.AsyncClient, runs: list[int], alice: User
 ) -> None:
-    response = await _get(client, alice, f"{OBJECT}/diff?from=1&to=2")
-    assert response.status_code == 200, response.text
-    body = response.json()
+    body = await get_ok(client, alice, f"{OBJECT}/diff?from=1&to=2")
     assert (body["from"]["version"], body["to"]["version"]) == (1, 2)
     changes = {c["path"]: c for c in body["changes"]}
     assert set(changes) == {"$.name", "$.body"}

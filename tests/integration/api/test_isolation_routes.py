@@ -18,7 +18,6 @@ from pydantic import SecretStr
 from smuves_sync.cli.portal import add_portal
 from smuves_sync.db import Database, Pool
 from smuves_sync.errors import InvalidInput
-from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 from tests.factories import Factory
@@ -70,13 +69,7 @@ def _routes(app: FastAPI) -> list[tuple[str, str]]:
 @pytest.fixture
 async def tenant_a(factory: Factory, api_settings: Settings, alice: User) -> TenantA:
     ids = await plant_one_of_everything(
-        factory,
-        alice,
-        91,
-        api_settings.export_dir / "a.csv",
-        run_status=RunStatus.RUNNING,
-        job_status=JobStatus.RUNNING,
-        name="A's portal",
+        factory, alice, 91, api_settings.export_dir, running=True, name="A's portal"
     )
     return TenantA(ids)
 
@@ -199,13 +192,7 @@ async def test_a_squatter_ends_up_seeing_nothing_of_the_portal(
 
     # The squat an earlier version let through, with one of everything a path can name.
     ids = await plant_one_of_everything(
-        factory,
-        bob,
-        700,
-        api_settings.export_dir / "squatted.csv",
-        run_status=RunStatus.COMPLETED,
-        job_status=JobStatus.COMPLETED,
-        name="Acme (Bob's)",
+        factory, bob, 700, api_settings.export_dir, name="Acme (Bob's)"
     )
 
     cipher = TokenCipher(api_settings.secret_key)

@@ -4,6 +4,7 @@ reconnect it. HubSpot's answer (the fake's /account-info/v3/details) also gives 
 from __future__ import annotations
 
 import httpx
+import pytest
 from fastapi import FastAPI
 
 from smuves_sync.api import create_app
@@ -24,26 +25,30 @@ async def _connect(
     return await client.post("/v1/portals", json=body, headers=user.headers)
 
 
-async def test_a_token_of_another_portal_is_refused_and_nothing_is_stored(
-    client: httpx.AsyncClient, admin_pool: Pool, alice: User
+@pytest.mark.parametrize(
+    ("portal_id", "token", "code", "message"),
+    [
+        (700, "pat-na1-squatters-own-portal", "TOKEN_PORTAL_MISMATCH", "portal 800, not 700"),
+        (4242, "pat-na1-nobody-knows-this-one", "HUBSPOT_TOKEN_REJECTED", ""),
+    ],
+)
+async def test_a_token_of_another_portal_or_one_hubspot_refuses_is_refused_and_nothing_stored(
+    client: httpx.AsyncClient,
+    admin_pool: Pool,
+    alice: User,
+    portal_id: int,
+    token: str,
+    code: str,
+    message: str,
 ) -> None:
-    response = await _connect(client, alice, 700, "pat-na1-squatters-own-portal")
+    response = await _connect(client, alice, portal_id, token)
     assert response.status_code == 422
-    assert response.json()["code"] == "TOKEN_PORTAL_MISMATCH"
-    assert "portal 800, not 700" in response.json()["message"]
+    assert response.json()["code"] == code
+    assert message in response.json()["message"]
     assert "pat-na1" not in response.text
-    assert await query(admin_pool, "check_portal_rows", portal_id=700) == [
+    assert await query(admin_pool, "check_portal_rows", portal_id=portal_id) == [
         {"portals": 0, "runs": 0, "jobs": 0, "content": 0}
     ]
-
-
-async def test_a_token_hubspot_refuses_is_refused(
-    client: httpx.AsyncClient, admin_pool: Pool, alice: User
-) -> None:
-    response = await _connect(client, alice, 4242, "pat-na1-nobody-knows-this-one")
-    assert response.status_code == 422
-    assert response.json()["code"] == "HUBSPOT_TOKEN_REJECTED"
-    assert await query(admin_pool, "check_portal_token", portal_id=4242) == []
 
 
 async def test_the_portals_time_zone_comes_from_hubspot(

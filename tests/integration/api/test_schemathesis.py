@@ -25,7 +25,6 @@ from schemathesis.checks import (
 )
 
 from smuves_sync.api import openapi_document
-from smuves_sync.models import JobStatus, RunStatus
 from tests.factories import Factory
 from tests.integration.api.conftest import (
     User,
@@ -58,14 +57,7 @@ class Served:
 
 async def _seed(factory: Factory, export_dir: Path) -> tuple[User, dict[str, int | str]]:
     user = await new_user(factory, "fuzz")
-    ids = await plant_one_of_everything(
-        factory,
-        user,
-        12345,
-        export_dir / "fuzz.csv",
-        run_status=RunStatus.COMPLETED,
-        job_status=JobStatus.COMPLETED,
-    )
+    ids = await plant_one_of_everything(factory, user, 12345, export_dir)
     return user, ids
 
 

@@ -22,14 +22,7 @@ async def test_retry_asks_first_then_requeues_and_records_who_did_it(
     dashboard: httpx.AsyncClient, signed_in: str, db: Database, factory: Factory
 ) -> None:
     run = await factory.run(status=RunStatus.PARTIALLY_FAILED)
-    job = await factory.job(
-        run,
-        status=JobStatus.FAILED,
-        attempts=3,
-        cursor="page-7",
-        processed=700,
-        last_error="boom",
-    )
+    job = await factory.failed_job(run, last_error="boom")
 
     asked = await post_form(dashboard, "/dead-letter/retry", signed_in, only=job.id)
 

@@ -8,24 +8,11 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, serve_in_thread
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, serve_in_thread
+from tests.support import fake_portal
 
 TOKEN = "pat-na1-test-token"
-SMALL = PortalSpec(
-    portal_id=4242,
-    token=TOKEN,
-    seed=11,
-    site_pages=30,
-    landing_pages=25,
-    blog_posts=35,
-    hubdb_tables=4,
-    rows_per_table=40,
-    archived_share=0.2,
-    blog_authors=12,
-    blog_tags=20,
-    url_redirects=15,
-    blogs=6,
-)
+SMALL = fake_portal(4242, "30,25,35,4,40,12,20,15,6", seed=11, archived_share=0.2, token=TOKEN)
 
 Serve = Callable[[FakeHubSpot], str]
 

@@ -25,6 +25,7 @@ from smuves_sync.testing.fake_hubspot.spec import (
 )
 from tests.integration.fake_hubspot.conftest import TOKEN, Serve, client
 from tests.integration.fake_hubspot.openapi import validate
+from tests.support import fake_portal
 
 PAGES_SPEC = "Pages_rollout59888_v3_pages.json"
 SITE = "/cms/v3/pages/site-pages"
@@ -36,16 +37,8 @@ SITE_POISONS = tuple(
 )
 ROW_POISON = Poison(PoisonKind.LONE_SURROGATE, ContentType.HUBDB_ROW, slot=4, table_slot=1)
 TABLE_POISON = Poison(PoisonKind.NUL_IN_NAME, ContentType.HUBDB_TABLE, slot=0)
-SPEC = PortalSpec(
-    portal_id=4343,
-    token=TOKEN,
-    seed=4,
-    site_pages=30,
-    hubdb_tables=2,
-    rows_per_table=10,
-    archived_share=0.0,
-    poison=(*SITE_POISONS, ROW_POISON, TABLE_POISON),
-)
+POISONS = (*SITE_POISONS, ROW_POISON, TABLE_POISON)
+SPEC = fake_portal(4343, "30,0,0,2,10", seed=4, archived_share=0.0, token=TOKEN, poison=POISONS)
 
 
 def raw_results(text: str) -> list[str]:

@@ -142,31 +142,31 @@ async def test_usage_by_others_seen_in_remaining_slows_us_down(
     assert clock.sleeps == [pytest.approx(10.0)]
 
 
-async def test_the_secondly_limit_is_respected(limits: RateLimitRegistry, clock: FakeClock) -> None:
+@pytest.mark.parametrize(
+    ("observed", "requests", "sleeps"),
+    [
+        (
+            [{"X-HubSpot-RateLimit-Secondly": "2", "X-HubSpot-RateLimit-Secondly-Remaining": "2"}],
+            3,
+            [pytest.approx(1.1)],
+        ),
+        ([{"X-HubSpot-RateLimit-Max": "lots"}, {"X-HubSpot-RateLimit-Max": "0"}], 100, []),
+    ],
+    ids=["the-secondly-limit-is-respected", "unreadable-headers-are-ignored"],
+)
+async def test_the_headers_pace_the_budget(
+    limits: RateLimitRegistry,
+    clock: FakeClock,
+    observed: list[dict[str, str]],
+    requests: int,
+    sleeps: list[object],
+) -> None:
     budget = limits.budget(PORTAL)
-    budget.observe(
-        httpx.Headers(
-            {"X-HubSpot-RateLimit-Secondly": "2", "X-HubSpot-RateLimit-Secondly-Remaining": "2"}
-        )
-    )
-    for _ in range(3):
+    for headers in observed:
+        budget.observe(httpx.Headers(headers))
+    for _ in range(requests):
         await budget.acquire()
-    assert clock.sleeps == [pytest.approx(1.1)]
-
-
-async def test_unreadable_headers_are_ignored(limits: RateLimitRegistry, clock: FakeClock) -> None:
-    budget = limits.budget(PORTAL)
-    budget.observe(
-        httpx.Headers(
-            {
-                "X-HubSpot-RateLimit-Max": "lots",
-            }
-        )
-    )
-    budget.observe(httpx.Headers({"X-HubSpot-RateLimit-Max": "0"}))
-    for _ in range(100):
-        await budget.acquire()
-    assert clock.sleeps == []
+    assert clock.sleeps == sleeps
 
 
 # -- 429s -------------------------------------------------------------------------------------
