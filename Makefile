@@ -11,7 +11,7 @@ KINDS ?= fetch,export
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser test test-fast lint format migrate sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync export clean
+.PHONY: help install browser test test-fast lint format migrate sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -69,10 +69,13 @@ serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JW
 dashboard: $(STAMP) ## the operators' dashboard on :8800; open the link it prints. make dashboard [PORT=8800]
 	$(BIN)/smuves dashboard --port $(or $(PORT),8800)
 
-bench: bench-queue bench-client bench-sync bench-resync ## run every benchmark (extra flags for each: ARGS=...)
+bench: bench-queue bench-client bench-sync bench-resync bench-fleet ## run every benchmark (extra flags for each: ARGS=...)
 
 bench-queue: $(STAMP) ## benchmark queue drain rate and NOTIFY wake-up (scripts/bench_queue.py)
 	$(BIN)/python scripts/bench_queue.py $(ARGS)
+
+bench-fleet: $(STAMP) ## benchmark a fleet: N portals, K workers, a wave of schedules and a person's sync (scripts/bench_fleet.py; needs SMUVES_DATABASE_URL)
+	$(BIN)/python scripts/bench_fleet.py $(ARGS)
 
 bench-client: $(STAMP) ## benchmark the HubSpot client against the rate-limit bound (scripts/bench_client.py)
 	$(BIN)/python scripts/bench_client.py $(ARGS)

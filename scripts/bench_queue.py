@@ -10,8 +10,8 @@ handlers of its batch in turn: with no-op handlers, a task per job would measure
 (some 20 µs a job here) rather than the queue. Three loops are measured side by side in the
 same run:
 
-    baseline    one job per call: `claim_next_job`, then `complete_job` (two round trips a job)
-    batched     `claim_jobs` of a batch, then `complete_jobs` of it (two round trips a batch)
+    baseline    one job per call: `claim_next_job_v2`, then `complete_job` (two round trips a job)
+    batched     `claim_jobs_v2` of a batch, then `complete_jobs` of it (two round trips a batch)
     pipelined   `Queue.complete_and_claim`: the finished batch's completion and the next
                 claim in one round trip and one transaction (one round trip a batch)
 
@@ -70,9 +70,7 @@ async def noop_handler(job: Job) -> None:
 async def one_at_a_time(queue: Queue, batch: int) -> int:
     """The baseline: claim one job, run it, complete it."""
     done = 0
-    claim = Claim(
-        queue.worker_id, FETCH, fetch_lease=queue.fetch_lease, export_lease=queue.export_lease
-    )
+    claim = Claim(queue.worker_id, FETCH, portal_max_running=queue.settings.portal_max_running)
     while True:
         job = await job_claim_next(queue.db, claim)
         if job is None:

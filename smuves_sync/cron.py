@@ -3,11 +3,17 @@
 An expression can parse and still never fire (``0 0 31 2 *``: February has no 31st); croniter
 then gives up after searching a span of years. `next_fire_time` reports that as an
 `InvalidCronExpression` like any other bad expression, so no caller meets croniter's own errors.
+
+Spread: many schedules with one expression ("0 2 * * *" for every portal) would all fire in the
+same second. `spread_offset` gives each portal a stable offset within a window (the same on
+every worker: a hash of the portal id, not of the process), and `next_spread_fire_time` is the
+first cron time plus that offset that is still ahead.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import hashlib
+from datetime import datetime, timedelta
 
 from croniter import CroniterBadCronError, CroniterError, croniter
 
@@ -55,3 +61,19 @@ def next_fire_time(
             f"(no matching time within {years} years of {after:%Y-%m-%d})"
         ) from exc
     return fire
+
+
+def spread_offset(portal_id: int, window_seconds: float) -> timedelta:
+    """The portal's stable offset within `window_seconds` (0: none), to the whole second."""
+    if window_seconds <= 0:
+        return timedelta(0)
+    digest = hashlib.blake2b(str(portal_id).encode(), digest_size=8).digest()
+    return timedelta(seconds=int.from_bytes(digest) % max(int(window_seconds), 1))
+
+
+def next_spread_fire_time(
+    expression: str, after: datetime, offset: timedelta, *, within_years: int | None = None
+) -> datetime:
+    """The first cron time of `expression` that, `offset` later, is strictly after `after`;
+    that later time. A schedule fired at its offset time comes back at its next cron time."""
+    return next_fire_time(expression, after - offset, within_years=within_years) + offset

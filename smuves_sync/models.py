@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 # ContentType lives with its spec in content_types (the one list of types); it is one of the
 # words the database knows, so it is re-exported here beside the others.
@@ -15,6 +15,14 @@ from smuves_sync.content_types import ContentType as ContentType
 class JobKind(StrEnum):
     FETCH = "fetch"
     EXPORT = "export"
+
+
+class JobPriority(IntEnum):
+    """Claim order between runs (jobs.priority, migrations/0016): higher first."""
+
+    SCHEDULED = 0  # a schedule's fetch
+    ADMIN = 10  # an operator's run from the dashboard
+    INTERACTIVE = 20  # a person waits for it: the API, `smuves sync`, `smuves export`
 
 
 class JobStatus(StrEnum):
@@ -106,6 +114,9 @@ class Job:
     finished_at: datetime | None
     # For the portal's users: what kind of failure, what to do, HubSpot's correlation id.
     last_error_public: str | None = None
+    priority: int = JobPriority.SCHEDULED
+    # the job's place in line within its priority (None: run_after)
+    fair_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

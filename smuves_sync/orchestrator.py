@@ -16,9 +16,10 @@ every type is in flight raises `AllDuplicateJobs` naming the runs that hold them
 nothing behind (its run is rolled back). A partial overlap creates only the new types.
 
 Who may start what is the database's to say: jobs are made only by the SQL function
-enqueue_job, which lets the API add them to its user's portals, a worker only to the fetch of a
-due schedule (`schedule_id`), and the operator's login anything. A refusal is
-`psycopg.errors.InsufficientPrivilege`.
+enqueue_job_v2, which lets the API add them to its user's portals, a worker only to the fetch
+of a due schedule (`schedule_id`), and the operator's login anything. A refusal is
+`psycopg.errors.InsufficientPrivilege`. The jobs' priority (`JobPriority`) places them in the
+claims' line: a person's run first (the default), a schedule's last.
 
 Everything happens in one transaction scoped to the portal (`db.for_portal`): on an unscoped
 `Database` it is a transaction of its own, inside a scoped one (the scheduler holds a schedule
@@ -62,7 +63,7 @@ from smuves_sync.errors import (
     UnknownContentType,
 )
 from smuves_sync.hubspot import HubSpotClient, RateLimitRegistry
-from smuves_sync.models import ContentType, Export, ExportFormat, Job, JobKind, Run
+from smuves_sync.models import ContentType, Export, ExportFormat, Job, JobKind, JobPriority, Run
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 
@@ -71,6 +72,8 @@ log = logging.getLogger(__name__)
 # How often a type whose in-flight job finished between our insert and our look-up is tried
 # again; a third miss in a row means jobs are finishing faster than we can look.
 _ENQUEUE_TRIES = 3
+# A job's attempts when the caller does not say (DESIGN §4).
+_DEFAULT_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -260,22 +263,20 @@ async def _enqueue_or_holder(
     run: Run,
     content_type: ContentType,
     max_attempts: int | None,
+    priority: JobPriority,
     total: int | None = None,
     schedule_id: int | None = None,
 ) -> Job | int:
     """The new job, or the id of the run whose in-flight job of this type blocks it."""
     for _ in range(_ENQUEUE_TRIES):
-        job = (
-            await job_enqueue(db, run.id, content_type, total=total, schedule_id=schedule_id)
-            if max_attempts is None
-            else await job_enqueue(
-                db,
-                run.id,
-                content_type,
-                max_attempts=max_attempts,
-                total=total,
-                schedule_id=schedule_id,
-            )
+        job = await job_enqueue(
+            db,
+            run.id,
+            content_type,
+            priority=priority,
+            max_attempts=_DEFAULT_ATTEMPTS if max_attempts is None else max_attempts,
+            total=total,
+            schedule_id=schedule_id,
         )
         if job is not None:
             return job
@@ -299,6 +300,7 @@ async def start_fetch(
     totals: Mapping[ContentType, int] | None = None,
     schedule_id: int | None = None,
     full: bool = False,
+    priority: JobPriority = JobPriority.INTERACTIVE,
 ) -> FetchStarted:
     """Create a fetch run of `portal_id` with one pending job per type not already in flight.
 
@@ -308,7 +310,8 @@ async def start_fetch(
     Raises `AllDuplicateJobs` when every requested type is in flight, `NotFound` for a portal
     that does not exist (or is not visible), `UnknownContentType` / `InvalidInput` for bad types.
     A worker starts only the fetch of the due schedule `schedule_id` (the database refuses it
-    any other job).
+    any other job). `priority` places the jobs in the claims' line: a person's run is
+    INTERACTIVE, a schedule's SCHEDULED.
     """
     totals = totals or {}
     types = _requested(content_types)
@@ -321,7 +324,13 @@ async def start_fetch(
         skipped: dict[ContentType, int] = {}
         for content_type in types:
             found = await _enqueue_or_holder(
-                scoped, run, content_type, max_attempts, totals.get(content_type), schedule_id
+                scoped,
+                run,
+                content_type,
+                max_attempts,
+                priority,
+                totals.get(content_type),
+                schedule_id,
             )
             if isinstance(found, Job):
                 jobs.append(found)
@@ -342,6 +351,7 @@ async def start_export(
     owner_id: uuid.UUID | None = None,
     path: Path | None = None,
     max_attempts: int | None = None,
+    priority: JobPriority = JobPriority.INTERACTIVE,
 ) -> ExportStarted:
     """Create an export run of one content type: its job and its exports row.
 
@@ -353,7 +363,7 @@ async def start_export(
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
         run = await run_create(scoped, portal_id, JobKind.EXPORT, [content_type], owner_id=owner_id)
-        found = await _enqueue_or_holder(scoped, run, content_type, max_attempts)
+        found = await _enqueue_or_holder(scoped, run, content_type, max_attempts, priority)
         if not isinstance(found, Job):
             raise AllDuplicateJobs(portal_id, [found])
         export = await export_create(

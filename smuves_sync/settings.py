@@ -9,8 +9,6 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from smuves_sync.models import JobKind
-
 
 class Settings(BaseSettings):
     """Every knob of smuves-sync; each field reads ``SMUVES_<FIELD_NAME>``."""
@@ -33,14 +31,19 @@ class Settings(BaseSettings):
     # Unset: the source tree's migrations/ (or the copy shipped in the package).
     migrations_dir: Path | None = None
 
-    # Queue behaviour (DESIGN §4).
-    fetch_lease_seconds: float = Field(default=300, gt=0)
-    export_lease_seconds: float = Field(default=120, gt=0)
+    # Queue behaviour (DESIGN §4). The leases are the database's (table job_leases,
+    # migrations/0016): a worker cannot choose them.
     max_attempts: int = Field(default=3, ge=1)
     backoff_base_seconds: float = Field(default=10, ge=0)
     backoff_max_seconds: float = Field(default=600, ge=0)
     # A retry waits delay + up to this fraction of delay more, so retries do not stampede.
     backoff_jitter_ratio: float = Field(default=0.1, ge=0, le=1)
+    # A claim passes over a portal's fetch jobs while this many of them run: they share the
+    # portal's one HubSpot budget, and other portals wait for the slots.
+    portal_max_running: int = Field(default=5, ge=1)
+    # Each schedule fires at a stable offset of its portal within this window after its cron
+    # time, so that many schedules of one cron expression do not all fire in the same second.
+    schedule_spread_seconds: float = Field(default=600, ge=0)
     poll_interval_seconds: float = Field(default=2, gt=0)
     reconcile_interval_seconds: float = Field(default=60, gt=0)
     # On SIGTERM a worker stops claiming and lets its jobs run this long; then it hands the
@@ -102,7 +105,3 @@ class Settings(BaseSettings):
     dashboard_token: SecretStr | None = None
     # Seconds between two looks at the database for a page's live parts (progress bars).
     dashboard_refresh_seconds: float = Field(default=1.0, gt=0)
-
-    def lease_seconds(self, kind: JobKind) -> float:
-        """The lease a claimed job of `kind` holds before another worker may take it over."""
-        return self.fetch_lease_seconds if kind is JobKind.FETCH else self.export_lease_seconds

@@ -11,7 +11,6 @@ jobs.sql, stats.sql).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import TypeVar
 
 import click
@@ -178,14 +177,9 @@ def jobs(
 @json_option
 def stats(as_json: bool) -> None:
     """Queue depth by kind and status, the oldest due job's wait, jobs past their lease."""
-    settings = load_settings()
 
     async def work(db: Database) -> QueueStats:
-        return await queue_stats(
-            db,
-            fetch_lease=timedelta(seconds=settings.fetch_lease_seconds),
-            export_lease=timedelta(seconds=settings.export_lease_seconds),
-        )
+        return await queue_stats(db)
 
     found = with_database(work)
     if as_json:

@@ -7,11 +7,14 @@ many workers run; without a long-running worker, system cron can run `smuves wor
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import click
 
 from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ID
 from smuves_sync.cli.ops import require_portal, with_database
+from smuves_sync.cli.session import load_settings
 from smuves_sync.db import Database
 from smuves_sync.models import Schedule
 from smuves_sync.workers.scheduler import add_schedule, list_schedules, remove_schedule
@@ -34,9 +37,10 @@ def schedule() -> None:
 def add(portal_id: int, cron_expression: str, types: str | None, as_json: bool) -> None:
     """Add a schedule that fetches PORTAL_ID whenever the cron expression fires."""
     words = None if types is None else types.split(",")
+    spread = timedelta(seconds=load_settings().schedule_spread_seconds)
 
     async def work(db: Database) -> Schedule:
-        return await add_schedule(db, portal_id, cron_expression, words)
+        return await add_schedule(db, portal_id, cron_expression, words, spread=spread)
 
     added = with_database(work)
     if as_json:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from datetime import timedelta
 
 import click
 
@@ -42,7 +43,11 @@ def _kinds(text: str) -> tuple[JobKind, ...]:
 
 def _schedules(settings: Settings) -> Periodic:
     async def fire(db: Database) -> None:
-        await fire_due_schedules(db, max_attempts=settings.max_attempts)
+        await fire_due_schedules(
+            db,
+            max_attempts=settings.max_attempts,
+            spread=timedelta(seconds=settings.schedule_spread_seconds),
+        )
 
     fire.__name__ = "firing due schedules"
     return (settings.poll_interval_seconds, fire)

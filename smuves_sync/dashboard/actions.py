@@ -43,6 +43,7 @@ from smuves_sync.db.operator_actions import operator_action_record
 from smuves_sync.db.portals import portal_get
 from smuves_sync.db.runs import run_get, run_operator_stop
 from smuves_sync.errors import AllDuplicateJobs, InvalidInput
+from smuves_sync.models import JobPriority
 from smuves_sync.orchestrator import start_fetch
 
 # More jobs than this in one press is a mistake, not a selection.
@@ -326,7 +327,9 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
     refused: str | None = None
     async with ctx.db.transaction() as tx:
         try:
-            started = await start_fetch(tx, portal_id, max_attempts=ctx.settings.max_attempts)
+            started = await start_fetch(
+                tx, portal_id, max_attempts=ctx.settings.max_attempts, priority=JobPriority.ADMIN
+            )
         except AllDuplicateJobs as error:
             refused = str(error)
             outcome: dict[str, Any] = {

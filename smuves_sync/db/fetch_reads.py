@@ -1,5 +1,5 @@
 """fetch_reads: how each fetch job reads its type (full or incremental, why, from when) and what
-it cost (fetch_reads.sql, 0016_incremental.sql).
+it cost (fetch_reads.sql, 0017_incremental.sql).
 
     basis = await fetch_read_basis(scoped, portal_id, content_type, run_id)
     read = await fetch_read_start(scoped, job, mode="incremental", reason="…", since=moment)

@@ -11,7 +11,7 @@ type (fetch_seen.sql).
 What a fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), written in each
 page's transaction by `content.content_upsert_page`; when a type was last confirmed, how its
 last fetch read it and when that listing began is one row per portal and type
-(`content_syncs`, 0006 and 0016).
+(`content_syncs`, 0006 and 0017).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class ContentSync:
     confirmed_at: datetime
     seen: int
     deleted: int
-    # How it read (0016): "full" or "incremental", when its listing began, and when the last
+    # How it read (0017): "full" or "incremental", when its listing began, and when the last
     # full and the last incremental listing of the type began.
     mode: str = "full"
     listing_started_at: datetime | None = None

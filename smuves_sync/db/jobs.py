@@ -3,13 +3,15 @@
     job = await job_get(db, 42)                                  # None: absent or not visible
     dead = await job_dead_page(db, before_id=None, limit=50)     # failed, newest first, named
     job = await job_enqueue(db, run_id, ContentType.SITE_PAGE)   # None: an equal job in flight
-    claim = Claim("host:1", [JobKind.FETCH], fetch_lease=lease, export_lease=lease, limit=8)
+    claim = Claim("host:1", [JobKind.FETCH], limit=8, portal_max_running=5)
     jobs = await job_claim(db, claim)
     job = await job_heartbeat(db, job.id, job.lease_token)       # None: the lease was lost
 
-Each queue call wraps one SQL function of migrations/0004_queue.sql or 0005_queue_runs.sql
-(`now` is injected time for tests, None the database's clock). A fenced call answers None, or
-leaves a job out of a list, when the job no longer runs under that lease token; `Queue`
+Each queue call wraps one SQL function of migrations/0004_queue.sql, 0005_queue_runs.sql or
+0016_fleet.sql (`now` is injected time for tests, None the database's clock). The leases are
+the database's (`job_leases`); a claim takes the jobs in line (priority, then each portal in
+turn) and at most `portal_max_running` running fetch jobs of a portal. A fenced call answers
+None, or leaves a job out of a list, when the job no longer runs under that lease token; `Queue`
 (smuves_sync.queue), the layer workers use, turns that into `LeaseLost`. The operators'
 requeues are functions of 0007_operations.sql; the dashboard's dead letter (`job_dead_page`,
 `job_dead_count`) reads inside `Database.custom_plans`.
@@ -28,7 +30,7 @@ from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
-from smuves_sync.models import ContentType, Job, JobKind, JobStatus
+from smuves_sync.models import ContentType, Job, JobKind, JobPriority, JobStatus
 
 # (job id, lease token) of a claimed job.
 Lease = tuple[int, uuid.UUID]
@@ -36,15 +38,14 @@ Lease = tuple[int, uuid.UUID]
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """What a claim asks for: whose it is, which kinds (None: any), the leases, how many jobs,
-    and optionally one run only (`smuves sync` works its own run)."""
+    """What a claim asks for: whose it is, which kinds (None: any), how many jobs, optionally
+    one run only (`smuves sync` works its own run), and the cap on a portal's running fetches."""
 
     worker: str
     kinds: Sequence[JobKind] | None
-    fetch_lease: timedelta
-    export_lease: timedelta
     limit: int = 1
     run_id: int | None = None
+    portal_max_running: int = 5
 
     def params(self, now: datetime | None) -> dict[str, Any]:
         """The claim queries' parameters."""
@@ -53,9 +54,8 @@ class Claim:
             "worker": self.worker,
             "kinds": kinds,
             "limit": self.limit,
-            "fetch_lease": self.fetch_lease,
-            "export_lease": self.export_lease,
             "run_id": self.run_id,
+            "portal_max_running": self.portal_max_running,
             "now": now,
         }
 
@@ -190,6 +190,7 @@ async def job_enqueue(
     run_id: int,
     content_type: ContentType,
     *,
+    priority: JobPriority = JobPriority.SCHEDULED,
     max_attempts: int = 3,
     run_after: datetime | None = None,
     total: int | None = None,
@@ -200,8 +201,10 @@ async def job_enqueue(
     already in flight or `idempotency_key` was used before. Wakes listening workers.
 
     A worker adds jobs only for the due schedule `schedule_id`; the API only to its user's
-    portals' runs (enqueue_job refuses anything else with InsufficientPrivilege)."""
+    portals' runs (enqueue_job_v2 refuses anything else with InsufficientPrivilege); the
+    database lowers `priority` to what the login may set (a worker's to SCHEDULED)."""
     params = {"run_id": run_id, "content_type": str(content_type), "max_attempts": max_attempts}
+    params["priority"] = int(priority)
     more = {"run_after": run_after, "total": total, "idempotency_key": idempotency_key}
     return await db.one(
         "job_enqueue", {**params, **more, "schedule_id": schedule_id}, row=model_row(Job)
@@ -212,12 +215,12 @@ async def job_enqueue(
 
 
 async def job_claim(db: Database, claim: Claim, *, now: datetime | None = None) -> list[Job]:
-    """Claim up to `claim.limit` due or lease-expired jobs, oldest first; in id order."""
+    """Claim up to `claim.limit` lease-expired or due jobs, in line; returned in id order."""
     return await db.all("job_claim", claim.params(now), row=model_row(Job))
 
 
 async def job_claim_next(db: Database, claim: Claim, *, now: datetime | None = None) -> Job | None:
-    """Claim one job (`claim_next_job`, any run), or None when nothing is due."""
+    """Claim one job (`claim_next_job_v2`, any run), or None when nothing is due."""
     return await db.one("job_claim_next", claim.params(now), row=model_row(Job))
 
 
@@ -320,6 +323,18 @@ async def job_release(
 ) -> Job | None:
     """Back to pending now, attempt not spent, cursor kept; None: lease lost."""
     return await db.one("job_release", _lease(job_id, lease_token, now), row=model_row(Job))
+
+
+async def job_leases(db: Database) -> dict[JobKind, timedelta]:
+    """How long a claimed job's lease lasts, per kind (the database's `job_leases`)."""
+    rows = await db.all("job_leases", row=model_row(KindLease))
+    return {row.kind: row.lease for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class KindLease:
+    kind: JobKind
+    lease: timedelta
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Monitoring reads: the queue's figures for `smuves stats`, /metrics and the dashboard's
 overview, and /healthz's migration ledger (stats.sql).
 
-    stats = await queue_stats(db, fetch_lease=..., export_lease=...)   # login role, every tenant
+    stats = await queue_stats(db)          # login role, every tenant
     counts = await metrics_jobs(db)                 # any role: SECURITY DEFINER, counts only
     buckets = await metrics_job_durations(db, bounds)
     versions = await migration_versions(Database(pool, connect_timeout=timedelta(seconds=2)))
@@ -84,17 +84,15 @@ class DurationBucket:
 async def queue_stats(
     db: Database,
     *,
-    fetch_lease: timedelta,
-    export_lease: timedelta,
     now: datetime | None = None,
 ) -> QueueStats:
-    """Depth by kind and status, pending summary per kind, running jobs past their lease."""
-    leases = {"fetch_lease": fetch_lease, "export_lease": export_lease, "now": now}
+    """Depth by kind and status, pending summary per kind, running jobs past their lease
+    (the database's leases, `job_leases`)."""
     # One transaction: now() is the same instant for all three reads.
     async with db.transaction() as tx:
         depth = await tx.all("stats_depth", row=model_row(DepthCount))
         pending = await tx.all("stats_pending", {"now": now}, row=model_row(PendingSummary))
-        expired = await tx.all("stats_expired_leases", leases, row=model_row(ExpiredLease))
+        expired = await tx.all("stats_expired_leases", {"now": now}, row=model_row(ExpiredLease))
     return QueueStats(depth=tuple(depth), pending=tuple(pending), expired_leases=tuple(expired))
 
 

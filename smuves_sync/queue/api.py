@@ -12,14 +12,17 @@
     # shutdown:  await queue.release(job)              # no attempt spent, cursor kept
     # a batch worker: done, jobs = await queue.complete_and_claim(jobs, kinds, limit=n)
 
-Leases, attempts and backoff come from `Settings` (fetch 300 s, export 120 s, 3 attempts,
-base 10 s, cap 600 s, jitter 10 %). Every fenced call raises `errors.LeaseLost` when another
-worker took the job over (the lease expired and it was reclaimed): stop working on it and
-do not write anything more for it. Every call accepts `now=` for tests.
+Leases are the database's (`job_leases`: fetch 300 s, export 120 s; `queue.lease(kind)`);
+attempts, backoff and the per-portal cap on running fetches come from `Settings` (3 attempts,
+base 10 s, cap 600 s, jitter 10 %; 5 running fetches a portal). Every fenced call raises
+`errors.LeaseLost` when another worker took the job over (the lease expired and it was
+reclaimed): stop working on it and do not write anything more for it. Every call accepts
+`now=` for tests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import uuid
@@ -30,8 +33,13 @@ from smuves_sync.db import jobs
 from smuves_sync.db.database import Database
 from smuves_sync.db.runs import run_reconcile
 from smuves_sync.errors import LeaseLost
-from smuves_sync.models import ContentType, Job, JobKind, Run
+from smuves_sync.models import ContentType, Job, JobKind, JobPriority, Run
 from smuves_sync.settings import Settings
+
+# How often a claim reads the leases again (an operator may change them), and the leases
+# before the first read (DESIGN §4).
+_LEASES_REREAD_SECONDS = 300.0
+_DEFAULT_LEASES = {JobKind.FETCH: timedelta(minutes=5), JobKind.EXPORT: timedelta(minutes=2)}
 
 
 def default_worker_id() -> str:
@@ -65,25 +73,28 @@ class Queue:
         self.db = db
         self.settings = settings
         self.worker_id = worker_id or default_worker_id()
+        self._leases: dict[JobKind, timedelta] = {}
+        self._leases_read_at: float | None = None
 
-    @property
-    def fetch_lease(self) -> timedelta:
-        """How long a fetch job's lease lasts without a heartbeat."""
-        return timedelta(seconds=self.settings.fetch_lease_seconds)
+    def lease(self, kind: JobKind) -> timedelta:
+        """How long a claimed job of `kind` keeps its lease without a heartbeat: the
+        database's `job_leases` as this queue's last claim read them (DESIGN's until then)."""
+        return self._leases.get(kind, _DEFAULT_LEASES[kind])
 
-    @property
-    def export_lease(self) -> timedelta:
-        """How long an export job's lease lasts without a heartbeat."""
-        return timedelta(seconds=self.settings.export_lease_seconds)
+    async def _read_leases(self) -> None:
+        # Before claiming, so that a failure here cannot strand claimed jobs.
+        now = asyncio.get_running_loop().time()
+        if self._leases_read_at is None or now - self._leases_read_at > _LEASES_REREAD_SECONDS:
+            self._leases = await jobs.job_leases(self.db)
+            self._leases_read_at = now
 
     def _claim(self, kinds: Sequence[JobKind] | None, limit: int, run_id: int | None) -> jobs.Claim:
         return jobs.Claim(
             self.worker_id,
             kinds,
-            fetch_lease=self.fetch_lease,
-            export_lease=self.export_lease,
             limit=limit,
             run_id=run_id,
+            portal_max_running=self.settings.portal_max_running,
         )
 
     async def enqueue(
@@ -94,12 +105,14 @@ class Queue:
         run_after: datetime | None = None,
         total: int | None = None,
         idempotency_key: str | None = None,
+        priority: JobPriority = JobPriority.SCHEDULED,
     ) -> Job | None:
         """A new pending job of the run (None when an equal job is in flight)."""
         return await jobs.job_enqueue(
             self.db,
             run_id,
             content_type,
+            priority=priority,
             max_attempts=self.settings.max_attempts,
             run_after=run_after,
             total=total,
@@ -116,6 +129,7 @@ class Queue:
     ) -> list[Job]:
         """Up to `limit` jobs of `kinds` (None: any), now running under this worker's leases;
         with `run_id`, only that run's jobs (expired leases of other runs are left alone)."""
+        await self._read_leases()
         return await jobs.job_claim(self.db, self._claim(kinds, limit, run_id), now=now)
 
     async def heartbeat(self, job: Job, *, now: datetime | None = None) -> Job:
@@ -164,6 +178,7 @@ class Queue:
         Lost leases are left out of the ids, as with `complete_many`. If either step fails,
         neither happened: the finished jobs are still running under this worker's leases.
         """
+        await self._read_leases()
         leases = [(j.id, _token(j)) for j in done]
         claim = self._claim(kinds, limit, None)
         return await jobs.job_complete_and_claim(self.db, leases, claim, now=now)

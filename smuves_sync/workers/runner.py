@@ -271,7 +271,7 @@ class Runner:
                 await beating
 
     async def _heartbeat(self, job: Job, handling: asyncio.Task[None], lost: asyncio.Event) -> None:
-        every = self.settings.lease_seconds(job.kind) / 3
+        every = self.queue.lease(job.kind).total_seconds() / 3
         while True:
             await asyncio.sleep(every)
             try:

@@ -2,6 +2,7 @@
 
     schedule = await add_schedule(db, portal_id, "0 3 * * *", [ContentType.BLOG_POST])
     started = await fire_due_schedules(db)          # -> list[FetchStarted]; call it often
+    spread = timedelta(seconds=settings.schedule_spread_seconds)   # both take spread=…
 
 Cron expressions have five fields and are evaluated in UTC. Firing, for each due schedule,
 in a transaction of its own: claim the schedule row (``FOR UPDATE SKIP LOCKED``, so of any
@@ -10,6 +11,12 @@ number of workers firing at once exactly one gets it), start a fetch of its port
 and logged), then move ``next_run_at`` to the next time the expression fires after now —
 a schedule missed while no worker ran fires once, not once per missed slot. The commit
 releases the row, which is no longer due.
+
+Spread (``spread``, ``SMUVES_SCHEDULE_SPREAD_SECONDS``): a schedule's times are its cron times
+plus its portal's stable offset within the window (`cron.spread_offset`), so a thousand
+portals scheduled at "0 2 * * *" fire over ten minutes, each at the same minute every night.
+``next_run_at`` holds the offset time, so nothing else changes: still one firing per worker
+round, exactly once.
 
 A schedule that cannot be fired — an expression that never fires (written past `schedule
 add`), a row that trips an error nobody foresaw — is disabled in the same transaction,
@@ -28,12 +35,17 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 
 from smuves_sync.content_text import replace_unstorable
-from smuves_sync.cron import MUST_FIRE_WITHIN_YEARS, next_fire_time, validate_cron
+from smuves_sync.cron import (
+    MUST_FIRE_WITHIN_YEARS,
+    next_spread_fire_time,
+    spread_offset,
+    validate_cron,
+)
 from smuves_sync.db import Database
 from smuves_sync.db.notifications import notification_schedule_disabled
 from smuves_sync.db.schedules import (
@@ -52,7 +64,7 @@ from smuves_sync.errors import (
     NotFound,
     SmuvesError,
 )
-from smuves_sync.models import ContentType, Schedule
+from smuves_sync.models import ContentType, JobPriority, Schedule
 from smuves_sync.orchestrator import FetchStarted, parse_content_types, start_fetch
 
 log = logging.getLogger(__name__)
@@ -72,6 +84,7 @@ async def add_schedule(
     *,
     owner_id: uuid.UUID | None = None,
     now: datetime | None = None,
+    spread: timedelta = timedelta(0),
 ) -> Schedule:
     """A new enabled schedule fetching `content_types` (None: all) of `portal_id`.
 
@@ -93,8 +106,11 @@ async def add_schedule(
         portal_id,
         expression,
         types,
-        next_run_at=next_fire_time(
-            expression, clock.astimezone(UTC), within_years=MUST_FIRE_WITHIN_YEARS
+        next_run_at=next_spread_fire_time(
+            expression,
+            clock.astimezone(UTC),
+            spread_offset(portal_id, spread.total_seconds()),
+            within_years=MUST_FIRE_WITHIN_YEARS,
         ),
         owner_id=owner_id,
     )
@@ -127,9 +143,14 @@ async def remove_schedule(db: Database, schedule_id: int) -> Schedule:
 
 
 async def fire_due_schedules(
-    db: Database, *, now: datetime | None = None, max_attempts: int | None = None
+    db: Database,
+    *,
+    now: datetime | None = None,
+    max_attempts: int | None = None,
+    spread: timedelta = timedelta(0),
 ) -> list[FetchStarted]:
-    """Start a fetch for every schedule due at `now` (None: the database's clock).
+    """Start a fetch for every schedule due at `now` (None: the database's clock); each one's
+    next time is its next cron time plus its portal's offset within `spread`.
 
     Safe to call from any number of workers at once: each due schedule fires exactly once.
     Returns the fetches this call started. A schedule that cannot be fired is disabled and
@@ -147,7 +168,7 @@ async def fire_due_schedules(
             try:
                 # A savepoint: a failing firing rolls back alone, the row stays locked.
                 async with tx.transaction() as firing:
-                    fetch = await _fire(firing, due, max_attempts)
+                    fetch = await _fire(firing, due, max_attempts, spread)
             except _NOT_THE_ROWS_FAULT:
                 raise
             except Exception as error:
@@ -192,7 +213,9 @@ async def _disable(tx: Database, schedule: Schedule, error: Exception) -> None:
         await announce_schedule_disabled(scoped, schedule, reason)
 
 
-async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> FetchStarted | None:
+async def _fire(
+    tx: Database, due: DueSchedule, max_attempts: int | None, spread: timedelta
+) -> FetchStarted | None:
     """Fire one claimed schedule inside the claiming transaction and advance it.
 
     Raises when the schedule cannot be fired at all (`InvalidCronExpression` for an expression
@@ -200,7 +223,8 @@ async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> Fet
     """
     schedule = due.schedule
     fired_at = due.fired_at.astimezone(UTC)
-    next_at = next_fire_time(schedule.cron_expression, fired_at)
+    offset = spread_offset(schedule.portal_id, spread.total_seconds())
+    next_at = next_spread_fire_time(schedule.cron_expression, fired_at, offset)
 
     fetch: FetchStarted | None = None
     if schedule.next_run_at is None:
@@ -214,6 +238,7 @@ async def _fire(tx: Database, due: DueSchedule, max_attempts: int | None) -> Fet
                 owner_id=schedule.owner_id,
                 max_attempts=max_attempts,
                 schedule_id=schedule.id,
+                priority=JobPriority.SCHEDULED,
             )
         except AllDuplicateJobs as error:
             log.info("schedule %s skipped this firing: %s", schedule.id, error)

@@ -2,7 +2,7 @@
 
     @pytest.mark.hubspot(SPEC, ten_second_limit=None)     # the fake's portals and ServerConfig
     async def test_x(sync: ProcessSync, spawn: Spawn, tmp_path: Path) -> None:
-        env = sync.env(SMUVES_FETCH_LEASE_SECONDS="2")
+        env = sync.env(SMUVES_POLL_INTERVAL_SECONDS="0.5")
         proc = await spawn(env, "worker", "--burst", log=tmp_path / "w1.log")  # asyncio Process
         result = await smuves(env, "sync", "7001")        # runs to the end: code, stdout, stderr
         await eventually(check, timeout=60)               # poll the database with a deadline

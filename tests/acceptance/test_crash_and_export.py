@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ async def test_a_worker_killed_mid_fetch_is_resumed_from_its_checkpoint(
     fake, db = sync.fake, sync.db
     portal = await sync.plant_portal()
     started = await start_fetch(sync.worker_db, portal, [ContentType.BLOG_POST])
-    env = sync.env(SMUVES_FETCH_LEASE_SECONDS="2")
+    await query(db, "set_job_lease", kind="fetch", lease=timedelta(seconds=2))
+    env = sync.env()
     first = await spawn(env, "worker", "--kinds", "fetch", log=tmp_path / "first.log")
 
     async def some_pages_stored() -> bool:

@@ -25,9 +25,9 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.support import query
 
-# Not tenant data: the migration ledger and the list of content types. Everything else must be
-# under row-level security.
-SHARED_TABLES = {"schema_migrations", "content_types"}
+# Not tenant data: the migration ledger, the list of content types and the queue's leases.
+# Everything else must be under row-level security.
+SHARED_TABLES = {"schema_migrations", "content_types", "job_leases"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 
 

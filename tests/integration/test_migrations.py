@@ -18,6 +18,7 @@ EXPECTED_TABLES = {
     "portal_members",
     "runs",
     "jobs",
+    "job_leases",
     "content_items",
     "content_syncs",
     "fetch_seen",

@@ -173,7 +173,7 @@ async def test_jobs_filters(db_url: str, factory: Factory) -> None:
     assert (await invoke(db_url, "jobs", "--status", "completed")).stdout.strip() == "no jobs"
 
 
-async def test_stats_reads_the_lease_from_settings(
+async def test_stats_reads_the_lease_from_the_database(
     db_url: str, factory: Factory, db: Database
 ) -> None:
     now = await db_now(db)
@@ -182,10 +182,9 @@ async def test_stats_reads_the_lease_from_settings(
     await factory.job(await factory.run(kind=JobKind.EXPORT), status=JobStatus.COMPLETED)
 
     default = json_out(await invoke(db_url, "stats", "--json"))
-    long_lease = json_out(
-        await invoke(db_url, "stats", "--json", env={"SMUVES_FETCH_LEASE_SECONDS": str(20 * 60)})
-    )
     table = await invoke(db_url, "stats")
+    await query(db, "set_job_lease", kind="fetch", lease=timedelta(minutes=20))
+    long_lease = json_out(await invoke(db_url, "stats", "--json"))
 
     assert default["depth"] == [
         {"kind": "export", "status": "completed", "jobs": 1},

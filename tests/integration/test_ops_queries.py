@@ -24,8 +24,8 @@ from tests.factories import Factory
 from tests.support import db_now, query
 
 T = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
+# the database's leases (job_leases)
 FETCH_LEASE = timedelta(minutes=5)
-EXPORT_LEASE = timedelta(minutes=2)
 FETCH, EXPORT = JobKind.FETCH, JobKind.EXPORT
 
 
@@ -62,7 +62,7 @@ async def test_stats_on_planted_rows(factory: Factory, db: Database) -> None:
     stale_export = await job(EXPORT, JobStatus.RUNNING, locked_at=T - timedelta(minutes=3))
     await job(EXPORT, JobStatus.RUNNING, locked_at=T - timedelta(minutes=1))
 
-    stats = await queue_stats(db, fetch_lease=FETCH_LEASE, export_lease=EXPORT_LEASE, now=T)
+    stats = await queue_stats(db, now=T)
 
     assert stats.depth == (
         DepthCount(EXPORT, JobStatus.PENDING, 1),
@@ -83,7 +83,7 @@ async def test_stats_on_planted_rows(factory: Factory, db: Database) -> None:
 
 
 async def test_stats_of_an_empty_queue(db: Database) -> None:
-    stats = await queue_stats(db, fetch_lease=FETCH_LEASE, export_lease=EXPORT_LEASE, now=T)
+    stats = await queue_stats(db, now=T)
     assert (stats.depth, stats.pending, stats.expired_leases) == ((), (), ())
 
 
@@ -163,7 +163,7 @@ async def test_requeue_resets_attempts_keeps_the_checkpoint_and_reopens_the_run(
 
     # The requeued job runs again, and its run settles again when it finishes.
     later = T + timedelta(minutes=2)
-    claim = Claim("w1", [FETCH], fetch_lease=FETCH_LEASE, export_lease=EXPORT_LEASE)
+    claim = Claim("w1", [FETCH])
     [claimed] = await job_claim(db, claim, now=later)
     assert (claimed.id, claimed.attempts, claimed.cursor) == (failed.id, 1, "page-7")
     assert claimed.lease_token is not None

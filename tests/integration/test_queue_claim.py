@@ -101,9 +101,7 @@ async def test_claim_next_job_claims_at_most_one(
 ) -> None:
     await factory.backlog(1, content_types=FIVE, run_after=T0 - timedelta(seconds=1))
     queue = Queue(worker_db, settings)
-    claim = Claim(
-        "w", [JobKind.FETCH], fetch_lease=queue.fetch_lease, export_lease=queue.export_lease
-    )
+    claim = Claim("w", [JobKind.FETCH])
     first = await job_claim_next(worker_db, claim, now=T0)
     assert first is not None and first.status is JobStatus.RUNNING
     assert len(await queue.claim([JobKind.FETCH], limit=10, now=T0)) == 4

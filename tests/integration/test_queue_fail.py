@@ -80,7 +80,7 @@ async def test_jitter_adds_at_most_its_share_and_the_delay_is_capped(
 ) -> None:
     run = await factory.run()
     await factory.job(
-        run, status=JobStatus.RUNNING, attempts=3, max_attempts=9, locked_at=T0 - 10 * SECOND
+        run, status=JobStatus.RUNNING, attempts=3, max_attempts=9, locked_at=T0 - 360 * SECOND
     )
     await factory.job(
         run,
@@ -88,7 +88,7 @@ async def test_jitter_adds_at_most_its_share_and_the_delay_is_capped(
         status=JobStatus.RUNNING,
         attempts=6,
         max_attempts=9,
-        locked_at=T0 - 10 * SECOND,
+        locked_at=T0 - 360 * SECOND,
     )
     queue = _queue(
         worker_db,
@@ -96,7 +96,6 @@ async def test_jitter_adds_at_most_its_share_and_the_delay_is_capped(
         backoff_base_seconds=10,
         backoff_max_seconds=300,
         backoff_jitter_ratio=0.5,
-        fetch_lease_seconds=5,
     )
     third, sixth = await queue.claim(None, limit=2, now=T0)  # reclaimed: attempts 4 and 7
     assert (third.attempts, sixth.attempts) == (4, 7)

@@ -67,10 +67,18 @@ async def test_exports_use_a_two_minute_lease(factory: Factory, queue: Queue) ->
     assert [j.id for j in await queue.claim([JobKind.EXPORT], limit=5, now=T0)] == [stale.id]
 
 
-async def test_leases_come_from_the_settings(factory: Factory, worker_db: Database) -> None:
+async def test_leases_come_from_the_database_not_the_worker(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
     stale = await _running(factory, JobKind.FETCH, 61 * timedelta(seconds=1))
-    queue = Queue(worker_db, Settings(fetch_lease_seconds=60))
-    assert [j.id for j in await queue.claim(None, now=T0)] == [stale.id]
+    queue = Queue(worker_db, Settings())
+    assert await queue.claim(None, now=T0) == []
+    assert queue.lease(JobKind.FETCH) == 5 * MINUTE
+
+    await query(db, "set_job_lease", kind="fetch", lease=timedelta(seconds=60))
+    fresh = Queue(worker_db, Settings())
+    assert [j.id for j in await fresh.claim(None, now=T0)] == [stale.id]
+    assert fresh.lease(JobKind.FETCH) == timedelta(seconds=60)
 
 
 async def test_a_third_attempt_is_still_claimed(factory: Factory, queue: Queue) -> None:

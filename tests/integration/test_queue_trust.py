@@ -18,7 +18,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from smuves_sync.db import Database, Pool
-from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.models import ContentType, JobPriority, JobStatus, RunStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
 from tests.factories import Factory
 from tests.support import query
@@ -165,3 +165,49 @@ async def test_the_api_adds_jobs_only_to_its_users_portals(
     )
     assert (job["portal_id"], job["status"]) == (alices.portal_id, "pending")
     assert await query(db, "sync_jobs_of_portal", portal_id=bobs.portal_id) == []
+
+
+async def test_a_login_cannot_raise_its_jobs_above_its_kind_of_run(
+    factory: Factory, worker_login_pool: Pool, api_login_pool: Pool
+) -> None:
+    owner = await factory.user()
+    portal = await factory.portal(owner)
+    due = await factory.schedule(
+        portal,
+        owner=owner,
+        content_types=[ContentType.BLOG_POST],
+        next_run_at=datetime.now(UTC) - timedelta(minutes=1),
+    )
+    scheduled = await factory.run(portal, owner=owner)
+    [job] = await _as(
+        worker_login_pool,
+        "trust_enqueue_priority",
+        as_portal=portal,
+        run_id=scheduled.id,
+        content_type="blog_post",
+        priority=JobPriority.INTERACTIVE,
+        schedule_id=due,
+    )
+    assert job["priority"] == JobPriority.SCHEDULED
+
+    asked = await factory.run(portal, owner=owner)
+    [job] = await _as(
+        api_login_pool,
+        "trust_enqueue_priority",
+        as_user=owner,
+        run_id=asked.id,
+        content_type="site_page",
+        priority=100,
+        schedule_id=None,
+    )
+    assert job["priority"] == JobPriority.INTERACTIVE
+
+
+async def test_a_worker_cannot_choose_the_leases_of_a_claim(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    held = await factory.job(status=JobStatus.RUNNING, locked_by="another worker")
+    with pytest.raises(psycopg.errors.UndefinedFunction):
+        await _as(worker_login_pool, "trust_claim_with_short_leases")
+    [job] = await query(db, "trust_job_lease", job_id=held.id)
+    assert job["locked_by"] == "another worker"

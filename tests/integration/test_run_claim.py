@@ -11,12 +11,10 @@ from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.factories import Factory
 from tests.support import T0, query
 
-LEASES = {"fetch_lease": timedelta(minutes=5), "export_lease": timedelta(minutes=2)}
-
 
 def _run_claim(worker: str, run_id: int) -> Claim:
     """A claim of up to five jobs of run `run_id` only."""
-    return Claim(worker, None, limit=5, run_id=run_id, **LEASES)
+    return Claim(worker, None, limit=5, run_id=run_id)
 
 
 async def expired_jobs(factory: Factory, run: Run) -> tuple[Job, Job]:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from smuves_sync.cron import next_fire_time
+from smuves_sync.cron import next_spread_fire_time, spread_offset
 from smuves_sync.db import Database
 from tests.factories import Factory
 from tests.support import db_now, invoke, json_out, query
@@ -40,10 +40,12 @@ async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> N
         "landing_page, blog_post, hubdb_table, hubdb_row, blog_author, blog_tag, url_redirect, "
         "blog; next run "
     )
-    # Computed from the database's clock at the time of the command: the next 03:00 UTC.
+    # Computed from the database's clock at the time of the command: the next 03:00 UTC, plus
+    # the portal's offset within SMUVES_SCHEDULE_SPREAD_SECONDS (600 s by default).
+    offset = spread_offset(portal, 600)
     assert datetime.fromisoformat(first["next_run_at"]) in {
-        next_fire_time("0 3 * * *", before),
-        next_fire_time("0 3 * * *", await db_now(db)),
+        next_spread_fire_time("0 3 * * *", before, offset),
+        next_spread_fire_time("0 3 * * *", await db_now(db), offset),
     }
     assert (some["cron"], some["content_types"], some["enabled"]) == (
         "*/30 * * * 1-5",

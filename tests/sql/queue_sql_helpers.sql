@@ -9,7 +9,7 @@ ORDER BY j.id
 SET LOCAL enable_seqscan = off
 
 -- name: queue_helpers_explain_lease_expired
--- The statement shape of claim_jobs' expired-lease look-ups.
+-- The statement shape of claim_jobs_v2's expired-lease look-ups.
 EXPLAIN (FORMAT JSON)
 SELECT j.id FROM public.jobs AS j
 WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)

@@ -23,10 +23,10 @@ UPDATE public.jobs SET portal_id = %(portal_id)s, run_id = %(run_id)s WHERE id =
 SELECT portal_id, token_encrypted FROM public.portal_token(%(job_id)s, %(lease_token)s)
 
 -- name: trust_claim_at
-SELECT id, lease_token FROM public.claim_jobs('me', NULL, 10, p_now => %(now)s)
+SELECT id, lease_token FROM public.claim_jobs_v2('me', NULL, 10, p_now => %(now)s)
 
 -- name: trust_claim_next_at
-SELECT id FROM public.claim_next_job('me', NULL, p_now => %(now)s)
+SELECT id FROM public.claim_next_job_v2('me', NULL, p_now => %(now)s)
 
 -- name: trust_heartbeat_at
 SELECT id FROM public.heartbeat_job(%(job_id)s, %(lease_token)s, %(now)s)
@@ -38,8 +38,8 @@ SELECT id FROM public.reconcile_stuck_runs(%(now)s)
 SELECT id FROM public.claim_due_schedule(p_now => %(now)s)
 
 -- name: trust_enqueue
-SELECT id, portal_id, status FROM public.enqueue_job(%(run_id)s, %(content_type)s,
-                                                    p_schedule_id => %(schedule_id)s)
+SELECT id, portal_id, status FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,
+                                                       p_schedule_id => %(schedule_id)s)
 
 -- name: trust_job_lease
 SELECT status, lease_token, locked_by FROM public.jobs WHERE id = %(job_id)s
@@ -78,6 +78,15 @@ RETURNING hubspot_id
 UPDATE public.schedules SET next_run_at = now() - interval '1 day'
 WHERE portal_id = %(portal_id)s
 RETURNING id
+
+-- name: trust_enqueue_priority
+SELECT id, priority FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,
+                                               %(priority)s::smallint,
+                                               p_schedule_id => %(schedule_id)s)
+
+-- name: trust_claim_with_short_leases
+-- The claim of 0004, whose caller chose the leases (dropped by 0016).
+SELECT id FROM public.claim_jobs('me', NULL, 10, interval '1 second', interval '1 second')
 
 -- name: trust_create_full_run
 -- A run for a due schedule that asks for a full read, which a schedule never does.

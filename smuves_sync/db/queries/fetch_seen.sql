@@ -52,7 +52,7 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 
 -- name: content_sync_confirm
 -- The completed fetch of a portal's type: its one row of content_syncs, with how the job read
--- it and when its listing began (fetch_reads, 0016; a job without that row read in full, from
+-- it and when its listing began (fetch_reads, 0017; a job without that row read in full, from
 -- an unknown moment: the next fetch then reads in full too).
 INSERT INTO public.content_syncs AS s
     (portal_id, content_type, run_id, job_id, confirmed_at, seen, deleted, mode,

@@ -10,10 +10,10 @@ SELECT * FROM public.jobs WHERE id = %(job_id)s
 -- name: job_enqueue
 -- No row back when the run does not exist, an equal job is already in flight (the partial
 -- unique index on portal, kind and type) or the idempotency key was used before. A login
--- that may not add jobs to the run is refused (enqueue_job, migrations/0004).
-SELECT * FROM public.enqueue_job(%(run_id)s, %(content_type)s, %(max_attempts)s,
-                                 %(run_after)s, %(total)s, %(idempotency_key)s,
-                                 %(schedule_id)s)
+-- that may not add jobs to the run is refused (enqueue_job_v2, migrations/0016).
+SELECT * FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s, %(priority)s::smallint,
+                                    %(max_attempts)s, %(run_after)s, %(total)s,
+                                    %(idempotency_key)s, %(schedule_id)s)
 
 -- name: job_list
 -- Newest first.
@@ -29,7 +29,7 @@ LIMIT %(limit)s
 -- Run by the runtime roles, which may not read lease_token (migrations/0015).
 SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
        locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
-       last_error_public, idempotency_key, created_at, finished_at,
+       last_error_public, idempotency_key, created_at, finished_at, priority, fair_at,
        NULL::uuid AS lease_token
 FROM public.jobs
 WHERE portal_id = %(portal_id)s AND kind = %(kind)s AND status IN ('pending', 'running')
@@ -74,13 +74,17 @@ ORDER BY j.id DESC
 
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
--- claim_jobs returns its rows in id order.
-SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(fetch_lease)s,
-                                %(export_lease)s, %(now)s, p_run_id => %(run_id)s::bigint)
+-- claim_jobs_v2 (migrations/0016) returns its rows in id order.
+SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
+                                   %(run_id)s::bigint, %(portal_max_running)s)
 
 -- name: job_claim_next
-SELECT * FROM public.claim_next_job(%(worker)s, %(kinds)s::text[],
-                                    %(fetch_lease)s, %(export_lease)s, %(now)s)
+SELECT * FROM public.claim_next_job_v2(%(worker)s, %(kinds)s::text[], %(now)s,
+                                       %(portal_max_running)s)
+
+-- name: job_leases
+-- How long a claimed job's lease lasts, per kind: the database decides (migrations/0016).
+SELECT kind, lease FROM public.job_leases ORDER BY kind
 
 -- name: job_heartbeat
 SELECT * FROM public.heartbeat_job(%(job_id)s, %(lease_token)s, %(now)s)

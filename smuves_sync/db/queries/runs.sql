@@ -17,7 +17,7 @@ RETURNING id, portal_id, owner_id, kind, status, content_types::text[] AS conten
 -- lease_token (migrations/0015).
 SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
        locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
-       last_error_public, idempotency_key, created_at, finished_at,
+       last_error_public, idempotency_key, created_at, finished_at, priority, fair_at,
        NULL::uuid AS lease_token
 FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
 
@@ -66,7 +66,7 @@ SELECT r.id AS r_id, r.portal_id AS r_portal_id, r.owner_id AS r_owner_id, r.kin
        j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.status, j.attempts,
        j.max_attempts, j.run_after, j.locked_at, j.locked_by, j.heartbeat_at, j.total,
        j.processed, j.cursor, j.last_error, j.last_error_public, j.idempotency_key,
-       j.created_at, j.finished_at, NULL::uuid AS lease_token
+       j.created_at, j.finished_at, j.priority, j.fair_at, NULL::uuid AS lease_token
 FROM public.runs AS r
 LEFT JOIN public.jobs AS j ON j.run_id = r.id
 WHERE r.id = %(run_id)s

@@ -29,12 +29,12 @@ ORDER BY kind
 -- name: stats_expired_leases
 -- Running jobs whose last heartbeat is older than their kind's lease: their worker is gone
 -- or stuck, and the next claim will take them over (or fail them at their last attempt).
+-- The leases are the database's (job_leases, migrations/0016).
 SELECT j.*, coalesce(%(now)s::timestamptz, now()) - j.heartbeat_at AS silent_for
 FROM public.jobs AS j
+JOIN public.job_leases AS l ON l.kind = j.kind
 WHERE j.status = 'running'
-  AND j.heartbeat_at < coalesce(%(now)s::timestamptz, now())
-      - CASE j.kind WHEN 'fetch' THEN %(fetch_lease)s::interval
-                    ELSE %(export_lease)s::interval END
+  AND j.heartbeat_at < coalesce(%(now)s::timestamptz, now()) - l.lease
 ORDER BY j.heartbeat_at, j.id
 
 -- name: metrics_jobs

@@ -24,10 +24,13 @@ WITH p AS (
     SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
     RETURNING id, portal_id
 )
-INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after)
-SELECT r.id, r.portal_id, %(kind)s, t, coalesce(%(run_after)s, now())
-FROM r CROSS JOIN unnest(%(content_types)s::text[]) AS t
-ORDER BY r.id  -- a run's jobs side by side, as the orchestrator creates them
+-- Each placed in line as enqueue_job_v2 places it (migrations/0016): a portal's k-th job in
+-- flight k quanta of 10 s after it is due.
+INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after, fair_at)
+SELECT r.id, r.portal_id, %(kind)s, t.t, coalesce(%(run_after)s, now()),
+       coalesce(%(run_after)s, now()) + (t.k - 1) * interval '10 seconds'
+FROM r CROSS JOIN unnest(%(content_types)s::text[]) WITH ORDINALITY AS t (t, k)
+ORDER BY r.id, t.k  -- a run's jobs side by side, as the orchestrator creates them
 RETURNING id
 
 -- name: seed_analyze
