@@ -32,7 +32,7 @@ from smuves_sync.testing.fake_hubspot import (
 )
 from smuves_sync.testing.fake_hubspot.spec import UNSTORABLE_POISONS
 from tests.acceptance.conftest import ProcessSync, Spawn, stop
-from tests.support import TOKEN, eventually, query, smuves, smuves_env
+from tests.support import TOKEN, eventually, fake_portal, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
@@ -52,18 +52,7 @@ POISONS = (
     Poison(PoisonKind.NUMERIC_ID, ROW, slot=40, table_slot=1),
     Poison(PoisonKind.BAD_FIELD, ROW, slot=41, table_slot=1),
 )
-HOSTILE = PortalSpec(
-    portal_id=8201,
-    token=TOKEN,
-    seed=21,
-    site_pages=260,
-    landing_pages=250,
-    blog_posts=230,
-    hubdb_tables=3,
-    rows_per_table=120,
-    archived_share=0.1,
-    poison=POISONS,
-)
+HOSTILE = fake_portal(8201, "260,250,230,3,120", seed=21, archived_share=0.1, poison=POISONS)
 # Requests of a type count from 1: `smuves sync` counts it (live, archived), then the job lists.
 # The second page of site pages and of posts is asked for after two objects of the first
 # page were deleted and one (posts: three) created: two live objects cross the boundary

@@ -9,27 +9,13 @@ from typing import Any
 import pytest
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import Churn, PortalSpec
+from smuves_sync.testing.fake_hubspot import Churn
 from tests.acceptance.conftest import ProcessSync
-from tests.support import TOKEN, query, smuves, smuves_env
+from tests.support import fake_portal, query, smuves, smuves_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
-PORTAL = PortalSpec(
-    portal_id=8301,
-    token=TOKEN,
-    seed=17,
-    site_pages=700,
-    landing_pages=120,
-    blog_posts=450,
-    hubdb_tables=4,
-    rows_per_table=120,
-    archived_share=0.05,
-    blog_authors=10,
-    blog_tags=40,
-    url_redirects=60,
-    blogs=3,
-)
+PORTAL = fake_portal(8301, "700,120,450,4,120,10,40,60,3", seed=17)
 Key = tuple[str, str]
 
 

@@ -12,26 +12,12 @@ from smuves_sync.db.jobs import job_get
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import Churn, FaultKind, FaultRule, PortalSpec
+from smuves_sync.testing.fake_hubspot import Churn, FaultKind, FaultRule
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
-from tests.support import TOKEN, Sync, query
+from tests.support import TOKEN, Sync, fake_portal, query
 
-SPEC = PortalSpec(
-    portal_id=7001,
-    token=TOKEN,
-    seed=3,
-    site_pages=230,
-    landing_pages=40,
-    blog_posts=120,
-    hubdb_tables=3,
-    rows_per_table=60,
-    archived_share=0.1,
-    blog_authors=15,
-    blog_tags=45,
-    url_redirects=130,
-    blogs=5,
-)
+SPEC = fake_portal(7001, "230,40,120,3,60,15,45,130,5", seed=3, archived_share=0.1)
 
 pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
 

@@ -11,25 +11,11 @@ import pytest
 from smuves_sync.hubspot import registry
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import Churn, FaultKind, FaultRule, PortalSpec
+from smuves_sync.testing.fake_hubspot import Churn, FaultKind, FaultRule
 from smuves_sync.workers.runner import Runner
-from tests.support import TOKEN, Sync, query
+from tests.support import Sync, fake_portal, query
 
-SPEC = PortalSpec(
-    portal_id=7301,
-    token=TOKEN,
-    seed=5,
-    site_pages=450,
-    landing_pages=40,
-    blog_posts=130,
-    hubdb_tables=3,
-    rows_per_table=80,
-    archived_share=0.1,
-    blog_authors=12,
-    blog_tags=30,
-    url_redirects=25,
-    blogs=3,
-)
+SPEC = fake_portal(7301, "450,40,130,3,80,12,30,25,3", seed=5, archived_share=0.1)
 
 pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
 

@@ -17,26 +17,12 @@ from smuves_sync.db import Database
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.orchestrator import CountPlan, TotalsCounter
-from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, PortalSpec
+from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.follow import run_snapshot
-from tests.support import SECRET, TOKEN, Sync, query
+from tests.support import SECRET, TOKEN, Sync, fake_portal, query
 
-SPEC = PortalSpec(
-    portal_id=9201,
-    token=TOKEN,
-    seed=6,
-    site_pages=340,
-    landing_pages=30,
-    blog_posts=90,
-    hubdb_tables=3,
-    rows_per_table=40,
-    archived_share=0.1,
-    blog_authors=8,
-    blog_tags=20,
-    url_redirects=15,
-    blogs=3,
-)
+SPEC = fake_portal(9201, "340,30,90,3,40,8,20,15,3", seed=6, archived_share=0.1)
 
 pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
 

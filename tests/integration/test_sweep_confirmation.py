@@ -8,19 +8,16 @@ import pytest
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import ContentType, Job, JobStatus, RunStatus
-from smuves_sync.testing.fake_hubspot import FakeHubSpot, Poison, PoisonKind, PortalSpec
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, Poison, PoisonKind
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.sweep import finish_fetch
-from tests.support import TOKEN, Sync, query
+from tests.support import TOKEN, Sync, fake_portal, query
 
 POSTS = ContentType.BLOG_POST
-SPEC = PortalSpec(
-    portal_id=7301,
-    token=TOKEN,
+SPEC = fake_portal(
+    7301,
+    "0,0,12,0,0,6,0,6,0",
     seed=4,
-    blog_posts=12,
-    blog_authors=6,
-    url_redirects=6,
     archived_share=0.0,
     poison=(
         Poison(PoisonKind.BAD_FIELD, POSTS, 2),  # its name is a number
