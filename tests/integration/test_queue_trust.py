@@ -10,40 +10,34 @@ add jobs only to its user's portals.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg.rows import dict_row
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.models import ContentType, JobPriority, JobStatus, RunStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
 from tests.factories import Factory
 from tests.support import query
-from tests.support.sql import statement
+from tests.support.sql import query_as
 
 FUTURE = datetime.now(UTC) + timedelta(days=3650)
 
 
-async def _as(
-    pool: Pool,
-    name: str,
-    *,
-    as_portal: int | None = None,
-    as_user: uuid.UUID | None = None,
-    **params: Any,
-) -> list[dict[str, Any]]:
-    """Statement `name` in one transaction of `pool`, scoped to a portal or a user."""
-    async with pool.connection() as conn, conn.transaction():
-        if as_portal is not None:
-            await conn.execute(statement("trust_set_portal"), {"portal_id": as_portal})
-        if as_user is not None:
-            await conn.execute(statement("trust_set_user"), {"user_id": as_user})
-        async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(statement(name), params)
-            return await cur.fetchall() if cur.description else []
+async def _due_blog_schedule(factory: Factory) -> tuple[uuid.UUID, int, int]:
+    """A user's portal with a schedule of its blog posts due a minute ago."""
+    owner = await factory.user()
+    portal = await factory.portal(owner)
+    due = await factory.schedule(
+        portal,
+        owner=owner,
+        content_types=[ContentType.BLOG_POST],
+        next_run_at=datetime.now(UTC) - timedelta(minutes=1),
+    )
+    return owner, portal, due
 
 
 async def test_a_worker_cannot_plant_or_move_a_job_to_get_a_token(
@@ -62,9 +56,11 @@ async def test_a_worker_cannot_plant_or_move_a_job_to_get_a_token(
     ]
     for name, params in refused:
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            await _as(worker_login_pool, name, as_portal=victim, lease_token=lease, **params)
+            await query_as(worker_login_pool, name, as_portal=victim, lease_token=lease, **params)
     assert (
-        await _as(worker_login_pool, "trust_portal_token", job_id=pending.id, lease_token=lease)
+        await query_as(
+            worker_login_pool, "trust_portal_token", job_id=pending.id, lease_token=lease
+        )
         == []
     )
     [job] = await query(db, "trust_job_lease", job_id=pending.id)
@@ -87,9 +83,9 @@ async def test_a_worker_runs_on_the_databases_clock(
     ]
     for name, params in attempts:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="database's clock"):
-            await _as(worker_login_pool, name, now=FUTURE, **params)
+            await query_as(worker_login_pool, name, now=FUTURE, **params)
     # The other worker keeps its lease; claiming on the server's clock takes nothing of it.
-    assert await _as(worker_login_pool, "trust_claim_at", now=None) == []
+    assert await query_as(worker_login_pool, "trust_claim_at", now=None) == []
     [job] = await query(db, "trust_job_lease", job_id=held.id)
     assert (job["lease_token"], job["locked_by"]) == (held.lease_token, "another worker")
     # The operator's login (and so the tests) may still pass a time.
@@ -99,14 +95,7 @@ async def test_a_worker_runs_on_the_databases_clock(
 async def test_a_worker_adds_jobs_only_for_a_due_schedule(
     factory: Factory, worker_login_pool: Pool, db: Database
 ) -> None:
-    owner = await factory.user()
-    portal = await factory.portal(owner)
-    due = await factory.schedule(
-        portal,
-        owner=owner,
-        content_types=[ContentType.BLOG_POST],
-        next_run_at=datetime.now(UTC) - timedelta(minutes=1),
-    )
+    owner, portal, due = await _due_blog_schedule(factory)
     later = await factory.schedule(portal, owner=owner, next_run_at=FUTURE)
     run = await factory.run(portal, owner=owner)
     for schedule_id, content_type in (
@@ -115,7 +104,7 @@ async def test_a_worker_adds_jobs_only_for_a_due_schedule(
         (due, ContentType.SITE_PAGE),  # a type the schedule does not ask for
     ):
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="may not add jobs"):
-            await _as(
+            await query_as(
                 worker_login_pool,
                 "trust_enqueue",
                 as_portal=portal,
@@ -137,17 +126,21 @@ async def test_the_api_adds_jobs_only_to_its_users_portals(
     alice, bob = await factory.user(), await factory.user()
     alices = await factory.run(await factory.portal(alice), owner=alice)
     bobs = await factory.run(await factory.portal(bob), owner=bob)
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="may not add jobs"):
-        await _as(
+
+    def enqueue(run_id: int) -> Awaitable[list[dict[str, Any]]]:
+        return query_as(
             api_login_pool,
             "trust_enqueue",
             as_user=alice,
-            run_id=bobs.id,
+            run_id=run_id,
             content_type="site_page",
             schedule_id=None,
         )
+
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="may not add jobs"):
+        await enqueue(bobs.id)
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        await _as(
+        await query_as(
             api_login_pool,
             "trust_insert_leased_job",
             as_user=alice,
@@ -155,14 +148,7 @@ async def test_the_api_adds_jobs_only_to_its_users_portals(
             portal_id=alices.portal_id,
             lease_token=uuid.uuid4(),
         )
-    [job] = await _as(
-        api_login_pool,
-        "trust_enqueue",
-        as_user=alice,
-        run_id=alices.id,
-        content_type="site_page",
-        schedule_id=None,
-    )
+    [job] = await enqueue(alices.id)
     assert (job["portal_id"], job["status"]) == (alices.portal_id, "pending")
     assert await query(db, "sync_jobs_of_portal", portal_id=bobs.portal_id) == []
 
@@ -170,37 +156,33 @@ async def test_the_api_adds_jobs_only_to_its_users_portals(
 async def test_a_login_cannot_raise_its_jobs_above_its_kind_of_run(
     factory: Factory, worker_login_pool: Pool, api_login_pool: Pool
 ) -> None:
-    owner = await factory.user()
-    portal = await factory.portal(owner)
-    due = await factory.schedule(
-        portal,
-        owner=owner,
-        content_types=[ContentType.BLOG_POST],
-        next_run_at=datetime.now(UTC) - timedelta(minutes=1),
+    owner, portal, due = await _due_blog_schedule(factory)
+    # (login, its scope, type, schedule, priority asked, priority given)
+    asks = (
+        (
+            worker_login_pool,
+            portal,
+            None,
+            "blog_post",
+            due,
+            JobPriority.INTERACTIVE,
+            JobPriority.SCHEDULED,
+        ),
+        (api_login_pool, None, owner, "site_page", None, 100, JobPriority.INTERACTIVE),
     )
-    scheduled = await factory.run(portal, owner=owner)
-    [job] = await _as(
-        worker_login_pool,
-        "trust_enqueue_priority",
-        as_portal=portal,
-        run_id=scheduled.id,
-        content_type="blog_post",
-        priority=JobPriority.INTERACTIVE,
-        schedule_id=due,
-    )
-    assert job["priority"] == JobPriority.SCHEDULED
-
-    asked = await factory.run(portal, owner=owner)
-    [job] = await _as(
-        api_login_pool,
-        "trust_enqueue_priority",
-        as_user=owner,
-        run_id=asked.id,
-        content_type="site_page",
-        priority=100,
-        schedule_id=None,
-    )
-    assert job["priority"] == JobPriority.INTERACTIVE
+    for pool, as_portal, as_user, content_type, schedule_id, asked, given in asks:
+        run = await factory.run(portal, owner=owner)
+        [job] = await query_as(
+            pool,
+            "trust_enqueue_priority",
+            as_portal=as_portal,
+            as_user=as_user,
+            run_id=run.id,
+            content_type=content_type,
+            priority=asked,
+            schedule_id=schedule_id,
+        )
+        assert job["priority"] == given
 
 
 async def test_a_worker_cannot_choose_the_leases_of_a_claim(
@@ -208,6 +190,6 @@ async def test_a_worker_cannot_choose_the_leases_of_a_claim(
 ) -> None:
     held = await factory.job(status=JobStatus.RUNNING, locked_by="another worker")
     with pytest.raises(psycopg.errors.UndefinedFunction):
-        await _as(worker_login_pool, "trust_claim_with_short_leases")
+        await query_as(worker_login_pool, "trust_claim_with_short_leases")
     [job] = await query(db, "trust_job_lease", job_id=held.id)
     assert job["locked_by"] == "another worker"

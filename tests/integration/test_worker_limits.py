@@ -8,32 +8,18 @@ from __future__ import annotations
 
 import contextlib
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import psycopg
 import pytest
-from psycopg.rows import dict_row
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
 from tests.factories import Factory
 from tests.support import query
-from tests.support.sql import statement
+from tests.support.sql import query_as
 
 LONG_AGO = datetime(2001, 2, 3, 4, 5, tzinfo=UTC)
-
-
-async def _as(
-    pool: Pool, name: str, *, as_portal: int | None = None, **params: Any
-) -> list[dict[str, Any]]:
-    """Statement `name` in one transaction of `pool`, scoped to a portal."""
-    async with pool.connection() as conn, conn.transaction():
-        if as_portal is not None:
-            await conn.execute(statement("trust_set_portal"), {"portal_id": as_portal})
-        async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(statement(name), params)
-            return await cur.fetchall() if cur.description else []
 
 
 async def test_a_worker_counts_its_hubspot_requests_on_the_databases_clock(
@@ -43,10 +29,10 @@ async def test_a_worker_counts_its_hubspot_requests_on_the_databases_clock(
     # (or, dated a week ahead, make the next write forget every real minute).
     for when in (LONG_AGO, datetime.now(UTC) + timedelta(days=8)):
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="database's clock"):
-            await _as(worker_login_pool, "trust_record_minute_at", requests=7, now=when)
+            await query_as(worker_login_pool, "trust_record_minute_at", requests=7, now=when)
     assert await query(db, "trust_minutes") == []
 
-    await _as(worker_login_pool, "trust_record_minute_at", requests=7, now=None)
+    await query_as(worker_login_pool, "trust_record_minute_at", requests=7, now=None)
     [minute] = await query(db, "trust_minutes")
     assert minute["requests"] == 7
     assert abs(minute["minute"] - datetime.now(UTC)) < timedelta(minutes=2)
@@ -72,7 +58,7 @@ async def test_a_worker_creates_a_run_only_for_a_due_schedule(
         ("trust_create_finished_run", {}),
     ):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            await _as(worker_login_pool, name, as_portal=portal, portal_id=portal, **params)
+            await query_as(worker_login_pool, name, as_portal=portal, portal_id=portal, **params)
     assert await query(db, "trust_runs_of_portal", portal_id=portal) == []
 
     # Due now: the scheduler, logged in as the worker, starts its fetch, run and all; a run
@@ -84,12 +70,12 @@ async def test_a_worker_creates_a_run_only_for_a_due_schedule(
         next_run_at=datetime.now(UTC) - timedelta(minutes=1),
     )
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        await _as(
+        await query_as(
             worker_login_pool, "trust_create_finished_run", as_portal=portal, portal_id=portal
         )
     # Nor may it ask for a full read: only `smuves sync --full` (the operator) does.
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        await _as(
+        await query_as(
             worker_login_pool,
             "trust_create_full_run",
             as_portal=portal,
@@ -110,10 +96,12 @@ async def test_a_worker_cannot_read_another_workers_lease_to_get_a_token(
     run = await factory.run(victim)
     held = await factory.job(run, status=JobStatus.RUNNING, locked_by="another worker")
     try:
-        [row] = await _as(worker_login_pool, "trust_read_lease", as_portal=victim, job_id=held.id)
+        [row] = await query_as(
+            worker_login_pool, "trust_read_lease", as_portal=victim, job_id=held.id
+        )
     except psycopg.errors.InsufficientPrivilege:
         return
-    tokens = await _as(
+    tokens = await query_as(
         worker_login_pool, "trust_portal_token", job_id=held.id, lease_token=row["lease_token"]
     )
     assert tokens == []
@@ -135,5 +123,5 @@ async def test_a_worker_writes_no_portal_it_holds_no_lease_of(
     written = []
     for name in ("trust_deface_content", "trust_make_schedule_due"):
         with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
-            written += await _as(worker_login_pool, name, as_portal=victim, portal_id=victim)
+            written += await query_as(worker_login_pool, name, as_portal=victim, portal_id=victim)
     assert written == []

@@ -11,6 +11,7 @@ looks for; a test reads through the role under test by passing that role's pool.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, LiteralString
@@ -76,3 +77,22 @@ async def query(
     async with target.cursor(row_factory=dict_row) as cur:
         await cur.execute(statement(name, parts), params)
         return await cur.fetchall() if cur.description else []
+
+
+async def query_as(
+    pool: Pool,
+    name: str,
+    /,
+    *,
+    as_portal: int | None = None,
+    as_user: uuid.UUID | None = None,
+    **params: Any,
+) -> list[dict[str, Any]]:
+    """The named test statement in one transaction of `pool`, scoped to a portal or a user
+    the way the product scopes its connections (`Database.for_portal`, `as_user`)."""
+    async with pool.connection() as conn, conn.transaction():
+        if as_portal is not None:
+            await conn.execute(statement("trust_set_portal"), {"portal_id": as_portal})
+        if as_user is not None:
+            await conn.execute(statement("trust_set_user"), {"user_id": as_user})
+        return await query(conn, name, **params)
