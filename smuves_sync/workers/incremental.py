@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
-from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.fetch_seen import (
     PresentCounts,
@@ -32,7 +31,7 @@ from smuves_sync.hubspot.client import BATCH_READ_SIZE, HubSpotClient, Page
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.models import Job
 from smuves_sync.workers.context import JobContext
-from smuves_sync.workers.sweep import SweepScope, finish_fetch
+from smuves_sync.workers.sweep import SweepScope, finish_fetch, store_read
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +46,7 @@ async def _store(
 ) -> tuple[Job, int]:
     """Store a page and checkpoint the job in one transaction: (job, rows written)."""
     async with ctx.db.for_portal(job.portal_id) as scoped:
-        written = await content_upsert_page(
-            scoped,
-            job.portal_id,
-            job.content_type,
-            job.run_id,
-            page.items,
-            rejected=page.rejects,
-            seen_by=job.id,
-        )
+        written = await store_read(scoped, job, page.items, page.rejects)
         job = await ctx.queue(scoped).checkpoint(job, cursor, processed)
     return job, written
 
@@ -153,15 +144,7 @@ async def _store_unstored(ctx: JobContext, client: HubSpotClient, job: Job) -> i
         after = ids[-1]
         answer = await client.confirm(job.content_type, ids)
         async with ctx.db.for_portal(job.portal_id) as scoped:
-            written += await content_upsert_page(
-                scoped,
-                job.portal_id,
-                job.content_type,
-                job.run_id,
-                answer.present,
-                rejected=answer.rejects,
-                seen_by=job.id,
-            )
+            written += await store_read(scoped, job, answer.present, answer.rejects)
 
 
 async def read_changed_children(

@@ -31,6 +31,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from smuves_sync.content_fields import ContentRecord, RejectedObject
+from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.fetch_reads import fetch_read_add
 from smuves_sync.db.fetch_seen import (
@@ -137,6 +139,25 @@ async def finish_fetch(
     return job
 
 
+async def store_read(
+    scoped: Database,
+    job: Job,
+    records: Sequence[ContentRecord],
+    rejects: Sequence[RejectedObject],
+) -> int:
+    """Store what fetch job `job` read, as seen by it (what cannot be stored is set aside in
+    content_rejects); the rows written."""
+    return await content_upsert_page(
+        scoped,
+        job.portal_id,
+        job.content_type,
+        job.run_id,
+        records,
+        rejected=rejects,
+        seen_by=job.id,
+    )
+
+
 async def _sweep(
     ctx: JobContext, client: HubSpotClient, job: Job, scope: SweepScope
 ) -> tuple[Job, tuple[int, int, int]]:
@@ -165,15 +186,7 @@ async def _sweep(
             # Through the same checks as a listed page: what cannot be stored is set aside
             # in content_rejects (with what HubSpot answered in a shape that cannot be read),
             # never marked deleted, and never the sweep's failure.
-            stored += await content_upsert_page(
-                scoped,
-                portal_id,
-                content_type,
-                job.run_id,
-                answer.present,
-                rejected=answer.rejects,
-                seen_by=job.id,
-            )
+            stored += await store_read(scoped, job, answer.present, answer.rejects)
             deleted += await content_mark_deleted(
                 scoped, portal_id, content_type, job.run_id, answer.gone
             )
