@@ -12,14 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from smuves_sync.errors import HubSpotNotFound
-from smuves_sync.hubspot.listing import results_of
+from smuves_sync.hubspot.listing import PortalReader, results_of
 from smuves_sync.hubspot.registry import (
     ContentRecord,
-    ContentTypeRegistry,
     ContentTypeSpec,
     RejectedObject,
 )
-from smuves_sync.hubspot.transport import Transport
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +49,8 @@ class _BatchAnswer:
     unsure: frozenset[str]
 
 
-class Confirmer:
+class Confirmer(PortalReader):
     """Asks one portal's HubSpot about objects by id."""
-
-    def __init__(
-        self, transport: Transport, registry: ContentTypeRegistry, api_version: str
-    ) -> None:
-        self._transport = transport
-        self._registry = registry
-        self._api_version = api_version
-        self.portal_id = transport.portal_id
 
     async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
         """Which of the objects (ids as stored; HubDB rows '<table>:<row>') HubSpot still holds

@@ -49,8 +49,9 @@ class Page:
         return len(ids) + sum(1 for r in self.rejects if r.hubspot_id not in ids)
 
 
-class Listing:
-    """The listings of one portal's content types."""
+class PortalReader:
+    """Reads one portal's content types through `transport` (the base of `Listing` and
+    `Confirmer`)."""
 
     def __init__(
         self, transport: Transport, registry: ContentTypeRegistry, api_version: str
@@ -59,6 +60,10 @@ class Listing:
         self._registry = registry
         self._api_version = api_version
         self.portal_id = transport.portal_id
+
+
+class Listing(PortalReader):
+    """The listings of one portal's content types."""
 
     async def count(self, content_type: str, *, archived: bool = False) -> int:
         """How many objects of `content_type` HubSpot holds (the archived ones if asked)."""
