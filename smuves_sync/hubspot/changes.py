@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from smuves_sync.content_types import ContentRecord, ContentTypeSpec, usable_id
 from smuves_sync.hubspot.client import HubSpotClient, Page
@@ -117,12 +118,8 @@ async def _newest_first(
     whole = False
     while True:
         params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
-        if archived:
-            params["archived"] = "true"
-        body = await client.get_json(spec.name, path, params, lane)
+        body, results, more = await _get_page(client, spec, path, params, archived, lane)
         try:
-            results = results_of(body)
-            more = announces_next(body)
             nxt = None if spec.change_filters else paging.advance(body, len(results))
         except (ValueError, PagingError) as exc:
             raise client.malformed(spec.name, f"GET {path}: {exc}") from None
@@ -148,6 +145,25 @@ async def _newest_first(
         position = nxt or _before(client, spec, path, len(records), oldest, position)
         after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
         yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
+
+
+async def _get_page(
+    client: HubSpotClient,
+    spec: ContentTypeSpec,
+    path: str,
+    params: dict[str, str],
+    archived: bool,
+    lane: Lane,
+) -> tuple[dict[str, Any], list[Any], bool]:
+    """One page of a listing (of the archived pass if asked): its body, its results and
+    whether it announces another page."""
+    if archived:
+        params = {**params, "archived": "true"}
+    body = await client.get_json(spec.name, path, params, lane)
+    try:
+        return body, results_of(body), announces_next(body)
+    except ValueError as exc:
+        raise client.malformed(spec.name, f"GET {path}: {exc}") from None
 
 
 def _newest_first_order(times: list[int | None]) -> bool:
@@ -191,14 +207,7 @@ async def _updated_keyset(
     while True:
         params = {"limit": str(spec.page_size), "sort": "updatedAt"}
         params.update(Position(updated_after=boundary).query())
-        if archived:
-            params["archived"] = "true"
-        body = await client.get_json(spec.name, path, params, lane)
-        try:
-            results = results_of(body)
-            more = announces_next(body)
-        except ValueError as exc:
-            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
+        _, results, more = await _get_page(client, spec, path, params, archived, lane)
         records, rejects = spec.read_page(results, archived_pass=archived)
         times = [ms for ms in map(_ms, records) if ms is not None]
         if records and len(times) < len(records):
