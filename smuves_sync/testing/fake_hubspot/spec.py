@@ -7,6 +7,7 @@ subprocess launcher receives exactly what an in-process server would have used.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal
@@ -287,14 +288,7 @@ def poison_from_dict(raw: dict[str, Any]) -> Poison:
 
 def poison_from_text(text: str) -> Poison:
     """Parse the launcher's `--poison` syntax: `kind=no_id,type=blog_post,slot=3[,table=1]`."""
-    raw: dict[str, Any] = {}
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise ValueError(f"poison option {part!r} is not key=value")
-        raw[{"type": "content_type", "table": "table_slot"}.get(key.strip(), key.strip())] = (
-            value.strip()
-        )
+    raw = _options(text, "poison", {"type": "content_type", "table": "table_slot"})
     for name in ("slot", "table_slot"):
         if name in raw:
             raw[name] = int(raw[name])
@@ -313,12 +307,7 @@ def decode_faults(raw: list[dict[str, Any]]) -> tuple[FaultRule, ...]:
 
 def fault_from_text(text: str) -> FaultRule:
     """Parse the launcher's `--fault` syntax: `kind=status,status=503,type=blog_post,share=0.1`."""
-    raw: dict[str, Any] = {}
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise ValueError(f"fault option {part!r} is not key=value")
-        raw[key.strip()] = value.strip()
+    raw = _options(text, "fault")
     if "type" in raw:
         raw["content_type"] = raw.pop("type")
     if "on" in raw:
@@ -339,6 +328,18 @@ def _fault_from_dict(raw: dict[str, Any]) -> FaultRule:
         if values.get(name) is not None:
             values[name] = int(values[name])
     return FaultRule(**values)
+
+
+def _options(text: str, what: str, renamed: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The launcher's `key=value,…` syntax as a dict; a key in `renamed` under its new name."""
+    raw: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"{what} option {part!r} is not key=value")
+        key = key.strip()
+        raw[(renamed or {}).get(key, key)] = value.strip()
+    return raw
 
 
 def _known(cls: type, raw: dict[str, Any]) -> dict[str, Any]:
