@@ -3,7 +3,7 @@ type (fetch_seen.sql).
 
     async with db.for_portal(portal_id) as scoped:
         await content_seen_start(scoped, job_id, portal_id)     # a listing starts
-        ids = await content_unseen(scoped, portal_id, content_type, job_id, after="", limit=100)
+        ids = await content_unseen(scoped, job, after="", limit=100)
         await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
         await content_sync_confirm(scoped, portal_id, content_type, run_id=..., job_id=...,
                                    seen=..., deleted=...)
@@ -26,7 +26,7 @@ from psycopg.rows import scalar_row
 from smuves_sync.content_types import RejectedObject
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
-from smuves_sync.models import ContentType
+from smuves_sync.models import ContentType, Job
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,29 +90,18 @@ async def content_seen_count(db: Database, job_id: int) -> int:
 
 async def content_unseen(
     db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    job_id: int,
+    job: Job,
     *,
     after: str = "",
     limit: int,
     archived: bool | None = None,
     prefix: str | None = None,
 ) -> list[str]:
-    """Up to `limit` ids, in order after `after`, of the type's objects stored as present
-    (live or archived) that job `job_id` has not seen: the deletion sweep's candidates."""
-    params = {
-        "portal_id": portal_id,
-        "content_type": str(content_type),
-        "job_id": job_id,
-        "after": after,
-        "limit": limit,
-        "archived": archived,
-        "prefix": prefix,
-    }
-    return [
-        str(hubspot_id) for hubspot_id in await db.all("content_unseen", params, row=scalar_row)
-    ]
+    """Up to `limit` ids, in order after `after`, of the job's portal's objects of its type
+    stored as present (live or archived) that fetch job `job` has not seen: the deletion
+    sweep's candidates."""
+    extra = {"archived": archived, "prefix": prefix}
+    return await _job_ids(db, "content_unseen", job, after=after, limit=limit, **extra)
 
 
 async def content_mark_deleted(
@@ -165,24 +154,17 @@ async def content_sync_get(
 
 
 async def content_seen_unstored(
-    db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    job_id: int,
-    *,
-    after: str = "",
-    limit: int,
+    db: Database, job: Job, *, after: str = "", limit: int
 ) -> list[str]:
-    """Up to `limit` ids, in order after `after`, that job `job_id` saw and that are not stored
-    as present: listed by id only, to be read and stored."""
-    params = {
-        "portal_id": portal_id,
-        "content_type": str(content_type),
-        "job_id": job_id,
-        "after": after,
-        "limit": limit,
-    }
-    rows = await db.all("content_seen_unstored", params, row=scalar_row)
+    """Up to `limit` ids, in order after `after`, that fetch job `job` saw and that are not
+    stored as present: listed by id only, to be read and stored."""
+    return await _job_ids(db, "content_seen_unstored", job, after=after, limit=limit)
+
+
+async def _job_ids(db: Database, query: str, job: Job, **params: object) -> list[str]:
+    """The ids named query `query` lists for fetch job `job`'s portal and type."""
+    keys = {"portal_id": job.portal_id, "content_type": str(job.content_type), "job_id": job.id}
+    rows = await db.all(query, {**keys, **params}, row=scalar_row)
     return [str(hubspot_id) for hubspot_id in rows]
 
 

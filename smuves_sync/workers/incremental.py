@@ -136,9 +136,7 @@ async def _store_unstored(ctx: JobContext, client: HubSpotClient, job: Job) -> i
     after, written = "", 0
     while True:
         async with ctx.db.for_portal(job.portal_id) as scoped:
-            ids = await content_seen_unstored(
-                scoped, job.portal_id, job.content_type, job.id, after=after, limit=BATCH_READ_SIZE
-            )
+            ids = await content_seen_unstored(scoped, job, after=after, limit=BATCH_READ_SIZE)
         if not ids:
             return written
         after = ids[-1]

@@ -169,9 +169,7 @@ async def _sweep(
         async with ctx.db.for_portal(portal_id) as scoped:
             unseen = await content_unseen(
                 scoped,
-                portal_id,
-                content_type,
-                job.id,
+                job,
                 after=after,
                 limit=BATCH_READ_SIZE,
                 archived=scope.archived,

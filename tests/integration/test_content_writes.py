@@ -158,10 +158,7 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
         assert await content_seen_count(scoped, job.id) == 3
         assert await content_seen_intact(scoped, job.id)
         assert not await content_seen_intact(scoped, other.id)
-        unseen = [
-            await content_unseen(scoped, run.portal_id, TYPE, job.id, after=after, limit=1)
-            for after in ("", "4")
-        ]
+        unseen = [await content_unseen(scoped, job, after=after, limit=1) for after in ("", "4")]
         assert unseen == [["4"], ["5"]]
     await factory.seen(other, "1")
 
