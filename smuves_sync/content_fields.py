@@ -128,16 +128,23 @@ class FieldMap:
 
 
 @dataclass(frozen=True, slots=True)
-class ContentRecord:
-    """One HubSpot object: its promoted columns and the object exactly as HubSpot sent it."""
+class Promoted:
+    """An object's id as stored and the promoted columns every record of content shares (the
+    fetched `ContentRecord`, the API's `db.content.ContentItem`)."""
 
-    content_type: str
     hubspot_id: str
     name: str | None
     slug: str | None
     url: str | None
     state: str | None
     language: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ContentRecord(Promoted):
+    """One HubSpot object: its promoted columns and the object exactly as HubSpot sent it."""
+
+    content_type: str
     updated_at: datetime | None
     archived: bool
     raw: Mapping[str, Any] = field(repr=False)

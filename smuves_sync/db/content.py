@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import orjson
 from psycopg.rows import dict_row, scalar_row
 
+from smuves_sync.content_fields import Promoted
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
 from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
@@ -78,16 +79,10 @@ class ContentRow(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class ContentItem:
+class ContentItem(Promoted):
     """One live HubSpot object of a portal, as the API shows it."""
 
     content_type: ContentType
-    hubspot_id: str
-    name: str | None
-    slug: str | None
-    url: str | None
-    state: str | None
-    language: str | None
     # The primary object of its language group; None for a primary.
     translated_from_id: str | None
     hubspot_updated_at: datetime | None
