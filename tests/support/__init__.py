@@ -4,7 +4,8 @@ the rest are helpers a test imports from here:
     from tests.support import T0, eventually, query
 
     sql        TEST_SQL (tests/sql/*.sql and the testing aids' SQL, loaded once) and `query`,
-               the one way to run a named statement of it
+               the one way to run a named statement of it (`query_as`: as a login role,
+               scoped to a portal or a user)
     timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline),
                `all_at_once` (a race of n tasks)
     commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
