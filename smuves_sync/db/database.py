@@ -9,6 +9,7 @@
     async with db.as_user(user_id) as scoped:        # smuves_app: one transaction, app.user_id set
         ...
     async with db.for_portal(portal_id) as scoped:   # smuves_worker: app.portal_id set
+        ...                                          # (async_commit=True: a fetched page)
         async for row in scoped.stream("content_export_rows", params, row=dict_row): ...
     async with db.transaction() as scoped:           # one transaction, no tenant setting
         ...
@@ -169,10 +170,16 @@ class Database:
             yield scoped
 
     @asynccontextmanager
-    async def for_portal(self, portal_id: int) -> AsyncIterator[Database]:
-        """A transaction in which the worker role sees the rows of `portal_id`."""
+    async def for_portal(
+        self, portal_id: int, *, async_commit: bool = False
+    ) -> AsyncIterator[Database]:
+        """A transaction in which the worker role sees the rows of `portal_id`.
+
+        With `async_commit` its COMMIT does not wait for the WAL flush (a fetched page: a
+        crash loses it whole, with its checkpoint, and the job reads it again)."""
+        setting = "session_set_portal_async_commit" if async_commit else "session_set_portal"
         async with self.transaction() as scoped:
-            await scoped.execute("session_set_portal", {"portal_id": portal_id})
+            await scoped.execute(setting, {"portal_id": portal_id})
             yield scoped
 
     @asynccontextmanager

@@ -46,7 +46,7 @@ async def _store(
     ctx: JobContext, job: Job, page: Page, processed: int, cursor: str | None
 ) -> tuple[Job, int]:
     """Store a page and checkpoint the job in one transaction: (job, rows written)."""
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_portal(job.portal_id, async_commit=True) as scoped:
         written = await content_upsert_page(
             scoped,
             job.portal_id,
