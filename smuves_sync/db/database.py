@@ -72,7 +72,9 @@ class Database:
         return scoped
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[AsyncConnection[TupleRow]]:
+    async def connection(self) -> AsyncIterator[AsyncConnection[TupleRow]]:
+        """The connection this Database's statements run on: its scope's (inside `transaction`,
+        `as_user`, `for_portal`), else one of the pool's for the block."""
         if self._conn is not None:
             yield self._conn
             return
@@ -86,7 +88,7 @@ class Database:
         self, query: str, params: Params | None = None, *, row: BaseRowFactory[R]
     ) -> list[R]:
         """Every row of the named query, made by `row`."""
-        async with self._connection() as conn, conn.cursor(row_factory=row) as cur:
+        async with self.connection() as conn, conn.cursor(row_factory=row) as cur:
             await cur.execute(queries()[query], params)
             return await cur.fetchall()
 
@@ -94,7 +96,7 @@ class Database:
         self, query: str, params: Params | None = None, *, row: BaseRowFactory[R]
     ) -> R | None:
         """The first row of the named query, made by `row`; None when it returns none."""
-        async with self._connection() as conn, conn.cursor(row_factory=row) as cur:
+        async with self.connection() as conn, conn.cursor(row_factory=row) as cur:
             await cur.execute(queries()[query], params)
             return await cur.fetchone()
 
@@ -108,7 +110,7 @@ class Database:
 
     async def execute(self, query: str, params: Params | None = None) -> int:
         """Run the named query; how many rows it changed (or returned)."""
-        async with self._connection() as conn, conn.cursor() as cur:
+        async with self.connection() as conn, conn.cursor() as cur:
             await cur.execute(queries()[query], params)
             return cur.rowcount
 
@@ -119,7 +121,7 @@ class Database:
         one implicit transaction: the statements commit together (one WAL flush) or not at all.
         """
         q = queries()
-        async with self._connection() as conn:
+        async with self.connection() as conn:
             cursors = [conn.cursor(row_factory=row) for _, _, row in statements]
             try:
                 async with conn.pipeline():
@@ -159,7 +161,7 @@ class Database:
             async with self._conn.transaction():
                 yield self
             return
-        async with self._connection() as conn, conn.transaction():
+        async with self.connection() as conn, conn.transaction():
             yield self._bound(conn)
 
     @asynccontextmanager

@@ -93,12 +93,10 @@ async def test_a_page_transaction_commits_without_waiting_for_the_flush(
     run = await factory.run()
     [outside] = await query(worker_db, "check_page_settings")
     async with worker_db.for_portal(run.portal_id, async_commit=True) as scoped:
-        assert scoped._conn is not None
-        inside = await query(scoped._conn, "check_page_settings")
+        inside = await query(scoped, "check_page_settings")
         assert await store(scoped, run, page(1, 3)) == 3
     async with worker_db.for_portal(run.portal_id) as scoped:
-        assert scoped._conn is not None
-        durable = await query(scoped._conn, "check_page_settings")
+        durable = await query(scoped, "check_page_settings")
 
     assert inside == [{"portal_id": str(run.portal_id), "synchronous_commit": "off"}]
     # SET LOCAL: the setting ends with the page's transaction
