@@ -317,7 +317,7 @@ async def upsert_page(
     pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
 ) -> int:
     """The fetch handler's page store, in a worker transaction that sees the portal."""
-    async with Database(pool).for_portal(PORTAL) as scoped:
+    async with Database(pool).for_portal(PORTAL, async_commit=True) as scoped:
         return await content_upsert_page(scoped, PORTAL, content_type, run_id, page)
 
 
@@ -392,6 +392,8 @@ async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[s
         "ingest_baseline_one_by_one_rows_per_s": round(baseline),
         "ingest_bound_jsonb_parse_only_rows_per_s": round(bound),
         "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(bound_four),
+        "ingest_ratio_to_bound": round(one / bound, 3),
+        "ingest_4_writers_ratio_to_bound": round(four / bound_four, 3),
     }
 
 

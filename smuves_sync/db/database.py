@@ -9,6 +9,7 @@
     async with db.as_user(user_id) as scoped:        # smuves_app: one transaction, app.user_id set
         ...
     async with db.for_portal(portal_id) as scoped:   # smuves_worker: app.portal_id set
+        ...                                          # (async_commit=True: a fetched page)
         async for row in scoped.stream("content_export_rows", params, row=dict_row): ...
     async with db.transaction() as scoped:           # one transaction, no tenant setting
         ...
@@ -71,7 +72,9 @@ class Database:
         return scoped
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[AsyncConnection[TupleRow]]:
+    async def connection(self) -> AsyncIterator[AsyncConnection[TupleRow]]:
+        """The connection this Database's statements run on: its scope's (inside `transaction`,
+        `as_user`, `for_portal`), else one of the pool's for the block."""
         if self._conn is not None:
             yield self._conn
             return
@@ -85,7 +88,7 @@ class Database:
         self, query: str, params: Params | None = None, *, row: BaseRowFactory[R]
     ) -> list[R]:
         """Every row of the named query, made by `row`."""
-        async with self._connection() as conn, conn.cursor(row_factory=row) as cur:
+        async with self.connection() as conn, conn.cursor(row_factory=row) as cur:
             await cur.execute(queries()[query], params)
             return await cur.fetchall()
 
@@ -93,7 +96,7 @@ class Database:
         self, query: str, params: Params | None = None, *, row: BaseRowFactory[R]
     ) -> R | None:
         """The first row of the named query, made by `row`; None when it returns none."""
-        async with self._connection() as conn, conn.cursor(row_factory=row) as cur:
+        async with self.connection() as conn, conn.cursor(row_factory=row) as cur:
             await cur.execute(queries()[query], params)
             return await cur.fetchone()
 
@@ -107,7 +110,7 @@ class Database:
 
     async def execute(self, query: str, params: Params | None = None) -> int:
         """Run the named query; how many rows it changed (or returned)."""
-        async with self._connection() as conn, conn.cursor() as cur:
+        async with self.connection() as conn, conn.cursor() as cur:
             await cur.execute(queries()[query], params)
             return cur.rowcount
 
@@ -118,7 +121,7 @@ class Database:
         one implicit transaction: the statements commit together (one WAL flush) or not at all.
         """
         q = queries()
-        async with self._connection() as conn:
+        async with self.connection() as conn:
             cursors = [conn.cursor(row_factory=row) for _, _, row in statements]
             try:
                 async with conn.pipeline():
@@ -158,7 +161,7 @@ class Database:
             async with self._conn.transaction():
                 yield self
             return
-        async with self._connection() as conn, conn.transaction():
+        async with self.connection() as conn, conn.transaction():
             yield self._bound(conn)
 
     @asynccontextmanager
@@ -169,10 +172,16 @@ class Database:
             yield scoped
 
     @asynccontextmanager
-    async def for_portal(self, portal_id: int) -> AsyncIterator[Database]:
-        """A transaction in which the worker role sees the rows of `portal_id`."""
+    async def for_portal(
+        self, portal_id: int, *, async_commit: bool = False
+    ) -> AsyncIterator[Database]:
+        """A transaction in which the worker role sees the rows of `portal_id`.
+
+        With `async_commit` its COMMIT does not wait for the WAL flush (a fetched page: a
+        crash loses it whole, with its checkpoint, and the job reads it again)."""
+        setting = "session_set_portal_async_commit" if async_commit else "session_set_portal"
         async with self.transaction() as scoped:
-            await scoped.execute("session_set_portal", {"portal_id": portal_id})
+            await scoped.execute(setting, {"portal_id": portal_id})
             yield scoped
 
     @asynccontextmanager

@@ -12,14 +12,16 @@
    Each page is ONE transaction scoped to the portal: the page's upsert (one statement) and
    the job's fenced checkpoint (cursor, processed). A lost lease raises `LeaseLost` inside
    it, so the page rolls back and the handler stops; a killed worker's successor resumes
-   after the last committed page. What is still to come (total less processed) is passed to
-   the listing, which also stops with `RunawayListing` if it runs far past that count. An
-   object that cannot be read or stored is recorded in content_rejects with the page, and the
-   page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
-   counts once). Each page also records the ids it showed, for the deletion sweep. The
-   listing counts the
-   type again at its end and completes itself with a second pass if it may have missed
-   objects.
+   after the last committed page. The page's COMMIT does not wait for the WAL flush
+   (`for_portal(..., async_commit=True)`): a crash of Postgres can lose the last pages, each
+   with its checkpoint, and the job reads them again; the job's completion commits
+   synchronously, which makes every page before it durable. What is still to come (total
+   less processed) is passed to the listing, which also stops with `RunawayListing` if it
+   runs far past that count. An object that cannot be read or stored is recorded in
+   content_rejects with the page, and the page goes on (`processed` counts it: HubSpot
+   counted it too; an object a page lists twice counts once). Each page also records the ids
+   it showed, for the deletion sweep. The listing counts the type again at its end and
+   completes itself with a second pass if it may have missed objects.
 4. At the end (the cursor says done): the objects stored as present that the listing did not
    see are asked about by id, and only those HubSpot answers 404 for are marked deleted;
    then, in one transaction, the type's last confirmation, what the job cost and found
@@ -143,7 +145,7 @@ async def _read_full(ctx: JobContext, client: HubSpotClient, job: Job) -> None:
     try:
         async for page in pages:
             processed += page.objects
-            async with ctx.db.for_portal(portal_id) as scoped:
+            async with ctx.db.for_portal(portal_id, async_commit=True) as scoped:
                 changed += await content_upsert_page(
                     scoped,
                     portal_id,

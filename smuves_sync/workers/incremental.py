@@ -45,7 +45,7 @@ async def _store(
     ctx: JobContext, job: Job, page: Page, processed: int, cursor: str | None
 ) -> tuple[Job, int]:
     """Store a page and checkpoint the job in one transaction: (job, rows written)."""
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_portal(job.portal_id, async_commit=True) as scoped:
         written = await store_read(scoped, job, page.items, page.rejects)
         job = await ctx.queue(scoped).checkpoint(job, cursor, processed)
     return job, written

@@ -87,6 +87,25 @@ async def test_storing_unchanged_objects_again_writes_no_row(
     assert await versions(db, first.portal_id) == before
 
 
+async def test_a_page_transaction_commits_without_waiting_for_the_flush(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    [outside] = await query(worker_db, "check_page_settings")
+    async with worker_db.for_portal(run.portal_id, async_commit=True) as scoped:
+        inside = await query(scoped, "check_page_settings")
+        assert await store(scoped, run, page(1, 3)) == 3
+    async with worker_db.for_portal(run.portal_id) as scoped:
+        durable = await query(scoped, "check_page_settings")
+
+    assert inside == [{"portal_id": str(run.portal_id), "synchronous_commit": "off"}]
+    # SET LOCAL: the setting ends with the page's transaction
+    assert durable == [
+        {"portal_id": str(run.portal_id), "synchronous_commit": outside["synchronous_commit"]}
+    ]
+    assert len(await versions(db, run.portal_id)) == 3
+
+
 async def test_exactly_the_changed_rows_are_written(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:

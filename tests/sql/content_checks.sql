@@ -24,3 +24,9 @@ SELECT pg_catalog.pg_total_relation_size('public.content_items') AS bytes,
        pg_catalog.pg_stat_get_tuples_updated('public.content_items'::regclass)
        + pg_catalog.pg_stat_get_tuples_deleted('public.content_items'::regclass)
        AS dead_tuples_written
+
+-- name: check_page_settings
+-- What a page's transaction runs with: the portal it sees, and whether its COMMIT waits for
+-- the WAL flush.
+SELECT pg_catalog.current_setting('app.portal_id', true) AS portal_id,
+       pg_catalog.current_setting('synchronous_commit') AS synchronous_commit

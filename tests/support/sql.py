@@ -62,15 +62,13 @@ async def query(
 ) -> list[dict[str, Any]]:
     """Run the named test statement on `target`; its rows as dicts ([] when it returns none).
 
-    `target`: a `Database` or a pool (a connection of it, in autocommit), a connection (inside
-    whatever transaction it is in), or a URL (a connection of its own, autocommit: what
-    CREATE DATABASE needs).
+    `target`: a pool (a connection of it, in autocommit), a `Database` (the connection of its
+    scope, else one of its pool's), a connection (inside whatever transaction it is in), or a
+    URL (a connection of its own, autocommit: what CREATE DATABASE needs).
     """
     if isinstance(target, str):
         async with await psycopg.AsyncConnection.connect(target, autocommit=True) as conn:
             return await query(conn, name, parts=parts, **params)
-    if isinstance(target, Database):
-        target = target.pool
     if not isinstance(target, AsyncConnection):
         async with target.connection() as conn:
             return await query(conn, name, parts=parts, **params)

@@ -12,6 +12,14 @@ SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true)
 -- For smuves_worker: the one portal whose rows this transaction may see.
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
 
+-- name: session_set_portal_async_commit
+-- session_set_portal for a fetched page's transaction (`Database.for_portal(..., async_commit=
+-- True)`): its COMMIT does not wait for the WAL to reach disk. A crash of Postgres can lose
+-- the last such pages, each whole with the checkpoint it carries, so the job resumes before
+-- them and reads them again; any later synchronous commit (the job's completion) flushes them.
+SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true),
+       pg_catalog.set_config('synchronous_commit', 'off', true)
+
 -- name: session_custom_plans
 -- For `Database.custom_plans`. A prepared statement (psycopg prepares a query it has run five
 -- times on a connection) may switch to a generic plan, which cannot drop an `IS NULL OR`
