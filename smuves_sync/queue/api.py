@@ -182,7 +182,9 @@ class Queue:
         await self._read_leases()
         leases = [(j.id, _token(j)) for j in done]
         claim = self._claim(kinds, limit, None)
-        return await jobs.job_complete_and_claim(self.db, leases, claim, now=now)
+        return await jobs.job_complete_and_claim(
+            self.db, leases, claim, run_ids=[j.run_id for j in done], now=now
+        )
 
     async def fail(
         self,
