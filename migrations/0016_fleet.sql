@@ -341,19 +341,20 @@ CREATE FUNCTION public.complete_jobs_v2(
 
         RETURN QUERY
         WITH mine AS (
-            SELECT j.id FROM public.jobs AS j
-            WHERE j.id = ANY (p_job_ids)
+            SELECT j.id, given.processed
+            FROM unnest(p_job_ids, p_lease_tokens, p_processed)
+                     AS given (id, lease_token, processed)
+            JOIN public.jobs AS j ON j.id = given.id AND j.lease_token = given.lease_token
+            WHERE j.status = 'running'
             ORDER BY j.priority DESC, coalesce(j.fair_at, j.run_after), j.id
-            FOR NO KEY UPDATE
+            FOR NO KEY UPDATE OF j
         )
         UPDATE public.jobs AS j
         SET status = 'completed',
             finished_at = v_now,
-            processed = coalesce(given.processed, j.processed)
-        FROM unnest(p_job_ids, p_lease_tokens, p_processed) AS given (id, lease_token, processed)
-        WHERE j.id = given.id AND j.lease_token = given.lease_token
-          AND j.status = 'running'
-          AND j.id = ANY (ARRAY(SELECT mine.id FROM mine))
+            processed = coalesce(mine.processed, j.processed)
+        FROM mine
+        WHERE j.id = mine.id AND j.status = 'running'
         RETURNING j.*;
         GET DIAGNOSTICS v_done = ROW_COUNT;
 
