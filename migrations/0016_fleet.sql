@@ -367,6 +367,55 @@ CREATE FUNCTION public.complete_jobs_v2(
     END
     $$;
 
+-- settle_runs of 0005, counting only the runs whose jobs are all finished. A fair claim takes
+-- one job of many runs, not every job of a few, so a batch's completion settles few of the
+-- runs it touched: each is looked at with one probe for an open job (which most have) rather
+-- than by counting all its jobs. Locking is unchanged (every run, in id order, first).
+CREATE OR REPLACE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamptz DEFAULT NULL)
+    RETURNS SETOF public.runs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+    BEGIN
+        PERFORM 1 FROM public.runs AS r
+        WHERE r.id = ANY (p_run_ids) AND r.status IN ('pending', 'running')
+        ORDER BY r.id
+        FOR NO KEY UPDATE;
+
+        RETURN QUERY
+        WITH finished AS (
+            SELECT given.id FROM unnest(p_run_ids) AS given (id)
+            WHERE NOT EXISTS (SELECT FROM public.jobs AS j
+                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running'))
+        ), counts AS (
+            SELECT j.run_id,
+                   count(*) AS total,
+                   count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
+                   count(*) FILTER (WHERE j.status = 'completed') AS completed,
+                   count(*) FILTER (WHERE j.status = 'failed') AS failed,
+                   count(*) FILTER (WHERE j.status = 'stopped') AS stopped
+            FROM public.jobs AS j
+            WHERE j.run_id = ANY (ARRAY(SELECT finished.id FROM finished))
+            GROUP BY j.run_id
+        )
+        UPDATE public.runs AS r
+        SET status = CASE
+                WHEN c.stopped > 0 THEN 'stopped'
+                WHEN c.completed = c.total THEN 'completed'
+                WHEN c.failed = c.total THEN 'failed'
+                ELSE 'partially_failed'
+            END,
+            started_at = coalesce(r.started_at, v_now),
+            finished_at = v_now
+        FROM counts AS c
+        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
+        RETURNING r.*;
+    END
+    $$;
+
 -- 0004's names finish in claim order too.
 CREATE OR REPLACE FUNCTION public.complete_jobs(
     p_job_ids bigint[],

@@ -16,10 +16,10 @@ same run:
                 claim in one round trip and one transaction (one round trip a batch)
 
 Each loop is also run with the claim and the completion as they were before fair claims
-(migrations/0004's claim_jobs, oldest first with no cap, and complete_jobs; their bodies are
-in smuves_sync/testing/sql/queue_bench.sql, created in the scratch database only), on the same
-backlog, right before or after today's (the order alternates between repeats): the `fifo`
-figures, and today's as a ratio of them.
+(migrations/0004's claim_jobs, oldest first with no cap; its complete_jobs with 0005's
+settle_runs; their bodies are in smuves_sync/testing/sql/queue_bench.sql, created in the
+scratch database only), on the same backlog, right before or after today's (the order
+alternates between repeats): the `fifo` figures, and today's as a ratio of them.
 
 Each call and each commit has a fixed cost (here most of a millisecond of server time per queue
 call and a WAL flush of a few milliseconds per commit), which a batch shares out: the default

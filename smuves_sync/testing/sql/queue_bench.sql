@@ -1,5 +1,5 @@
 -- scripts/bench_queue.py: the claim and the completion as they were before fair claims
--- (migrations/0004: claim_jobs, oldest first; complete_jobs), measured beside today's in the
+-- (migrations/0004: claim_jobs, oldest first; complete_jobs; 0005's settle_runs), measured beside today's in the
 -- same run. Created in the benchmark's scratch database only, never by a migration.
 
 -- name: bench_fifo_functions
@@ -62,6 +62,46 @@ CREATE FUNCTION public.bench_claim_fifo(p_worker text, p_kinds text[], p_limit i
     END
     $$;
 
+-- 0005's settle_runs: every run of the batch locked, then all its jobs counted.
+CREATE FUNCTION public.bench_settle_fifo(p_run_ids bigint[], p_now timestamptz)
+    RETURNS SETOF public.runs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
+    AS $$
+    BEGIN
+        PERFORM 1 FROM public.runs AS r
+        WHERE r.id = ANY (p_run_ids) AND r.status IN ('pending', 'running')
+        ORDER BY r.id
+        FOR NO KEY UPDATE;
+
+        RETURN QUERY
+        WITH counts AS (
+            SELECT j.run_id,
+                   count(*) AS total,
+                   count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
+                   count(*) FILTER (WHERE j.status = 'completed') AS completed,
+                   count(*) FILTER (WHERE j.status = 'failed') AS failed,
+                   count(*) FILTER (WHERE j.status = 'stopped') AS stopped
+            FROM public.jobs AS j
+            WHERE j.run_id = ANY (p_run_ids)
+            GROUP BY j.run_id
+        )
+        UPDATE public.runs AS r
+        SET status = CASE
+                WHEN c.stopped > 0 THEN 'stopped'
+                WHEN c.completed = c.total THEN 'completed'
+                WHEN c.failed = c.total THEN 'failed'
+                ELSE 'partially_failed'
+            END,
+            started_at = coalesce(r.started_at, p_now),
+            finished_at = p_now
+        FROM counts AS c
+        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
+        RETURNING r.*;
+    END
+    $$;
+
 CREATE FUNCTION public.bench_complete_fifo(p_job_ids bigint[], p_lease_tokens uuid[])
     RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
@@ -82,7 +122,7 @@ CREATE FUNCTION public.bench_complete_fifo(p_job_ids bigint[], p_lease_tokens uu
         GET DIAGNOSTICS v_done = ROW_COUNT;
 
         IF v_done > 0 THEN
-            PERFORM public.settle_runs(
+            PERFORM public.bench_settle_fifo(
                 ARRAY(SELECT DISTINCT j.run_id FROM public.jobs AS j
                       WHERE j.id = ANY (p_job_ids) AND j.status = 'completed'),
                 v_now);
