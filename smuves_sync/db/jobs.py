@@ -221,7 +221,7 @@ async def job_claim(db: Database, claim: Claim, *, now: datetime | None = None) 
 
 
 async def job_claim_next(db: Database, claim: Claim, *, now: datetime | None = None) -> Job | None:
-    """Claim one job (`claim_next_job_v2`, any run), or None when nothing is due."""
+    """Claim one job (as `claim_next_job_v2`, any run), or None when nothing is due."""
     return await db.one("job_claim_next", claim.params(now), row=model_row(Job))
 
 

@@ -82,8 +82,10 @@ SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], %(limit)s, %(n
                                    %(settle_run_ids)s::bigint[])
 
 -- name: job_claim_next
-SELECT * FROM public.claim_next_job_v2(%(worker)s, %(kinds)s::text[], %(now)s,
-                                       %(portal_max_running)s)
+-- claim_next_job_v2's claim of one job, made directly: a wrapping sql function that cannot be
+-- inlined (SECURITY DEFINER) is planned again on every call.
+SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
+                                   %(portal_max_running)s)
 
 -- name: job_leases
 -- How long a claimed job's lease lasts, per kind: the database decides (migrations/0016).
@@ -97,7 +99,9 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
                                     %(total)s, %(now)s)
 
 -- name: job_complete
-SELECT * FROM public.complete_job(%(job_id)s, %(lease_token)s, %(processed)s, %(now)s)
+-- complete_job's completion, made directly (see job_claim_next).
+SELECT * FROM public.complete_jobs_v2(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
+                                      ARRAY[%(processed)s::bigint], %(now)s)
 
 -- name: job_complete_many
 -- The arrays are sent in binary (the b placeholders): for a few hundred ids and tokens that
