@@ -245,12 +245,16 @@ CREATE FUNCTION public.claim_jobs_v2(
             LIMIT p_limit
             FOR UPDATE SKIP LOCKED
         ), due AS (
-            SELECT j.id FROM public.jobs AS j
+            -- A row another transaction holds (xmax set) goes to the lock unchecked: its
+            -- holder is almost always a claim or completion in progress, and SKIP LOCKED skips
+            -- it, so claims walking the same head of the line do not look up the portals of
+            -- each other's rows. One whose holder had finished is checked by the update.
+            SELECT j.id, j.xmax <> '0'::xid AS unchecked FROM public.jobs AS j
             WHERE j.status = 'pending'
               AND j.run_after <= v_now
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)
-              AND (j.kind <> 'fetch' OR (
+              AND (j.kind <> 'fetch' OR j.xmax <> '0'::xid OR (
                   SELECT count(*) FROM public.jobs AS o
                   WHERE o.portal_id = j.portal_id AND o.kind = 'fetch'
                     AND o.status IN ('pending', 'running') AND o.id <> j.id
@@ -273,7 +277,21 @@ CREATE FUNCTION public.claim_jobs_v2(
                 locked_by = p_worker,
                 heartbeat_at = v_now,
                 lease_token = gen_random_uuid()
-            WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale UNION ALL SELECT due.id FROM due))
+            WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale
+                                    UNION ALL SELECT due.id FROM due WHERE NOT due.unchecked))
+               OR (j.id = ANY (ARRAY(SELECT due.id FROM due WHERE due.unchecked))
+                   AND (j.kind <> 'fetch' OR (
+                      SELECT count(*) FROM public.jobs AS o
+                      WHERE o.portal_id = j.portal_id AND o.kind = 'fetch'
+                        AND o.status IN ('pending', 'running') AND o.id <> j.id
+                        AND (o.status = 'running'
+                             OR (o.run_after <= v_now
+                                 AND (p_run_id IS NULL OR o.run_id = p_run_id)
+                                 AND (o.priority > j.priority
+                                      OR (o.priority = j.priority
+                                          AND (coalesce(o.fair_at, o.run_after), o.id)
+                                              < (coalesce(j.fair_at, j.run_after), j.id)))))
+                      ) < p_portal_max_running))
             RETURNING j.*
         ), locked_runs AS (
             -- the runs that start and the runs to settle, in one pass in id order
@@ -369,8 +387,8 @@ CREATE FUNCTION public.complete_jobs_v2(
 
 -- settle_runs of 0005, counting only the runs whose jobs are all finished. A fair claim takes
 -- one job of many runs, not every job of a few, so a batch's completion settles few of the
--- runs it touched: each is looked at with one probe for an open job (which most have) rather
--- than by counting all its jobs. Locking is unchanged (every run, in id order, first).
+-- runs it touched: each is looked at only until an open job of it turns up (most have one)
+-- rather than by counting all its jobs. Locking is unchanged (every run, in id order, first).
 CREATE OR REPLACE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamptz DEFAULT NULL)
     RETURNS SETOF public.runs
     LANGUAGE plpgsql SECURITY DEFINER
