@@ -83,7 +83,7 @@ bench-client: $(STAMP) ## benchmark the HubSpot client against the rate-limit bo
 bench-sync: $(STAMP) ## benchmark sync, ingest and export (scripts/bench_sync.py; --json with ARGS=--json)
 	$(BIN)/python scripts/bench_sync.py $(ARGS)
 
-bench-resync: $(STAMP) ## what re-syncs write: rows, WAL, table size (scripts/bench_sync.py --resync)
+bench-resync: $(STAMP) ## what re-syncs write and cost: rows, WAL, size; incremental requests (scripts/bench_sync.py --resync)
 	$(BIN)/python scripts/bench_sync.py --resync $(ARGS)
 
 clean: ## remove the virtualenv, caches and the embedded database

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark a full sync, the ingest path alone, what content history costs, exports, and what a
-re-sync writes.
+re-sync writes and asks HubSpot for.
 
     .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
-        [--only sync|ingest|history|export|resync ...]
+        [--only sync|ingest|history|export|resync|incremental ...]
     .venv/bin/python scripts/bench_sync.py --resync [--resync-objects 5339] [--fillfactor N]
+        [--objects 50000]
 
 Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
 in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
@@ -46,12 +47,23 @@ too), and, with pg_walinspect, only this database's records (`…_this_db`, and 
 the records touching content_items, `…_content_items`). --fillfactor sets content_items'
 fillfactor in the scratch database first (to compare; the migration sets the product's).
 
+Incremental (--resync runs it too, or --only incremental): a fake portal of --objects objects
+(as the sync's, even mix; no latency or rate limit, offset cursors) synced in full, then
+re-synced, each time every type, by an in-process worker: unchanged; after 1 % of the objects
+changed and 0.1 % deleted as HubSpot's API deletes them (into the archived listing,
+`resync_1pct_…`); after another 1 % changed and 0.1 % purged, gone from every listing without
+passing through the archive (`resync_1pct_purged_…`: the deletions only counts and an ids
+listing can find). Each prints HubSpot requests and wall time; the ratios are the requests
+against the full sync's, and `resync_content_exact` says whether the stored objects were
+exactly what the fake serves (documents, archived flags) after every one of them.
+
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL, else
 the embedded PostgreSQL in a temporary directory; every phase gets a scratch database, dropped
 afterwards. With --json the last line is one JSON object: {"ratio_to_bound": …,
 "worker_peak_rss_mb": …, "ingest_rows_per_s": …, "export_rows_per_s": …,
 "export_peak_rss_mb_100k": …, "export_peak_rss_mb_10k": …, "resync_rows_written": …,
-"resync_wal_bytes_per_object": …, …}.
+"resync_wal_bytes_per_object": …, "resync_unchanged_request_ratio": …,
+"resync_1pct_request_ratio": …, "resync_content_exact": …, …}.
 """
 
 from __future__ import annotations
@@ -116,7 +128,7 @@ TOKEN = "bench-private-app-token"
 SECRET = new_secret_key()
 LIMIT_PER_10S = 190
 PAGE = 100
-PHASES = ("sync", "ingest", "history", "export", "resync")
+PHASES = ("sync", "ingest", "history", "export", "resync", "incremental")
 
 # Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
 PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
@@ -522,7 +534,7 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
 # -- re-sync -------------------------------------------------------------------------------
 
 
-async def fetch_all(url: str, base_url: str) -> None:
+async def fetch_all(url: str, base_url: str, *, full: bool = False) -> None:
     """A fetch of every type of the bench portal, worked in this process until it settles."""
     settings = Settings(
         database_url=url,
@@ -533,7 +545,7 @@ async def fetch_all(url: str, base_url: str) -> None:
     # The pool closes (its sessions end) before the caller reads the table's statistics.
     async with pool_for(url, role=DbRole.WORKER, max_size=6) as pool:
         db = Database(pool)
-        started = await start_fetch(db, PORTAL)
+        started = await start_fetch(db, PORTAL, full=full)
         await Runner(db, settings, kinds=[JobKind.FETCH], concurrency=3, burst=True).run()
         snapshot = await run_snapshot(db, PORTAL, started.run.id)
     if snapshot.run.status is not RunStatus.COMPLETED:
@@ -634,11 +646,69 @@ async def bench_resync(server_url: str, objects: int, fillfactor: int | None) ->
     return figures
 
 
+async def stored_documents(url: str) -> dict[tuple[str, str], Any]:
+    """What the database holds as present: (type, id) -> (the object, archived)."""
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cur = await conn.execute(
+            "SELECT content_type::text, hubspot_id, data, archived FROM public.content_items"
+            " WHERE portal_id = %s AND deleted_at IS NULL",
+            (PORTAL,),
+        )
+        return {(t, i): (data, archived) for t, i, data, archived in await cur.fetchall()}
+
+
+async def timed_fetch(url: str, fake: FakeHubSpotProcess, full: bool = False) -> dict[str, Any]:
+    """One fetch of every type: its requests, wall time, and whether the store is exact."""
+    fake.reset_stats()
+    started = time.perf_counter()
+    await fetch_all(url, fake.base_url, full=full)
+    wall = time.perf_counter() - started
+    exact = await stored_documents(url) == documents(fake)
+    return {"requests": fake.stats(PORTAL).requests, "wall_s": round(wall, 2), "exact": exact}
+
+
+async def bench_incremental(server_url: str, objects: int) -> dict[str, Any]:
+    """Full sync, then incremental re-syncs: unchanged; 1 % changed and 0.1 % deleted (as
+    HubSpot's API deletes: the object moves to the archived listing); the same with the
+    deleted objects purged (gone from every listing)."""
+    spec = sync_portal(objects)
+    config = ServerConfig(ten_second_limit=None, daily_limit=None, cursors="offset")
+    steps = {
+        "resync_1pct": Churn(changed=0.01, deleted=0.0, added=0.0, archived=0.001),
+        "resync_1pct_purged": Churn(changed=0.01, deleted=0.001, added=0.0, archived=0.0),
+    }
+    figures: dict[str, Any] = {}
+    async with scratch_database(server_url, prefix="smuves_bench_incr") as url:
+        await add_bench_portal(url)
+        with serve_in_subprocess([spec], config) as fake:
+            log("incremental: the full sync")
+            full = await timed_fetch(url, fake)
+            log(f"  {full}")
+            log("incremental: unchanged")
+            unchanged = await timed_fetch(url, fake)
+            log(f"  {unchanged}")
+            results = {"resync_full": full, "resync_unchanged": unchanged}
+            for name, churn in steps.items():
+                fake.advance(PORTAL, churn)
+                log(f"incremental: {name}")
+                results[name] = await timed_fetch(url, fake)
+                log(f"  {results[name]}")
+    for name, result in results.items():
+        figures[f"{name}_requests"] = result["requests"]
+        figures[f"{name}_wall_s"] = result["wall_s"]
+        if name != "resync_full":
+            ratio = result["requests"] / full["requests"]
+            figures[f"{name}_request_ratio"] = round(ratio, 4)
+    figures["resync_content_exact"] = all(r["exact"] for r in results.values())
+    return figures
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.resync:
-        phases = {*(args.only or ()), "resync"}
-    else:  # the re-sync phase runs when asked for
-        phases = set(args.only or (phase for phase in PHASES if phase != "resync"))
+        phases = {*(args.only or ()), "resync", "incremental"}
+    else:  # the re-sync phases run when asked for
+        asked = args.only or (phase for phase in PHASES if phase not in ("resync", "incremental"))
+        phases = set(asked)
     phases -= {"sync"} if args.skip_sync else set()
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="smuves-bench-") as tmp:
@@ -662,6 +732,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if "resync" in phases:
                 log(f"resync: {args.resync_objects:,} objects")
                 figures.update(await bench_resync(url, args.resync_objects, args.fillfactor))
+            if "incremental" in phases:
+                log(f"incremental: {args.objects:,} objects")
+                figures.update(await bench_incremental(url, args.objects))
     return figures
 
 

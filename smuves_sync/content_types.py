@@ -100,6 +100,10 @@ class ContentTypeSpec:
     #   the archived ones); get_by_id: `GET <list path>/<id>` answers one (404: no such one).
     batch_read: bool = False
     get_by_id: bool = True
+    # The list endpoint takes `updatedAfter` with `sort=updatedAt`, so a fetch after a completed
+    # one reads only what changed (workers/incremental.py); a type without them is read in
+    # full every time. A child type (HubDB rows) is re-read per parent whose `updatedAt` moved.
+    change_filters: bool = True
     # The private-app scope HubSpot asks for to list it (named when it answers 403).
     scope: str = "content"
 
@@ -237,6 +241,7 @@ class ContentType(StrEnum):
         fields=FieldMap.only(name=("name",), slug=("path",), updated_at=("updatedAt", "updated")),
         parent="hubdb_table",
         parent_count_field="rowCount",
+        change_filters=False,
         scope="hubdb",
         # Rows of archived tables are not listed; the tables listing shows those tables.
         # Rows take neither `sort=createdAt` nor `createdAfter` (a second pass lists again);

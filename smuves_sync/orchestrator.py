@@ -49,6 +49,7 @@ from pathlib import Path
 
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
+from smuves_sync.db.fetch_reads import fetch_read_incremental_types
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
 from smuves_sync.db.portals import portal_get, portal_token_for_member, portal_token_for_operator
 from smuves_sync.db.runs import run_create
@@ -151,10 +152,13 @@ class TotalsCounter:
         content_types: Sequence[ContentType] | None = None,
         *,
         operator: bool = False,
+        full: bool = False,
     ) -> CountPlan:
         """What to count, read in `db`: the session of a member of the portal (the API's,
         `Database.as_user`) or, with `operator`, of the login role (`smuves sync`). The
-        database refuses the token to anyone else (migrations/0013); the plan then has none."""
+        database refuses the token to anyone else (migrations/0013); the plan then has none.
+        A type the fetch will read incrementally (unless `full`) is not counted: its job reads
+        only what changed, and its total is what it read."""
         types = _requested(content_types)
         if not self.enabled or portal_id <= 0:
             return CountPlan(portal_id, ())
@@ -163,6 +167,12 @@ class TotalsCounter:
             todo = tuple(t for t in types if t not in {j.content_type for j in held})
             if not todo:
                 # Every type is in flight: the start is refused without asking HubSpot.
+                return CountPlan(portal_id, ())
+            changes = await fetch_read_incremental_types(
+                scoped, portal_id, todo, self.settings, full=full
+            )
+            todo = tuple(t for t in todo if t not in changes)
+            if not todo:
                 return CountPlan(portal_id, ())
             read = portal_token_for_operator if operator else portal_token_for_member
             return CountPlan(portal_id, todo, await read(scoped, portal_id))
@@ -289,12 +299,14 @@ async def start_fetch(
     max_attempts: int | None = None,
     totals: Mapping[ContentType, int] | None = None,
     schedule_id: int | None = None,
+    full: bool = False,
     priority: JobPriority = JobPriority.INTERACTIVE,
 ) -> FetchStarted:
     """Create a fetch run of `portal_id` with one pending job per type not already in flight.
 
     `totals` (from `TotalsCounter.count`) are stored on the new jobs; a type without one gets
-    a job without a total, which the job counts itself.
+    a job without a total, which the job counts itself. `full`: every type is read in full,
+    not only what changed since its last fetch (workers/reads.py).
     Raises `AllDuplicateJobs` when every requested type is in flight, `NotFound` for a portal
     that does not exist (or is not visible), `UnknownContentType` / `InvalidInput` for bad types.
     A worker starts only the fetch of the due schedule `schedule_id` (the database refuses it
@@ -305,7 +317,9 @@ async def start_fetch(
     types = _requested(content_types)
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
-        run = await run_create(scoped, portal_id, JobKind.FETCH, types, owner_id=owner_id)
+        run = await run_create(
+            scoped, portal_id, JobKind.FETCH, types, owner_id=owner_id, full_read=full
+        )
         jobs: list[Job] = []
         skipped: dict[ContentType, int] = {}
         for content_type in types:

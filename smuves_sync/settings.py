@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -70,6 +71,13 @@ class Settings(BaseSettings):
     # its types with limit=1 requests. A type not counted by then gets its job without a
     # total, and the job counts it before its first page. 0: never count at the start.
     count_timeout_seconds: float = Field(default=5, ge=0)
+    # Incremental fetches (workers/reads.py): a type with a completed fetch reads what changed
+    # since that fetch's listing began, less this overlap (HubSpot's clock and ours may
+    # differ, and an edit saved while the listing ran may be dated a little before it).
+    incremental_overlap_seconds: float = Field(default=600, ge=0)
+    # A type whose last full read began longer ago than this is read in full again: the
+    # safety net for anything incremental reading can miss. Seconds, or ISO 8601 ("P7D").
+    full_sync_every: timedelta = timedelta(days=7)
 
     # Secrets and outputs.
     # Fernet keys (`smuves secret-key`), comma-separated, newest first: the first encrypts

@@ -119,8 +119,10 @@ class Factory:
         created_at: datetime | None = None,
         started_at: datetime | None = None,
         finished_at: datetime | None = None,
+        full_read: bool = False,
     ) -> Run:
-        """A run of `portal_id` (a new portal when None)."""
+        """A run of `portal_id` (a new portal when None); `full_read`: a fetch asked to read
+        every type in full."""
         portal_id = portal_id or await self.portal(owner)
         row_id = await self._plant(
             "plant_run",
@@ -132,6 +134,7 @@ class Factory:
             created_at=created_at,
             started_at=started_at,
             finished_at=finished_at,
+            full_read=full_read,
         )
         return _found(await run_get(self.db, row_id))
 
@@ -256,6 +259,27 @@ class Factory:
             content_type=str(content_type),
             run_id=run.id,
             job_id=job_id,
+        )
+
+    async def fetch_read(
+        self,
+        job: Job,
+        *,
+        mode: str = "full",
+        reason: str = "planted",
+        since: datetime | None = None,
+    ) -> None:
+        """How fetch job `job` reads its type (a fetch_reads row), its listing begun now."""
+        await query(
+            self.pool,
+            "plant_fetch_read",
+            job_id=job.id,
+            run_id=job.run_id,
+            portal_id=job.portal_id,
+            content_type=str(job.content_type),
+            mode=mode,
+            reason=reason,
+            since=since,
         )
 
     async def seen(self, job: Job, *hubspot_ids: str) -> None:

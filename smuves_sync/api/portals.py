@@ -144,11 +144,19 @@ async def start_portal_fetch(
     types = body.content_types if body is not None else None
     async with user_session(ctx, principal) as db:
         await member_portal(db, portal_id)
-        plan = await ctx.counter.plan(db, portal_id, types)
+        full = body is not None and body.full
+        plan = await ctx.counter.plan(db, portal_id, types, full=full)
     # Between the two transactions: no connection is held while HubSpot answers.
     totals = await ctx.counter.count(plan)
     async with user_session(ctx, principal, sign_in=False) as db:
-        started = await start_fetch(db, portal_id, types, owner_id=principal.user_id, totals=totals)
+        started = await start_fetch(
+            db,
+            portal_id,
+            types,
+            owner_id=principal.user_id,
+            totals=totals,
+            full=full,
+        )
     return FetchAccepted(
         run=RunOut.of(started.run, list(started.jobs)),
         skipped=[

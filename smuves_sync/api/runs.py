@@ -28,6 +28,7 @@ from smuves_sync.api.context import ApiContext, Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, RunOut
 from smuves_sync.db import Database
+from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.db.runs import run_detail, run_get, run_stop
 
@@ -54,13 +55,14 @@ async def load_run(db: Database, run_id: int) -> RunOut | None:
     found = await run_detail(db, run_id)
     if found is None:
         return None
-    return RunOut.of(*found, await run_rejects(db, run_id))
+    return RunOut.of(*found, await run_rejects(db, run_id), await fetch_reads_of_run(db, run_id))
 
 
 @router.get("/{run_id}", summary="A run's status and per-job progress")
 async def get_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
-    """Processed / total, attempts and the last error of every job, and the objects HubSpot
-    sent that could not be stored (`rejected`: how many, why)."""
+    """Processed / total, attempts and the last error of every job, the objects HubSpot
+    sent that could not be stored (`rejected`: how many, why), and how each fetched type was
+    read (`reads`: full or incremental, requests, changed, deleted, unchanged)."""
     async with user_session(ctx, principal) as db:
         return found(await load_run(db, run_id), f"run {run_id}")
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
 
+from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.hubspot.account import token_shape
 from smuves_sync.models import (
@@ -75,6 +76,10 @@ class FetchRequest(_Request):
     """Which content types to fetch; omitted or null: every type."""
 
     content_types: list[ContentType] | None = Field(default=None, min_length=1, max_length=20)
+    full: bool = Field(
+        default=False,
+        description="Read every object, not only what changed since each type's last fetch.",
+    )
 
 
 class ExportRequest(_Request):
@@ -156,6 +161,23 @@ class RejectsOut(_Out):
     by_type: list[RejectCountOut]
 
 
+class ReadOut(_Out):
+    """How a fetch job read its type, and what it cost."""
+
+    content_type: ContentType
+    mode: Literal["full", "incremental"] = Field(
+        description="full: every object listed; incremental: only what changed since the "
+        "type's last completed fetch (its listing's start less an overlap), then deletions "
+        "confirmed by counts and, where they differ, by ids"
+    )
+    reason: str = Field(description="why this mode, e.g. why a full read")
+    since: datetime | None = Field(description="incremental: what changed after this moment")
+    requests: int = Field(description="requests made to HubSpot (each attempt)")
+    changed: int = Field(description="objects written: new, changed, archived or back")
+    deleted: int = Field(description="objects HubSpot confirmed gone")
+    unchanged: int = Field(description="objects read or confirmed that had not changed")
+
+
 class RunOut(_Out):
     id: int
     portal_id: int
@@ -167,13 +189,27 @@ class RunOut(_Out):
     finished_at: datetime | None
     jobs: list[JobOut]
     rejected: RejectsOut
+    reads: list[ReadOut] = Field(
+        default_factory=list,
+        description="a fetch: how each type was read (full or incremental) and what it cost, "
+        "once its job has started listing",
+    )
 
     @classmethod
-    def of(cls, run: Run, jobs: Iterable[Job], rejects: RunRejects = NO_REJECTS) -> RunOut:
-        """From the run, its jobs and what it could not store."""
+    def of(
+        cls,
+        run: Run,
+        jobs: Iterable[Job],
+        rejects: RunRejects = NO_REJECTS,
+        reads: Iterable[FetchRead] = (),
+    ) -> RunOut:
+        """From the run, its jobs, what it could not store and how its fetches read."""
         rejected = {"objects": rejects.objects, "message": rejects.note, "by_type": rejects.by_type}
         outs = [JobOut.of(j) for j in jobs]
-        return cls.model_validate({**_attributes(run), "jobs": outs, "rejected": rejected})
+        read_outs = [ReadOut.model_validate(_attributes(r)) for r in reads]
+        return cls.model_validate(
+            {**_attributes(run), "jobs": outs, "rejected": rejected, "reads": read_outs}
+        )
 
 
 class SkippedType(BaseModel):

@@ -19,6 +19,7 @@ from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ID, run_async
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.db import Database
+from smuves_sync.db.fetch_reads import FetchRead, fetch_reads_of_run
 from smuves_sync.db.jobs import (
     job_list,
 )
@@ -115,16 +116,18 @@ def run(run_id: int, as_json: bool) -> None:
     """Show one run and each of its jobs: progress, attempts, status, last error; and the
     objects HubSpot sent that could not be stored, per type and why."""
 
-    async def work(db: Database) -> tuple[Run, list[Job], RunRejects]:
-        return await get_run(db, run_id), await run_jobs(db, run_id), await run_rejects(db, run_id)
+    async def work(db: Database) -> tuple[Run, list[Job], RunRejects, list[FetchRead]]:
+        found, jobs = await get_run(db, run_id), await run_jobs(db, run_id)
+        return found, jobs, await run_rejects(db, run_id), await fetch_reads_of_run(db, run_id)
 
-    found, jobs, rejects = with_database(work)
+    found, jobs, rejects, reads = with_database(work)
     if as_json:
         out.echo_json(
             {
                 **out.run_json(found),
                 "jobs": [out.job_json(j) for j in jobs],
                 "rejected": out.rejects_json(rejects),
+                "reads": [out.read_json(r) for r in reads],
             }
         )
         return
@@ -133,6 +136,8 @@ def run(run_id: int, as_json: bool) -> None:
     console.print(out.jobs_table(jobs, title=f"jobs of run {run_id}", with_run=False))
     if rejects.by_type:
         console.print(out.rejects_table(rejects, run_id))
+    if reads:
+        console.print(out.reads_table(reads, run_id))
 
 
 @click.command("jobs")

@@ -28,6 +28,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.rejects import RunRejects
 from smuves_sync.db.runs import RunOverview
 from smuves_sync.db.stats import QueueStats
@@ -135,6 +136,11 @@ def rejects_json(rejects: RunRejects) -> dict[str, JSONValue]:
     }
 
 
+def read_json(read: FetchRead) -> dict[str, JSONValue]:
+    """How a fetch job read its type, as a JSON object."""
+    return record_json(read)
+
+
 def stats_json(stats: QueueStats) -> dict[str, JSONValue]:
     """Queue statistics as a JSON object."""
     seconds = {"oldest_due_age": "oldest_due_age_seconds"}
@@ -232,6 +238,19 @@ def rejects_table(rejects: RunRejects, run_id: int) -> Table:
         f"each object, with its bytes: SELECT hubspot_id, reason, raw FROM content_rejects "
         f"WHERE run_id = {run_id}"
     )
+    return table
+
+
+def reads_table(reads: Sequence[FetchRead], run_id: int) -> Table:
+    """Per type, how the run's fetch read it (full or incremental, and why) and what it cost."""
+    table = Table(title=f"reads of run {run_id}", title_justify="left")
+    numbers = ("requests", "changed", "deleted", "unchanged")
+    for header in ("type", "mode", *numbers):
+        table.add_column(header, no_wrap=True, justify="right" if header in numbers else "left")
+    table.add_column("why", overflow="fold")
+    for read in reads:
+        counts = (read.requests, read.changed, read.deleted, read.unchanged)
+        table.add_row(str(read.content_type), read.mode, *(f"{n:,}" for n in counts), read.reason)
     return table
 
 

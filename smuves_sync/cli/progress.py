@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import psycopg
@@ -30,6 +30,7 @@ from rich.progress import (
 from rich.table import Table
 
 from smuves_sync.db import Database
+from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
@@ -147,24 +148,43 @@ async def work_run(
     return snapshot
 
 
-def summary_table(snapshot: RunSnapshot, rejects: RunRejects = NO_REJECTS) -> Table:
-    """One row per job: type, status, processed / total, objects not stored, attempts, last
-    error (or why objects were not stored); the caption says how many could not be stored."""
+def summary_table(
+    snapshot: RunSnapshot, rejects: RunRejects = NO_REJECTS, reads: Sequence[FetchRead] = ()
+) -> Table:
+    """One row per job: type, status, processed / total, objects not stored, how it read (full
+    or incremental, requests made, objects changed, deleted, unchanged), attempts, last error
+    (or why objects were not stored, or why it read in full); the caption says how many could
+    not be stored."""
     run = snapshot.run
     table = Table(title=f"{run.kind} run {run.id} of portal {run.portal_id}: {run.status}")
-    numbers = ("processed", "total", "not stored")
-    for column in ("type", "status", *numbers, "attempts", "note"):
+    numbers = ("processed", "total", "not stored", "requests", "changed", "deleted", "unchanged")
+    for column in ("type", "status", "read", *numbers, "attempts", "note"):
         table.add_column(column, justify="right" if column in numbers else "left")
     rejected = {count.content_type: count for count in rejects.by_type}
+    by_job = {read.job_id: read for read in reads}
     for job in snapshot.jobs:
         count = rejected.get(job.content_type)
-        note = job.last_error or (count.reason if count else "")
+        read = by_job.get(job.id)
+        why = read.reason if read is not None and read.mode == "full" else ""
+        note = job.last_error or (count.reason if count else "") or why
+        costs = (
+            ("",) * 4
+            if read is None
+            else (
+                f"{read.requests:,}",
+                f"{read.changed:,}",
+                f"{read.deleted:,}",
+                f"{read.unchanged:,}",
+            )
+        )
         table.add_row(
             str(job.content_type),
             f"[{_STATUS_STYLE.get(job.status, '')}]{job.status}[/]",
+            "" if read is None else read.mode,
             f"{job.processed:,}",
             "?" if job.total is None else f"{job.total:,}",
             f"{count.objects:,}" if count else "0",
+            *costs,
             f"{job.attempts}/{job.max_attempts}",
             note if len(note) <= 160 else note[:157] + "...",
         )

@@ -29,6 +29,7 @@ from smuves_sync.cli.session import (
     token_cipher,
     worker_database,
 )
+from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
@@ -43,13 +44,14 @@ async def count_as_operator(
     settings: Settings,
     portal_id: int,
     types: Sequence[ContentType] | None,
+    full: bool = False,
 ) -> dict[ContentType, int]:
     """The totals of the types a fetch started now would create, read with the login role's
     right to the portal's token; the connection is closed before HubSpot is asked."""
     if not counter.enabled:
         return {}
     async with login_database(settings) as operator:
-        plan = await counter.plan(operator, portal_id, types, operator=True)
+        plan = await counter.plan(operator, portal_id, types, operator=True, full=full)
     return await counter.count(plan)
 
 
@@ -65,8 +67,10 @@ async def sync_portal(
     wait: bool,
     concurrency: int,
     console: Console,
+    full: bool = False,
 ) -> tuple[ExitCode, RunSnapshot | None]:
-    """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end.
+    """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end (`full`: every type
+    read in full, not only what changed since its last fetch).
 
     Returns the exit code and the run's last snapshot (None with `wait` off).
     """
@@ -77,10 +81,15 @@ async def sync_portal(
         # The operator counts and starts the run: the login role may read the portal's token
         # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
         # workers' pool, opened first, is checked before anything is created.
-        totals = await count_as_operator(counter, settings, portal_id, wanted)
+        totals = await count_as_operator(counter, settings, portal_id, wanted, full)
         async with login_database(settings) as operator:
             started = await start_fetch(
-                operator, portal_id, wanted, max_attempts=settings.max_attempts, totals=totals
+                operator,
+                portal_id,
+                wanted,
+                max_attempts=settings.max_attempts,
+                totals=totals,
+                full=full,
             )
         run = started.run
         console.print(
@@ -97,7 +106,8 @@ async def sync_portal(
         )
         async with db.for_portal(portal_id) as scoped:
             rejects = await run_rejects(scoped, run.id)
-    console.print(summary_table(snapshot, rejects))
+            reads = await fetch_reads_of_run(scoped, run.id)
+    console.print(summary_table(snapshot, rejects, reads))
     if not snapshot.run.status.is_terminal:
         console.print(
             f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "
@@ -122,10 +132,18 @@ def configure_logging(console: Console, level: int = logging.WARNING) -> None:
 @click.argument("portal_id", type=ID)
 @click.option("--types", default=None, help="Comma-separated content types (default: all of them).")
 @click.option("--no-wait", is_flag=True, help="Only enqueue the run; workers will work it.")
+@click.option(
+    "--full", is_flag=True, help="Read every object, not only what changed since the last fetch."
+)
 @concurrency_option(maximum=32, default=5, help="Jobs worked at once in this process.")
 @click.pass_context
 def sync(
-    ctx: click.Context, portal_id: int, types: str | None, no_wait: bool, concurrency: int
+    ctx: click.Context,
+    portal_id: int,
+    types: str | None,
+    no_wait: bool,
+    full: bool,
+    concurrency: int,
 ) -> None:
     """Fetch PORTAL_ID's content now, with live progress (make sync PORTAL=<id>)."""
     settings = load_settings()
@@ -135,7 +153,13 @@ def sync(
     words = None if types is None else types.split(",")
     code, _ = run_async(
         sync_portal(
-            settings, portal_id, words, wait=not no_wait, concurrency=concurrency, console=console
+            settings,
+            portal_id,
+            words,
+            wait=not no_wait,
+            concurrency=concurrency,
+            console=console,
+            full=full,
         )
     )
     ctx.exit(int(code))

@@ -15,7 +15,9 @@
 
 The nouns, each a module of noun-verb functions taking a `Database`, with its
 ``queries/<noun>.sql``: jobs (and the queue's calls), runs, portals (members, users),
-content, rejects (objects a fetch could not store), exports, schedules, notifications,
+content, fetch_seen (what a fetch saw, the sweep over it, a type's last confirmation),
+fetch_reads (how each fetch job reads its type, what it cost), rejects (objects a fetch could
+not store), exports, schedules, notifications,
 hubspot_minutes (HubSpot requests per minute), operator_actions (the dashboard's audit trail),
 stats (monitoring reads). Rows become the
 package's records through `rows.model_row`.

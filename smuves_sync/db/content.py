@@ -1,14 +1,11 @@
-"""content_items: upsert a fetched page, the ids a fetch saw and the deletion sweep over them,
-the last confirmation of a portal's type, stream rows, and the API's pages of live content
-(content.sql).
+"""content_items: upsert a fetched page, stream rows, and the API's pages of live content
+(content.sql). What a fetch saw, the deletion sweep and a type's last confirmation are
+`fetch_seen`'s.
 
     async with db.for_portal(portal_id) as scoped:          # one transaction per page
         await content_upsert_page(scoped, portal_id, content_type, run_id, page.items,
                                   seen_by=job_id)           # + the ids, for the sweep
         ...                                                 # + the job's fenced checkpoint
-    ids = await content_unseen(scoped, portal_id, content_type, job_id, after="", limit=100)
-    await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
-    await content_sync_confirm(scoped, portal_id, content_type, run_id, job_id, seen, deleted)
     async for row in content_rows(scoped, portal_id, content_type, with_data=False): ...
 
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in
@@ -49,6 +46,7 @@ from psycopg.rows import dict_row, scalar_row
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
 from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
+from smuves_sync.db.fetch_seen import content_seen_add, seen_key
 from smuves_sync.db.rejects import content_rejects_add
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType
@@ -226,19 +224,6 @@ def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
     return _columns(_prepare_page(items)[0])
 
 
-@dataclass(frozen=True, slots=True)
-class ContentSync:
-    """The last completed fetch of a portal's type: when its objects were last confirmed."""
-
-    portal_id: int
-    content_type: ContentType
-    run_id: int
-    job_id: int
-    confirmed_at: datetime
-    seen: int
-    deleted: int
-
-
 async def content_upsert_page(
     db: Database,
     portal_id: int,
@@ -267,121 +252,9 @@ async def content_upsert_page(
         written = await db.execute("content_upsert_page", {**params, **_columns(page)})
     if seen_by is not None:
         seen = [p.hubspot_id for p in page]
-        seen += [_seen_key(r) for r in all_rejects]
+        seen += [seen_key(r) for r in all_rejects]
         await content_seen_add(db, seen_by, portal_id, seen)
     return written
-
-
-# Starts the key under which a fetch records an object it saw without a usable id: U+FDD0 is
-# a Unicode noncharacter (the escape mark of `content_text`), in no HubSpot id, so the key
-# matches no stored object, and the sweep never takes it for one.
-_UNIDENTIFIED = "\ufdd0unidentified:"
-
-
-def _seen_key(reject: RejectedObject) -> str:
-    """What `fetch_seen` records for a rejected object: its id, or for one without a usable id
-    a key made from its bytes, so that it is counted once however often it is listed."""
-    if reject.hubspot_id is not None:
-        return reject.hubspot_id
-    digest = hashlib.sha256(reject.raw).hexdigest()
-    return f"{_UNIDENTIFIED}{reject.size}:{digest}"
-
-
-async def content_seen_add(
-    db: Database, job_id: int, portal_id: int, hubspot_ids: Sequence[str]
-) -> None:
-    """Record `hubspot_ids` as seen by fetch job `job_id`."""
-    if hubspot_ids:
-        params = {"job_id": job_id, "portal_id": portal_id, "hubspot_ids": list(hubspot_ids)}
-        await db.execute("content_seen_add", params)
-
-
-async def content_seen_start(db: Database, job_id: int, portal_id: int) -> None:
-    """A listing of job `job_id` starts from the beginning: forget what it saw, set its marker."""
-    await db.execute("content_seen_forget", {"job_id": job_id})
-    await db.execute("content_seen_mark", {"job_id": job_id, "portal_id": portal_id})
-
-
-async def content_seen_intact(db: Database, job_id: int) -> bool:
-    """Whether what job `job_id` has seen is all still recorded (its marker is there)."""
-    return bool(await db.one("content_seen_intact", {"job_id": job_id}, row=scalar_row))
-
-
-async def content_seen_count(db: Database, job_id: int) -> int:
-    """How many distinct objects job `job_id` has seen."""
-    return int(await db.one("content_seen_count", {"job_id": job_id}, row=scalar_row) or 0)
-
-
-async def content_unseen(
-    db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    job_id: int,
-    *,
-    after: str = "",
-    limit: int,
-) -> list[str]:
-    """Up to `limit` ids, in order after `after`, of the type's objects stored as present
-    (live or archived) that job `job_id` has not seen: the deletion sweep's candidates."""
-    params = {
-        "portal_id": portal_id,
-        "content_type": str(content_type),
-        "job_id": job_id,
-        "after": after,
-        "limit": limit,
-    }
-    return [
-        str(hubspot_id) for hubspot_id in await db.all("content_unseen", params, row=scalar_row)
-    ]
-
-
-async def content_mark_deleted(
-    db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    run_id: int,
-    hubspot_ids: Sequence[str],
-) -> int:
-    """Mark deleted the objects HubSpot confirmed gone (by run `run_id`); how many changed."""
-    if not hubspot_ids:
-        return 0
-    params = {
-        "portal_id": portal_id,
-        "content_type": str(content_type),
-        "run_id": run_id,
-        "hubspot_ids": list(hubspot_ids),
-    }
-    return await db.execute("content_mark_deleted", params)
-
-
-async def content_sync_confirm(
-    db: Database,
-    portal_id: int,
-    content_type: ContentType,
-    *,
-    run_id: int,
-    job_id: int,
-    seen: int,
-    deleted: int,
-) -> None:
-    """Record the completed fetch `job_id` as the type's last confirmation (content_syncs)."""
-    params = {
-        "portal_id": portal_id,
-        "content_type": str(content_type),
-        "run_id": run_id,
-        "job_id": job_id,
-        "seen": seen,
-        "deleted": deleted,
-    }
-    await db.execute("content_sync_confirm", params)
-
-
-async def content_sync_get(
-    db: Database, portal_id: int, content_type: ContentType
-) -> ContentSync | None:
-    """The last completed fetch of the portal's type, if there is one."""
-    params = {"portal_id": portal_id, "content_type": str(content_type)}
-    return await db.one("content_sync_get", params, row=model_row(ContentSync))
 
 
 async def content_rows(

@@ -74,9 +74,15 @@ async def run_create(
     content_types: Sequence[ContentType],
     *,
     owner_id: uuid.UUID | None = None,
+    full_read: bool = False,
 ) -> Run:
-    """A new pending run."""
-    params = {"portal_id": portal_id, "owner_id": owner_id, "kind": str(kind)}
+    """A new pending run (`full_read`: a fetch that reads every type in full)."""
+    params = {
+        "portal_id": portal_id,
+        "owner_id": owner_id,
+        "kind": str(kind),
+        "full_read": full_read,
+    }
     types = [str(t) for t in content_types]
     return await db.only("run_create", {**params, "content_types": types}, row=model_row(Run))
 

@@ -49,6 +49,10 @@ class Cursor:
             data["off"] = self.position.offset
         if self.position.created_after is not None:
             data["ca"] = self.position.created_after
+        if self.position.updated_after is not None:
+            data["ua"] = self.position.updated_after
+        if self.position.updated_before is not None:
+            data["ub"] = self.position.updated_before
         if self.parent is not None:
             data["p"] = self.parent
         if self.parent_done:
@@ -78,10 +82,13 @@ class Cursor:
             raise InvalidInput(f"the cursor does not belong to a {content_type} listing")
         after, offset, parent = data.get("after"), data.get("off"), data.get("p")
         created_after, part_total = data.get("ca"), data.get("pt")
+        updated_after, updated_before = data.get("ua"), data.get("ub")
         if not (
             (after is None or isinstance(after, str))
             and _count_or_none(offset)
             and _count_or_none(created_after)
+            and _count_or_none(updated_after)
+            and _count_or_none(updated_before)
             and _count_or_none(part_total)
             and (parent is None or isinstance(parent, str))
         ):
@@ -89,7 +96,13 @@ class Cursor:
         return cls(
             content_type=str(content_type),
             archived=bool(data.get("a")),
-            position=Position(after=after, offset=offset, created_after=created_after),
+            position=Position(
+                after=after,
+                offset=offset,
+                created_after=created_after,
+                updated_after=updated_after,
+                updated_before=updated_before,
+            ),
             parent=parent,
             parent_done=bool(data.get("pd")),
             done=bool(data.get("done")),

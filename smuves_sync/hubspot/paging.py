@@ -97,6 +97,10 @@ class Position:
     after: str | None = None
     offset: int | None = None
     created_after: int | None = None  # epoch milliseconds
+    # a keyset listing sorted by `updatedAt`: objects updated after it (epoch milliseconds)
+    updated_after: int | None = None
+    # … newest first (`-updatedAt`): objects updated before it (epoch milliseconds)
+    updated_before: int | None = None
 
     def query(self) -> dict[str, str]:
         """The query parameters that ask for the page at this position."""
@@ -106,11 +110,18 @@ class Position:
         if self.offset is not None:
             params["offset"] = str(self.offset)
         if self.created_after is not None:
-            moment = datetime.fromtimestamp(self.created_after / 1000, tz=UTC)
-            params["createdAfter"] = moment.isoformat(timespec="milliseconds").replace(
-                "+00:00", "Z"
-            )
+            params["createdAfter"] = iso_ms(self.created_after)
+        if self.updated_after is not None:
+            params["updatedAfter"] = iso_ms(self.updated_after)
+        if self.updated_before is not None:
+            params["updatedBefore"] = iso_ms(self.updated_before)
         return params
+
+
+def iso_ms(epoch_ms: int) -> str:
+    """Epoch milliseconds as HubSpot's date-time parameters take them (UTC, `Z`)."""
+    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class ForwardPaging:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import orjson
 
 from smuves_sync.errors import (
     ContentTypeUnavailable,
@@ -113,12 +114,21 @@ def error_for_status(status: int, info: ErrorInfo, request: str, **context: Any)
 
 
 def json_object(content: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
-    """The body as a JSON object; ValueError when it is not JSON or not an object."""
+    """The body as a JSON object; ValueError when it is not JSON or not an object.
+
+    orjson parses it (several times faster than the standard library on pages of large
+    objects); what orjson refuses and the standard library reads (a lone surrogate escape, an
+    integer beyond 64 bits, NaN) is read by the standard library, so nothing HubSpot sends is
+    refused for the parser's sake (see the README's "What HubSpot sends is stored").
+    """
     try:
-        body = json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        content_type = headers.get("content-type", "no content type")
-        raise ValueError(f"the body is not JSON ({content_type})") from None
+        body = orjson.loads(content)
+    except orjson.JSONDecodeError:
+        try:
+            body = json.loads(content)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            content_type = headers.get("content-type", "no content type")
+            raise ValueError(f"the body is not JSON ({content_type})") from None
     if not isinstance(body, dict):
         raise ValueError(f"the body is a JSON {type(body).__name__}, expected an object")
     return body

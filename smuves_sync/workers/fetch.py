@@ -1,7 +1,11 @@
 """The fetch handler: one content type of one portal, from HubSpot into content_items.
 
 1. Decrypt the portal's token, which the database hands out only to the holder of the job's
-   live lease.
+   live lease; make sure the record of what the listing saw matches the cursor
+   (`sweep.prepare_seen`); decide how the type is read, in full or only what changed since
+   its last completed fetch (`reads.start_read`). An incremental read is
+   `incremental.read_changes` (HubDB rows: `read_changed_children`); the rest of this list is
+   the full read.
 2. Count the type (``limit=1`` requests) before the first page and store the total on the
    job, so progress is real from the start. A resumed job keeps the total it has.
 3. Page through from the job's saved cursor, the next page fetched while this one is stored.
@@ -12,14 +16,14 @@
    the listing, which also stops with `RunawayListing` if it runs far past that count. An
    object that cannot be read or stored is recorded in content_rejects with the page, and the
    page goes on (`processed` counts it: HubSpot counted it too; an object a page lists twice
-   counts once). Each page also records the ids it showed, for the deletion sweep
-   (`sweep.prepare_seen` checks that record before the first page). The listing counts the
+   counts once). Each page also records the ids it showed, for the deletion sweep. The
+   listing counts the
    type again at its end and completes itself with a second pass if it may have missed
    objects.
 4. At the end (the cursor says done): the objects stored as present that the listing did not
    see are asked about by id, and only those HubSpot answers 404 for are marked deleted;
-   then, in one transaction, the type's last confirmation and the job's completion
-   (`sweep.finish_fetch`).
+   then, in one transaction, the type's last confirmation, what the job cost and found
+   (fetch_reads) and the job's completion (`sweep.finish_fetch`).
 
 At most three pages are held at a time, so memory stays flat however large the portal is.
 """
@@ -37,8 +41,11 @@ from smuves_sync.db.content import content_upsert_page
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.hubspot.account import time_zone
 from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.models import Job
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.incremental import read_changed_children, read_changes
+from smuves_sync.workers.reads import start_read
 from smuves_sync.workers.sweep import finish_fetch, prepare_seen
 
 log = logging.getLogger(__name__)
@@ -99,34 +106,54 @@ async def _pages_ahead(
 async def handle_fetch(ctx: JobContext) -> None:
     """Fetch the job's content type into content_items, resumably; complete the job."""
     job = ctx.job
-    portal_id, content_type = job.portal_id, job.content_type
     token = await _token(ctx)
-    async with HubSpotClient(portal_id, token, ctx.settings, ctx.limits) as client:
-        if job.total is None:
-            total = await client.count(content_type)
-            total += await client.count(content_type, archived=True)
-            job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
-            log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
+    async with HubSpotClient(job.portal_id, token, ctx.settings, ctx.limits) as client:
         job = await prepare_seen(ctx, job)
-        processed = job.processed
-        # What is still to come tells the portal's budget how long this listing is, so the
-        # longest of the portal's fetches gets the budget first.
-        expected = max(job.total - processed, 0) if job.total is not None else None
-        pages = _pages_ahead(client, content_type, job.cursor, expected, processed)
-        try:
-            async for page in pages:
-                processed += page.objects
-                async with ctx.db.for_portal(portal_id) as scoped:
-                    await content_upsert_page(
-                        scoped,
-                        portal_id,
-                        content_type,
-                        job.run_id,
-                        page.items,
-                        rejected=page.rejects,
-                        seen_by=job.id,
-                    )
-                    job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
-        finally:
-            await pages.aclose()
-        await finish_fetch(ctx, client, job)
+        spec = client.spec(job.content_type)
+        read = await start_read(ctx, job, spec)
+        log.info(
+            "job %s: %s of portal %s: %s read (%s)",
+            job.id,
+            job.content_type,
+            job.portal_id,
+            read.mode,
+            read.reason,
+        )
+        if read.mode == "incremental" and spec.parent is not None:
+            await read_changed_children(ctx, client, job, read)
+        elif read.mode == "incremental":
+            await read_changes(ctx, client, job, read)
+        else:
+            await _read_full(ctx, client, job)
+
+
+async def _read_full(ctx: JobContext, client: HubSpotClient, job: Job) -> None:
+    """Count the type if the job has no total, list every object, sweep; completes the job."""
+    portal_id, content_type = job.portal_id, job.content_type
+    if job.total is None:
+        total = await client.count(content_type)
+        total += await client.count(content_type, archived=True)
+        job = await ctx.queue().checkpoint(job, job.cursor, job.processed, total=total)
+        log.info("job %s: %s of portal %s: %d objects", job.id, content_type, portal_id, total)
+    processed, changed = job.processed, 0
+    # What is still to come tells the portal's budget how long this listing is, so the
+    # longest of the portal's fetches gets the budget first.
+    expected = max(job.total - processed, 0) if job.total is not None else None
+    pages = _pages_ahead(client, content_type, job.cursor, expected, processed)
+    try:
+        async for page in pages:
+            processed += page.objects
+            async with ctx.db.for_portal(portal_id) as scoped:
+                changed += await content_upsert_page(
+                    scoped,
+                    portal_id,
+                    content_type,
+                    job.run_id,
+                    page.items,
+                    rejected=page.rejects,
+                    seen_by=job.id,
+                )
+                job = await ctx.queue(scoped).checkpoint(job, page.cursor, processed)
+    finally:
+        await pages.aclose()
+    await finish_fetch(ctx, client, job, changed=changed)

@@ -18,23 +18,28 @@ one, still live, across a page boundary, and the listing never shows that one.
    by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
    is now (live, or archived), through the same checks as a listed page (what cannot be
    stored or read goes to content_rejects); what it says it does not hold is marked deleted;
-   what a type offers no way to ask about is left as it is. Then, in one transaction, the
-   type's last confirmation (`content_syncs`) and the job's completion, which also drops its
+   what a type offers no way to ask about is left as it is. An incremental read sweeps only
+   where its counts showed something missing (`SweepScope`: the live or archived objects, of
+   one HubDB table). Then, in one transaction, the type's last confirmation (`content_syncs`),
+   what the job cost and found (`fetch_reads`) and the job's completion, which also drops its
    ids.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from smuves_sync.db.content import (
+from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.fetch_reads import fetch_read_add
+from smuves_sync.db.fetch_seen import (
     content_mark_deleted,
     content_seen_count,
     content_seen_intact,
     content_seen_start,
     content_sync_confirm,
     content_unseen,
-    content_upsert_page,
 )
 from smuves_sync.hubspot.client import BATCH_READ_SIZE, HubSpotClient
 from smuves_sync.models import Job
@@ -65,16 +70,91 @@ async def prepare_seen(ctx: JobContext, job: Job) -> Job:
     return job
 
 
-async def finish_fetch(ctx: JobContext, client: HubSpotClient, job: Job) -> Job:
-    """Confirm with HubSpot what the listing did not see, mark the gone deleted, record the
-    type's confirmation and complete the job; returns the completed job."""
+@dataclass(frozen=True, slots=True)
+class SweepScope:
+    """Which stored objects a sweep asks about: those stored archived (True) or live (False)
+    or both (None), with ids that start with `prefix` (the rows of one HubDB table) or all."""
+
+    archived: bool | None = None
+    prefix: str | None = None
+
+
+async def finish_fetch(
+    ctx: JobContext,
+    client: HubSpotClient,
+    job: Job,
+    *,
+    scopes: Sequence[SweepScope] = (SweepScope(),),
+    changed: int = 0,
+    incremental: bool = False,
+) -> Job:
+    """Confirm with HubSpot what the listing did not see (in `scopes`: an incremental read
+    sweeps only where its counts differed), mark the gone deleted, record the type's
+    confirmation, what the job cost and found (`changed`: rows its pages wrote), and complete
+    the job (an `incremental` one with the objects it read as its total); returns the
+    completed job."""
+    portal_id, content_type = job.portal_id, job.content_type
+    deleted = stored = unknown = 0
+    for scope in scopes:
+        job, found = await _sweep(ctx, client, job, scope)
+        deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
+    if unknown:
+        unasked = f"{unknown} {content_type} objects were not listed and cannot be asked about"
+        log.warning("job %s: %s by id; left as they are", job.id, unasked)
+    async with ctx.db.for_portal(portal_id) as scoped:
+        seen = await content_seen_count(scoped, job.id)
+        await content_sync_confirm(
+            scoped,
+            portal_id,
+            content_type,
+            run_id=job.run_id,
+            job_id=job.id,
+            seen=seen,
+            deleted=deleted,
+        )
+        changed += stored
+        await fetch_read_add(
+            scoped,
+            job.id,
+            requests=client.requests,
+            changed=changed,
+            deleted=deleted,
+            unchanged=max(seen - changed, 0),
+        )
+        if incremental:  # its total is what it read: nothing was counted up front
+            job = await ctx.queue(scoped).checkpoint(job, job.cursor, seen, total=seen)
+        job = await ctx.queue(scoped).complete(job, processed=seen)
+    log.info(
+        "job %s: %s of portal %s done, %d objects, %d changed, %d marked deleted, %d requests",
+        job.id,
+        content_type,
+        portal_id,
+        seen,
+        changed,
+        deleted,
+        client.requests,
+    )
+    return job
+
+
+async def _sweep(
+    ctx: JobContext, client: HubSpotClient, job: Job, scope: SweepScope
+) -> tuple[Job, tuple[int, int, int]]:
+    """Ask HubSpot about the unseen objects of `scope`: (deleted, stored, unknown)."""
     portal_id, content_type = job.portal_id, job.content_type
     after = ""
     deleted = stored = unknown = 0
     while True:
         async with ctx.db.for_portal(portal_id) as scoped:
             unseen = await content_unseen(
-                scoped, portal_id, content_type, job.id, after=after, limit=BATCH_READ_SIZE
+                scoped,
+                portal_id,
+                content_type,
+                job.id,
+                after=after,
+                limit=BATCH_READ_SIZE,
+                archived=scope.archived,
+                prefix=scope.prefix,
             )
         if not unseen:
             break
@@ -105,32 +185,4 @@ async def finish_fetch(ctx: JobContext, client: HubSpotClient, job: Job) -> Job:
                 len(answer.present),
                 content_type,
             )
-    if unknown:
-        log.warning(
-            "job %s: %d %s objects were not listed and cannot be asked about by id; "
-            "left as they are",
-            job.id,
-            unknown,
-            content_type,
-        )
-    async with ctx.db.for_portal(portal_id) as scoped:
-        seen = await content_seen_count(scoped, job.id)
-        await content_sync_confirm(
-            scoped,
-            portal_id,
-            content_type,
-            run_id=job.run_id,
-            job_id=job.id,
-            seen=seen,
-            deleted=deleted,
-        )
-        job = await ctx.queue(scoped).complete(job, processed=seen)
-    log.info(
-        "job %s: %s of portal %s done, %d objects, %d marked deleted",
-        job.id,
-        content_type,
-        portal_id,
-        seen,
-        deleted,
-    )
-    return job
+    return job, (deleted, stored, unknown)

@@ -61,7 +61,7 @@ async def test_the_history_phase_measures_both_databases_and_prints_json(pg_serv
 
 
 async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> None:
-    figures = await _figures(pg_server, "--resync", "--resync-objects", "300")
+    figures = await _figures(pg_server, "--resync", "--resync-objects", "300", "--objects", "1200")
     assert (figures["resync_objects"], figures["resync_fillfactor"]) == (300, 80)
     # Counts, not timings: an unchanged re-sync writes no content row, a changed one writes
     # exactly the changed objects, and a held snapshot leaves the table's size as it was.
@@ -73,3 +73,11 @@ async def test_the_resync_phase_reports_rows_wal_and_sizes(pg_server: str) -> No
     assert figures["resync_open_txn_rows_written"] == 0
     assert figures["resync_open_txn_growth_bytes"] == 0
     assert figures["resync_wal_bytes_per_object"] > 0
+
+
+async def test_the_incremental_phase_counts_requests_and_checks_content(pg_server: str) -> None:
+    figures = await _figures(pg_server, "--only", "incremental", "--objects", "1200")
+    assert figures["resync_content_exact"] is True
+    assert figures["resync_full_requests"] > figures["resync_unchanged_requests"] > 0
+    for name in ("resync_unchanged", "resync_1pct", "resync_1pct_purged"):
+        assert 0 < figures[f"{name}_request_ratio"] <= 1

@@ -15,17 +15,15 @@ import psycopg
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.content import (
+from smuves_sync.db.content import content_page, content_rows, content_upsert_page
+from smuves_sync.db.fetch_seen import (
     content_mark_deleted,
-    content_page,
-    content_rows,
     content_seen_count,
     content_seen_intact,
     content_seen_start,
     content_sync_confirm,
     content_sync_get,
     content_unseen,
-    content_upsert_page,
 )
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType, JobStatus, Run, RunStatus

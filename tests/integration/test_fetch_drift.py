@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.content import content_sync_get
+from smuves_sync.db.fetch_seen import content_sync_get
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
@@ -41,7 +41,7 @@ pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None, cursors="offset")
 
 async def fetch(sync: Sync, portal: int) -> int:
     """Fetch the portal's posts with a worker until nothing is left; the run's id."""
-    started = await start_fetch(sync.worker_db, portal, [POSTS])
+    started = await start_fetch(sync.worker_db, portal, [POSTS], full=True)
     await Runner(
         sync.worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True
     ).run()
@@ -152,7 +152,7 @@ async def test_a_job_that_lost_what_it_saw_lists_again_from_the_start(
     await fetch(sync, portal)
     # A job resumed after Postgres crashed: its cursor says the live pass is done, but the
     # unlogged fetch_seen came back empty, marker and all.
-    run = await factory.run(portal)
+    run = await factory.run(portal, full_read=True)
     after_live = Cursor(str(POSTS), archived=True).encode()
     await factory.job(run, content_type=POSTS, cursor=after_live, processed=150, total=150)
     fake.reset_stats()

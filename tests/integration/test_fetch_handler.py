@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from smuves_sync.db.content import content_sync_get
+from smuves_sync.db.fetch_seen import content_sync_get
 from smuves_sync.db.jobs import job_get
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus

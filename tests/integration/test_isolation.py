@@ -46,6 +46,7 @@ async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
     await factory.content_item(run)
     await factory.content_sync(run, job_id=job.id)
     await factory.seen(job, "1")
+    await factory.fetch_read(job)
     await factory.content_reject(run)
     export_run = await factory.run(portal, owner=user, kind=JobKind.EXPORT)
     await factory.export(export_run)

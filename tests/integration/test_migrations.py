@@ -22,6 +22,7 @@ EXPECTED_TABLES = {
     "content_items",
     "content_syncs",
     "fetch_seen",
+    "fetch_reads",
     "content_versions",
     "exports",
     "notifications",

@@ -87,6 +87,15 @@ async def test_a_worker_creates_a_run_only_for_a_due_schedule(
         await _as(
             worker_login_pool, "trust_create_finished_run", as_portal=portal, portal_id=portal
         )
+    # Nor may it ask for a full read: only `smuves sync --full` (the operator) does.
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await _as(
+            worker_login_pool,
+            "trust_create_full_run",
+            as_portal=portal,
+            portal_id=portal,
+            owner_id=owner,
+        )
     [started] = await fire_due_schedules(Database(worker_login_pool))
     assert (started.run.portal_id, started.run.owner_id) == (portal, owner)
     assert [r["id"] for r in await query(db, "trust_runs_of_portal", portal_id=portal)] == [

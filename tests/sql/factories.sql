@@ -14,9 +14,9 @@ VALUES (%(portal_id)s, %(user_id)s, %(role)s)
 
 -- name: plant_run
 INSERT INTO public.runs (portal_id, owner_id, kind, status, content_types, created_at,
-                         started_at, finished_at)
+                         started_at, finished_at, full_read)
 VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(status)s, %(content_types)s::text[],
-        coalesce(%(created_at)s, now()), %(started_at)s, %(finished_at)s)
+        coalesce(%(created_at)s, now()), %(started_at)s, %(finished_at)s, %(full_read)s)
 RETURNING id
 
 -- name: plant_job
@@ -64,6 +64,12 @@ RETURNING id
 INSERT INTO public.content_syncs (portal_id, content_type, run_id, job_id, confirmed_at, seen,
                                   deleted)
 VALUES (%(portal_id)s, %(content_type)s, %(run_id)s, %(job_id)s, now(), 0, 0)
+
+-- name: plant_fetch_read
+INSERT INTO public.fetch_reads (job_id, run_id, portal_id, content_type, mode, reason, since,
+                                listing_started_at)
+VALUES (%(job_id)s, %(run_id)s, %(portal_id)s, %(content_type)s, %(mode)s, %(reason)s,
+        %(since)s, now())
 
 -- name: plant_fetch_seen
 INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)

@@ -75,3 +75,15 @@ SELECT time_zone FROM public.portals WHERE id = %(portal_id)s
 
 -- name: rotate_stored_tokens
 SELECT id, token_encrypted FROM public.portals WHERE token_encrypted IS NOT NULL ORDER BY id
+
+-- name: sync_reads_of_portal
+-- How each fetch job of the portal read its type (fetch_reads, 0017), oldest first.
+SELECT f.job_id, f.run_id, f.content_type::text AS content_type, f.mode, f.reason, f.since,
+       f.requests, f.changed, f.deleted, f.unchanged
+FROM public.fetch_reads AS f WHERE f.portal_id = %(portal_id)s ORDER BY f.job_id
+
+-- name: sync_age_last_full_read
+-- The portal's types were last read in full %(days)s days ago (the automatic full read).
+UPDATE public.content_syncs
+SET last_full_listing_at = last_full_listing_at - make_interval(days => %(days)s)
+WHERE portal_id = %(portal_id)s

@@ -87,3 +87,9 @@ SELECT id, priority FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,
 -- name: trust_claim_with_short_leases
 -- The claim of 0004, whose caller chose the leases (dropped by 0016).
 SELECT id FROM public.claim_jobs('me', NULL, 10, interval '1 second', interval '1 second')
+
+-- name: trust_create_full_run
+-- A run for a due schedule that asks for a full read, which a schedule never does.
+INSERT INTO public.runs (portal_id, owner_id, kind, content_types, full_read)
+VALUES (%(portal_id)s, %(owner_id)s, 'fetch', ARRAY['blog_post']::public.content_type[], true)
+RETURNING id

@@ -7,8 +7,8 @@ SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_t
 FROM public.runs WHERE id = %(run_id)s
 
 -- name: run_create
-INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
-VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(content_types)s::text[])
+INSERT INTO public.runs (portal_id, owner_id, kind, content_types, full_read)
+VALUES (%(portal_id)s, %(owner_id)s, %(kind)s, %(content_types)s::text[], %(full_read)s)
 RETURNING id, portal_id, owner_id, kind, status, content_types::text[] AS content_types,
           created_at, started_at, finished_at
 

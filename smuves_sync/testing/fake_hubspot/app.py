@@ -232,7 +232,12 @@ def _listing(
     life, builder = collection.life, collection.builder
     kind = fault.kind if fault is not None else None
     if fault is not None and kind is FaultKind.DRIFT:
-        life.drift(archived=query.archived, deleted=fault.deleted, created=fault.created)
+        life.drift(
+            archived=query.archived,
+            deleted=fault.deleted,
+            created=fault.created,
+            edited=fault.edited,
+        )
     selection = collection.select(query, offsets=portal.offset_cursors)
     poisons = collection.poisons
     if query.properties:

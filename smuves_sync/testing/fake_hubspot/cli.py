@@ -35,8 +35,9 @@ fault format   comma-separated key=value pairs of a fault rule:
                  type=site_page|landing_page|blog_post|hubdb_table|hubdb_row|
                       blog_author|blog_tag|url_redirect|blog   portal_id=N
                  status=503   policy=TEN_SECONDLY_ROLLING|SECONDLY|DAILY   retry_after_s=N
-                 delay_ms=N   deleted=N created=N (drift: objects deleted at the listing's
-                 start and created at its end before the answer; with --cursors offset)
+                 delay_ms=N   deleted=N created=N edited=N (drift: objects deleted at the
+                 listing's start, edited after them and created at its end before the
+                 answer; with --cursors offset)
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
                     --cursors offset --fault kind=drift,on=4,type=blog_post,deleted=1

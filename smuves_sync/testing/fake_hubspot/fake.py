@@ -43,7 +43,12 @@ class FakeHubSpot(FakeControl):
         self.specs = tuple(portals)
         offsets = self.config.cursors == "offset"
         self._portals = {
-            spec.portal_id: PortalModel(spec, self.config.timestamps, offset_cursors=offsets)
+            spec.portal_id: PortalModel(
+                spec,
+                self.config.timestamps,
+                offset_cursors=offsets,
+                clock_ms=self._hubspot_ms if self.config.real_clock else None,
+            )
             for spec in self.specs
         }
         if len(self._portals) != len(self.specs):
@@ -55,6 +60,10 @@ class FakeHubSpot(FakeControl):
         self._faults = FaultPlan(self.config.faults, self.config.fault_seed)
         self._stats = {pid: PortalStats() for pid in self._portals}
         self.unauthorized = 0
+
+    def _hubspot_ms(self) -> int:
+        """HubSpot's clock, which dates edits: the machine's, moved by the configured skew."""
+        return round((time.time() + self.config.clock_skew_seconds) * 1000)
 
     # --- control API (FakeControl documents it; tests, benchmarks, the admin endpoints) -------
 

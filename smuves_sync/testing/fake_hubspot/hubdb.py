@@ -19,7 +19,7 @@ from smuves_sync.testing.fake_hubspot.content import (
     Builder,
     id_base,
 )
-from smuves_sync.testing.fake_hubspot.lifecycle import DAY_MS, Lifecycle, mix64, version_time_ms
+from smuves_sync.testing.fake_hubspot.lifecycle import DAY_MS, Lifecycle, mix64
 from smuves_sync.testing.fake_hubspot.text import iso_ms, paragraphs, slugify, title, title_slug
 
 
@@ -102,9 +102,8 @@ class TableBuilder(Builder):
         step = self.rows_of(slot).last_change_step
         if not step:
             return own
-        published = (
-            version_time_ms(step - 1) + 1 + int(life.fraction(slot, 64 + step) * (DAY_MS - 2))
-        )
+        start, length = life.timeline.window(step)
+        published = start + 1 + int(life.fraction(slot, 64 + step) * (length - 2))
         return max(own, published)
 
     def variable(self, life: Lifecycle, slot: int) -> dict[str, Any]:

@@ -7,9 +7,11 @@ slots and appends new ones. Only per-slot small integers are stored (a few bytes
 objects themselves are generated from (collection key, slot, revision) when served.
 
 Timeline (milliseconds since the epoch, UTC): initial objects are created between 2021-01-01
-and 2025-01-01 in slot order; version k "happens" on day k after 2025-01-01, and everything a
-step does is dated within the day before it. So `created` grows with the slot number and every
-change moves `updated` strictly forward.
+and 2025-01-01 in slot order. A step that was given the moment it happened (`Timeline.record`:
+the fake's clock when `advance` was called, as HubSpot dates an edit when it is made) dates
+everything it does within `STEP_SPAN_MS` after that moment; a step without one "happens" on
+day k after 2025-01-01 and dates what it does within the day before. Either way `created`
+grows with the slot number and every change moves `updated` strictly forward.
 
 Besides version steps, `drift` deletes and creates objects within a version, as people do in
 HubSpot while a client pages through a listing: the objects it creates are dated one
@@ -21,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import random
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.spec import Churn
@@ -34,9 +36,46 @@ DRIFTED = 0xFFFE  # "deleted by a drift" in the deleted-at-step array (any non-z
 _MASK64 = (1 << 64) - 1
 
 
+# What one clocked step's changes are spread over: enough distinct milliseconds that a page
+# of objects rarely shares one, short enough to count as "when `advance` was called".
+STEP_SPAN_MS = 1_000
+
+
 def version_time_ms(step: int) -> int:
-    """The moment version `step` comes into being."""
+    """The moment version `step` comes into being on the synthetic (unclocked) timeline."""
     return T1_MS + step * DAY_MS
+
+
+class Timeline:
+    """When each version step happened: a portal's steps, shared by its collections.
+
+    `record(now_ms)` dates the next step at the fake's clock (never before the previous
+    step's span has ended, so `updated` only moves forward); steps recorded as None follow
+    the synthetic timeline. `window(step)` is the span a step's changes are dated in.
+    """
+
+    def __init__(self) -> None:
+        self._moments: list[int | None] = []
+
+    def record(self, now_ms: int | None) -> None:
+        """The next step happened at `now_ms` (None: on the synthetic timeline)."""
+        if now_ms is not None:
+            now_ms = max(now_ms, self.end(len(self._moments)) + 1)
+        self._moments.append(now_ms)
+
+    def window(self, step: int) -> tuple[int, int]:
+        """(start, length) of the span step `step` (>= 1) dates its changes in."""
+        moment = self._moments[step - 1] if step - 1 < len(self._moments) else None
+        if moment is None:
+            return version_time_ms(step - 1), DAY_MS
+        return moment, STEP_SPAN_MS
+
+    def end(self, step: int) -> int:
+        """When version `step` is complete: everything it did is dated before this."""
+        if step == 0:
+            return T1_MS
+        start, length = self.window(step)
+        return start + length
 
 
 def mix64(value: int) -> int:
@@ -61,8 +100,13 @@ class Lifecycle:
         initial: int,
         archived_share: float,
         content_type: ContentType | None = None,
+        timeline: Timeline | None = None,
+        clock_ms: Callable[[], int] | None = None,
     ) -> None:
         self.key = key
+        self.timeline = timeline or Timeline()
+        # The fake's clock, which dates a drift (None: the synthetic timeline).
+        self._clock_ms = clock_ms
         # What a step's `Churn.types` is checked against (None: every step applies).
         self.content_type = content_type
         self.salt = key_salt(key)
@@ -77,8 +121,9 @@ class Lifecycle:
         self.last_change_step = 0
         # Bumped by every change (version steps and drifts): cached views of it are stale.
         self.generation = 0
-        # Creation times of the slots `drift` made (milliseconds).
+        # Creation times of the slots `drift` made, and edit times of those it edited (ms).
         self._drift_created: dict[int, int] = {}
+        self._drift_edited: dict[int, int] = {}
         self._live: dict[bool, array[int]] = {}
         rng = random.Random(f"{key}|archived")
         for slot in rng.sample(range(initial), round(initial * archived_share)):
@@ -138,13 +183,18 @@ class Lifecycle:
         self.generation += 1
         self._live.clear()
 
-    def drift(self, *, archived: bool, deleted: int, created: int) -> None:
+    def drift(self, *, archived: bool, deleted: int, created: int, edited: int = 0) -> None:
         """Within the current version: delete the first `deleted` objects of the listing with
         this `archived` flag (those a client paging through it has already seen, so the rest
-        move forward) and create `created` new live ones (at the listing's end)."""
-        for slot in list(self.live(archived=archived)[:deleted]):
+        move forward), edit the `edited` after them (their `updatedAt` moves to now) and
+        create `created` new live ones (at the listing's end)."""
+        listing = list(self.live(archived=archived))
+        for slot in listing[:deleted]:
             self.deleted[slot] = DRIFTED
-        start = max([version_time_ms(self.version), *self._drift_created.values()])
+        now = self._clock_ms() if self._clock_ms is not None else 0
+        start = max([self.timeline.end(self.version), now, *self._drift_created.values()])
+        for number, slot in enumerate(listing[deleted : deleted + edited]):
+            self._drift_edited[slot] = max(start, self.updated_ms(slot)) + 1 + number
         for number in range(created):
             slot = self.size
             self._drift_created[slot] = start + 1 + number
@@ -197,20 +247,29 @@ class Lifecycle:
             spacing = (T1_MS - T0_MS) // max(self.initial, 1)
             return T0_MS + slot * spacing + int(self.fraction(slot, 1) * spacing)
         first, count = self.batches[step]
-        spacing = DAY_MS // (count + 1)
-        return version_time_ms(step - 1) + (slot - first + 1) * spacing
+        start, length = self.timeline.window(step)
+        return start + (slot - first + 1) * length // (count + 1)
 
     def updated_ms(self, slot: int) -> int:
-        """Last update time; moves forward (never back) each time a step changes the slot."""
+        """Last update time; moves forward (never back) each time a step changes, archives or
+        un-archives the slot (HubSpot moves `updatedAt` when it archives an object)."""
+        edited = max(self._edited_ms(slot), self._drift_edited.get(slot, 0))
+        step = self.archived[slot]
+        if step in (NEVER, 0):
+            return edited
+        start, length = self.timeline.window(step)
+        return max(edited, start + 1 + int(self.fraction(slot, 3) * (length - 2)))
+
+    def _edited_ms(self, slot: int) -> int:
         revision = self.revision[slot]
         if revision:
-            within_day = int(self.fraction(slot, 2 + revision) * (DAY_MS - 2))
-            changed = version_time_ms(revision - 1) + 1 + within_day
+            start, length = self.timeline.window(revision)
+            changed = start + 1 + int(self.fraction(slot, 2 + revision) * (length - 2))
             return max(changed, self._drift_created.get(slot, 0) + 1)
         if slot in self._drift_created:
             return self._drift_created[slot]
         created = self.created_ms(slot)
-        end = version_time_ms(self.born[slot])
+        end = self.timeline.end(self.born[slot])
         return created + int(self.fraction(slot, 2) * (end - created) * 0.5)
 
     def archived_ms(self, slot: int) -> int | None:
@@ -219,6 +278,7 @@ class Lifecycle:
         if step == NEVER:
             return None
         if step == 0:
-            updated = self.updated_ms(slot)
+            updated = self._edited_ms(slot)
             return updated + 1 + int(self.fraction(slot, 3) * (T1_MS - updated - 2))
-        return version_time_ms(step - 1) + 1 + int(self.fraction(slot, 3) * (DAY_MS - 2))
+        start, length = self.timeline.window(step)
+        return start + 1 + int(self.fraction(slot, 3) * (length - 2))

@@ -6,6 +6,7 @@ of any size costs nothing until a listing (or the ground truth) touches it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,7 @@ from smuves_sync.testing.fake_hubspot.hubdb import (
     TableBuilder,
     table_columns,
 )
-from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle, mix64
+from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle, Timeline, mix64
 from smuves_sync.testing.fake_hubspot.poison import served_dicts
 from smuves_sync.testing.fake_hubspot.query import Collection
 from smuves_sync.testing.fake_hubspot.spec import Churn, PortalSpec, TimestampStyle
@@ -59,9 +60,17 @@ class PortalModel:
     """The content of one portal at its current version."""
 
     def __init__(
-        self, spec: PortalSpec, timestamps: TimestampStyle, *, offset_cursors: bool = False
+        self,
+        spec: PortalSpec,
+        timestamps: TimestampStyle,
+        *,
+        offset_cursors: bool = False,
+        clock_ms: Callable[[], int] | None = None,
     ) -> None:
         self.spec = spec
+        # The fake's clock (None: the synthetic timeline): when a step or a drift happens.
+        self.clock_ms = clock_ms
+        self.timeline = Timeline()
         self.timestamps = timestamps
         # Page the default order by position, as HubSpot does (ServerConfig.cursors).
         self.offset_cursors = offset_cursors
@@ -76,6 +85,7 @@ class PortalModel:
 
     def advance(self, churn: Churn) -> int:
         """Move to the next version: some objects change, some go, some arrive."""
+        self.timeline.record(self.clock_ms() if self.clock_ms is not None else None)
         self.history.append(churn)
         return self.version
 
@@ -102,7 +112,12 @@ class PortalModel:
         else:
             builder = PageBuilder(content_type, spec, self.timestamps)
         life = Lifecycle(
-            life_key, spec.initial_count(content_type), spec.archived_share, content_type
+            life_key,
+            spec.initial_count(content_type),
+            spec.archived_share,
+            content_type,
+            timeline=self.timeline,
+            clock_ms=self.clock_ms,
         )
         collection = Collection(life, builder)
         collection.poisons = {

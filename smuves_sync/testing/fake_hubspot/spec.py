@@ -215,14 +215,17 @@ class FaultRule:
     delay_ms: int = 0
     deleted: int = 0
     created: int = 0
+    # drift: objects of the listing edited (their `updatedAt` moved to now), counted from its
+    # start (those a client paging through it has already seen)
+    edited: int = 0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.share <= 1.0:
             raise ValueError("fault share must be in [0, 1]")
         if any(number < 1 for number in self.on_requests):
             raise ValueError("on_requests counts matching requests from 1")
-        if self.deleted < 0 or self.created < 0:
-            raise ValueError("a drift deletes and creates zero or more objects")
+        if self.deleted < 0 or self.created < 0 or self.edited < 0:
+            raise ValueError("a drift deletes, creates and edits zero or more objects")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +245,11 @@ class ServerConfig:
     # "keyed": the default order's `after` cursor names the last object served, so it survives
     # deletions; "offset": it is a position, as HubSpot's are (see query.py).
     cursors: CursorStyle = "keyed"
+    # Whether `advance` and drifts date what they do by the server's clock, as HubSpot dates an
+    # edit when it is made (the default), or on the synthetic timeline of 2025 (lifecycle.py).
+    # `clock_skew_seconds` moves that clock away from the machine's (negative: behind).
+    real_clock: bool = True
+    clock_skew_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         limits = (self.ten_second_limit, self.secondly_limit, self.daily_limit)
@@ -326,7 +334,8 @@ def _fault_from_dict(raw: dict[str, Any]) -> FaultRule:
     values["on_requests"] = tuple(int(n) for n in values.get("on_requests", ()))
     if "share" in values:
         values["share"] = float(values["share"])
-    for name in ("portal_id", "status", "retry_after_s", "delay_ms", "deleted", "created"):
+    counts = ("portal_id", "status", "retry_after_s", "delay_ms", "deleted", "created", "edited")
+    for name in counts:
         if values.get(name) is not None:
             values[name] = int(values[name])
     return FaultRule(**values)

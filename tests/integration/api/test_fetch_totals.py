@@ -219,3 +219,43 @@ async def _work(worker_db: Database, db_url: str, base_url: str, run_id: int) ->
         until=settled(worker_db, SPEC.portal_id, run_id),
     )
     await runner.run()
+
+
+async def test_after_a_fetch_types_read_incrementally_are_not_counted_unless_full(
+    counting_client: httpx.AsyncClient,
+    fake: FakeHubSpot,
+    base_url: str,
+    factory: Factory,
+    worker_db: Database,
+    admin_pool: Pool,
+    db_url: str,
+) -> None:
+    alice = await new_user(factory, "alice")
+    await _connect(counting_client, alice)
+    url = f"/v1/portals/{SPEC.portal_id}/fetches"
+    wanted = {"content_types": ["site_page", "blog_post"]}
+    first = await counting_client.post(url, json=wanted, headers=alice.headers)
+    await _work(worker_db, db_url, base_url, first.json()["run"]["id"])
+    fake.reset_stats()
+
+    # Both types have a completed fetch: the next reads only what changed, counting nothing.
+    again = await counting_client.post(url, json=wanted, headers=alice.headers)
+    assert again.status_code == 202, again.text
+    assert again.json()["totals"] == {"site_page": None, "blog_post": None}
+    assert fake.stats(SPEC.portal_id).requests == 0
+    await _work(worker_db, db_url, base_url, again.json()["run"]["id"])
+    jobs = await query(admin_pool, "sync_jobs_of_portal", portal_id=SPEC.portal_id)
+    # Its total is what it read: nothing changed, so the newest objects of each pass.
+    assert all(j["processed"] == j["total"] for j in jobs)
+    # The run view says how each type was read and what it cost.
+    run_id = again.json()["run"]["id"]
+    view = (await counting_client.get(f"/v1/runs/{run_id}", headers=alice.headers)).json()
+    assert {(r["content_type"], r["mode"], r["changed"], r["deleted"]) for r in view["reads"]} == {
+        ("site_page", "incremental", 0, 0),
+        ("blog_post", "incremental", 0, 0),
+    }
+    assert all(r["requests"] == 2 for r in view["reads"])  # live and archived, newest first
+
+    full = await counting_client.post(url, json={**wanted, "full": True}, headers=alice.headers)
+    assert full.status_code == 202, full.text
+    assert full.json()["totals"] == {t: _truth(fake, t) for t in wanted["content_types"]}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
+from datetime import timedelta
 
 import httpx
 
@@ -32,8 +34,8 @@ def test_a_step_changes_deletes_archives_and_adds_exact_shares() -> None:
     gone = before.keys() - after.keys()
     new = after.keys() - before.keys()
     kept = before.keys() & after.keys()
-    changed = {i for i in kept if after[i].updated_at != before[i].updated_at}
     archived_now = {i for i in kept if after[i].archived and not before[i].archived}
+    changed = {i for i in kept - archived_now if after[i].updated_at != before[i].updated_at}
     assert (len(gone), len(new), len(changed), len(archived_now)) == (19, 10, 38, 8)
     assert not gone & {item.hubspot_id for item in before.values() if item.archived}
     for object_id in changed:
@@ -41,6 +43,9 @@ def test_a_step_changes_deletes_archives_and_adds_exact_shares() -> None:
         assert after[object_id].data != before[object_id].data
     for object_id in kept - changed - archived_now:
         assert after[object_id].data == before[object_id].data
+    # Archiving moves `updatedAt`, as HubSpot does.
+    for object_id in archived_now:
+        assert after[object_id].updated_at > before[object_id].updated_at
     newest_before = max(int(i) for i in before)
     assert all(int(i) > newest_before for i in new)
     assert fake.version(pid) == 1
@@ -157,3 +162,34 @@ async def test_the_admin_endpoint_takes_the_types_and_unarchived_share(serve: Se
     assert not any(tag.archived for tag in tags)
     assert {tag.hubspot_id for tag in tags} == set(tags_before)
     assert fake.ground_truth(spec.portal_id, ContentType.SITE_PAGE, with_data=True) == pages_before
+
+
+async def test_a_step_is_dated_by_the_fakes_clock_and_listings_filter_and_sort_by_it(
+    serve: Serve,
+) -> None:
+    skewed = FakeHubSpot([PORTAL], replace(CONFIG, clock_skew_seconds=-300))
+    pid, site = PORTAL.portal_id, ContentType.SITE_PAGE
+    before = _by_id(skewed.ground_truth(pid, site))
+    now_ms = time.time() * 1000
+    skewed.advance(pid, Churn(changed=0.05, deleted=0.0, added=0.0, archived=0.0))
+    after = _by_id(skewed.ground_truth(pid, site))
+    changed = {i for i in after if after[i].updated_at != before[i].updated_at}
+    assert changed
+    for object_id in changed:  # five minutes behind the machine, within the step's second
+        moment = after[object_id].updated_at.timestamp() * 1000
+        assert now_ms - 301_000 < moment < now_ms - 298_000
+
+    path = "/cms/v3/pages/site-pages"
+    async with client(serve(skewed), PORTAL.token) as http:
+        newest = (await http.get(path, params={"sort": "-updatedAt", "limit": 100})).json()
+        oldest_change = min(after[i].updated_at for i in changed)
+        since = (oldest_change - timedelta(milliseconds=1)).isoformat().replace("+00:00", "Z")
+        params = {"updatedAfter": since, "sort": "updatedAt", "limit": 100}
+        recent = (await http.get(path, params=params)).json()
+        ids = (await http.get(path, params={"property": "id", "limit": 5})).json()
+    times = [r["updated"] for r in newest["results"]]
+    assert times == sorted(times, reverse=True)
+    assert {r["id"] for r in newest["results"][: len(changed)]} == changed
+    assert newest["total"] == len([i for i in after.values() if not i.archived])
+    assert {r["id"] for r in recent["results"]} == changed
+    assert all(set(r) == {"id"} for r in ids["results"])

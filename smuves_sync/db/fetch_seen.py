@@ -1,0 +1,219 @@
+"""What a fetch job saw, the deletion sweep over it, and the last confirmation of a portal's
+type (fetch_seen.sql).
+
+    async with db.for_portal(portal_id) as scoped:
+        await content_seen_start(scoped, job_id, portal_id)     # a listing starts
+        ids = await content_unseen(scoped, portal_id, content_type, job_id, after="", limit=100)
+        await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
+        await content_sync_confirm(scoped, portal_id, content_type, run_id=..., job_id=...,
+                                   seen=..., deleted=...)
+
+What a fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), written in each
+page's transaction by `content.content_upsert_page`; when a type was last confirmed, how its
+last fetch read it and when that listing began is one row per portal and type
+(`content_syncs`, 0006 and 0017).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from psycopg.rows import scalar_row
+
+from smuves_sync.content_types import RejectedObject
+from smuves_sync.db.database import Database
+from smuves_sync.db.rows import model_row
+from smuves_sync.models import ContentType
+
+
+@dataclass(frozen=True, slots=True)
+class ContentSync:
+    """The last completed fetch of a portal's type: when its objects were last confirmed."""
+
+    portal_id: int
+    content_type: ContentType
+    run_id: int
+    job_id: int
+    confirmed_at: datetime
+    seen: int
+    deleted: int
+    # How it read (0017): "full" or "incremental", when its listing began, and when the last
+    # full and the last incremental listing of the type began.
+    mode: str = "full"
+    listing_started_at: datetime | None = None
+    last_full_listing_at: datetime | None = None
+    last_incremental_listing_at: datetime | None = None
+
+
+# Starts the key under which a fetch records an object it saw without a usable id: U+FDD0 is
+# a Unicode noncharacter (the escape mark of `content_text`), in no HubSpot id, so the key
+# matches no stored object, and the sweep never takes it for one.
+_UNIDENTIFIED = "\ufdd0unidentified:"
+
+
+def seen_key(reject: RejectedObject) -> str:
+    """What `fetch_seen` records for a rejected object: its id, or for one without a usable id
+    a key made from its bytes, so that it is counted once however often it is listed."""
+    if reject.hubspot_id is not None:
+        return reject.hubspot_id
+    digest = hashlib.sha256(reject.raw).hexdigest()
+    return f"{_UNIDENTIFIED}{reject.size}:{digest}"
+
+
+async def content_seen_add(
+    db: Database, job_id: int, portal_id: int, hubspot_ids: Sequence[str]
+) -> None:
+    """Record `hubspot_ids` as seen by fetch job `job_id`."""
+    if hubspot_ids:
+        params = {"job_id": job_id, "portal_id": portal_id, "hubspot_ids": list(hubspot_ids)}
+        await db.execute("content_seen_add", params)
+
+
+async def content_seen_start(db: Database, job_id: int, portal_id: int) -> None:
+    """A listing of job `job_id` starts from the beginning: forget what it saw, set its marker."""
+    await db.execute("content_seen_forget", {"job_id": job_id})
+    await db.execute("content_seen_mark", {"job_id": job_id, "portal_id": portal_id})
+
+
+async def content_seen_intact(db: Database, job_id: int) -> bool:
+    """Whether what job `job_id` has seen is all still recorded (its marker is there)."""
+    return bool(await db.one("content_seen_intact", {"job_id": job_id}, row=scalar_row))
+
+
+async def content_seen_count(db: Database, job_id: int) -> int:
+    """How many distinct objects job `job_id` has seen."""
+    return int(await db.one("content_seen_count", {"job_id": job_id}, row=scalar_row) or 0)
+
+
+async def content_unseen(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    job_id: int,
+    *,
+    after: str = "",
+    limit: int,
+    archived: bool | None = None,
+    prefix: str | None = None,
+) -> list[str]:
+    """Up to `limit` ids, in order after `after`, of the type's objects stored as present
+    (live or archived) that job `job_id` has not seen: the deletion sweep's candidates."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "job_id": job_id,
+        "after": after,
+        "limit": limit,
+        "archived": archived,
+        "prefix": prefix,
+    }
+    return [
+        str(hubspot_id) for hubspot_id in await db.all("content_unseen", params, row=scalar_row)
+    ]
+
+
+async def content_mark_deleted(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    run_id: int,
+    hubspot_ids: Sequence[str],
+) -> int:
+    """Mark deleted the objects HubSpot confirmed gone (by run `run_id`); how many changed."""
+    if not hubspot_ids:
+        return 0
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "run_id": run_id,
+        "hubspot_ids": list(hubspot_ids),
+    }
+    return await db.execute("content_mark_deleted", params)
+
+
+async def content_sync_confirm(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    *,
+    run_id: int,
+    job_id: int,
+    seen: int,
+    deleted: int,
+) -> None:
+    """Record the completed fetch `job_id` as the type's last confirmation (content_syncs)."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "run_id": run_id,
+        "job_id": job_id,
+        "seen": seen,
+        "deleted": deleted,
+    }
+    await db.execute("content_sync_confirm", params)
+
+
+async def content_sync_get(
+    db: Database, portal_id: int, content_type: ContentType
+) -> ContentSync | None:
+    """The last completed fetch of the portal's type, if there is one."""
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    return await db.one("content_sync_get", params, row=model_row(ContentSync))
+
+
+async def content_seen_unstored(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    job_id: int,
+    *,
+    after: str = "",
+    limit: int,
+) -> list[str]:
+    """Up to `limit` ids, in order after `after`, that job `job_id` saw and that are not stored
+    as present: listed by id only, to be read and stored."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "job_id": job_id,
+        "after": after,
+        "limit": limit,
+    }
+    rows = await db.all("content_seen_unstored", params, row=scalar_row)
+    return [str(hubspot_id) for hubspot_id in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class PresentCounts:
+    """A type's objects stored as present."""
+
+    live: int
+    archived: int
+
+
+async def content_present_counts(
+    db: Database, portal_id: int, content_type: ContentType
+) -> PresentCounts:
+    """How many of the type's objects are stored as live and as archived (not deleted)."""
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    found = await db.one("content_present_counts", params, row=model_row(PresentCounts))
+    return found or PresentCounts(0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _ParentCount:
+    parent_id: str
+    live: int
+    archived: int
+
+
+async def content_children_present(
+    db: Database, portal_id: int, content_type: ContentType
+) -> dict[str, PresentCounts]:
+    """A child type's objects stored as present, per parent id (HubDB rows per table)."""
+    params = {"portal_id": portal_id, "content_type": str(content_type)}
+    rows = await db.all("content_children_present", params, row=model_row(_ParentCount))
+    return {row.parent_id: PresentCounts(row.live, row.archived) for row in rows}

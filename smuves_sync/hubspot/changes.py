@@ -1,0 +1,266 @@
+"""The listings of an incremental fetch: what changed since a moment, ids only, changed parents.
+
+    async for page in changed_pages(client, "site_page", since_ms, cursor):
+        store(page.items); checkpoint(page.cursor)      # page.counted: HubSpot's count
+    async for ids in listed_ids(client, "site_page", archived=False):
+        ...                                             # every id of the pass, nothing else
+    tables = await parent_states(client, "hubdb_row")  # each live table, its updatedAt
+
+`changed_pages` reads each pass (live, then archived) newest first (`sort=-updatedAt`): one
+request answers the pass's count (`total`) and, when fewer objects than a page changed, every
+change. When more changed, the next pages ask for what was updated before the oldest it has
+(`updatedBefore`, a keyset): no deletion made while it runs can shift what is still to come,
+and an object edited meanwhile moves out of reach but is dated after the listing began, so the
+next fetch reads it. An answer that is not newest first (an API that ignores the sort) is
+listed oldest first by `updatedAfter` instead. A HubDB table's rows take `sort` but no change
+filters: they are paged by `paging.next` newest first until the listing reaches the moment.
+Cursors resume after the last page, like a full listing's (`Cursor`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from dataclasses import dataclass, replace
+
+from smuves_sync.content_types import ContentRecord, ContentTypeSpec, usable_id
+from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.lanes import Lane
+from smuves_sync.hubspot.listing import announces_next, results_of
+from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ParentState:
+    """A live parent object (a HubDB table): its id, when it last changed, its children's count."""
+
+    hubspot_id: str
+    updated_ms: int | None
+    child_count: int | None
+
+
+def _ms(record: ContentRecord) -> int | None:
+    return None if record.updated_at is None else round(record.updated_at.timestamp() * 1000)
+
+
+def _count(value: object) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None  # type: ignore[return-value]
+
+
+def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cursor:
+    """The cursor once a pass is finished: the next pass, or done."""
+    if archived is not passes[-1]:
+        return Cursor(spec.name, archived=True)
+    return Cursor(spec.name, archived, done=True)
+
+
+async def changed_pages(
+    client: HubSpotClient,
+    content_type: str,
+    since_ms: int,
+    cursor: str | None = None,
+    *,
+    parent_id: str | None = None,
+) -> AsyncGenerator[Page, None]:
+    """The pages of objects updated after `since_ms` (live, then archived), from `cursor`; of
+    one parent's children (a HubDB table's rows) with `parent_id`."""
+    spec = client.spec(content_type)
+    state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
+    if state.done:
+        return
+    passes = [False, True] if spec.archived_pass else [False]
+    lane = client.lane(len(passes))
+    try:
+        for archived in passes:
+            if state.archived and not archived:
+                continue
+            resuming = state.archived == archived
+            start = state.position if resuming else Position()
+            counted = state.part_total if resuming else None
+            walk = _newest_first(client, spec, archived, since_ms, start, counted, lane, parent_id)
+            async for page in walk:
+                if not page.cursor:
+                    after = _after_pass(spec, archived, passes).encode()
+                    page = replace(page, cursor=after)
+                yield page
+    finally:
+        lane.close()
+
+
+async def _newest_first(
+    client: HubSpotClient,
+    spec: ContentTypeSpec,
+    archived: bool,
+    since_ms: int,
+    position: Position,
+    counted: int | None,
+    lane: Lane,
+    parent_id: str | None,
+) -> AsyncIterator[Page]:
+    """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
+    is unfiltered, so its `total` is the pass's count. The next pages ask for what was updated
+    before the oldest the listing has (plus a millisecond, so that what shares it is not
+    skipped) where the type takes change filters, else follow `paging.next`. An answer that is
+    not newest first is listed again by `updatedAfter` (or, without filters, read whole). The
+    last page's cursor is "" (the caller names the next pass)."""
+    if position.updated_after is not None:  # resumed in the oldest-first listing
+        since_ms = position.updated_after
+        async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
+            yield page
+        return
+    path = client.path(spec, parent_id)
+    paging = ForwardPaging(position)
+    whole = False
+    while True:
+        params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
+        if archived:
+            params["archived"] = "true"
+        body = await client.get_json(spec.name, path, params, lane)
+        try:
+            results = results_of(body)
+            more = announces_next(body)
+            nxt = None if spec.change_filters else paging.advance(body, len(results))
+        except (ValueError, PagingError) as exc:
+            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
+        records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+        if position == Position():
+            counted = _count(body.get("total"))
+        times = [_ms(record) for record in records]
+        if not whole and not _newest_first_order(times):
+            if spec.change_filters:
+                log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
+                async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
+                    yield page
+                return
+            log.warning("GET %s: not newest first; reading it whole", path)
+            whole = True
+        changed = tuple(
+            r for r, ms in zip(records, times, strict=True) if whole or ms is None or ms > since_ms
+        )
+        oldest = min((ms for ms in times if ms is not None), default=since_ms)
+        if not more or (not whole and oldest <= since_ms):
+            yield Page(changed, "", archived, rejects=rejects, counted=counted)
+            return
+        position = nxt or _before(client, spec, path, len(records), oldest, position)
+        after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
+        yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
+
+
+def _newest_first_order(times: list[int | None]) -> bool:
+    """Whether a page's update times are all known and newest first."""
+    known = [ms for ms in times if ms is not None]
+    return len(known) == len(times) and known == sorted(known, reverse=True)
+
+
+def _before(
+    client: HubSpotClient,
+    spec: ContentTypeSpec,
+    path: str,
+    count: int,
+    oldest: int,
+    position: Position,
+) -> Position:
+    """The next page of a newest-first keyset: what was updated before the oldest the listing
+    has, plus a millisecond (what shares it comes again and costs nothing)."""
+    before = oldest + 1
+    if position.updated_before is not None and before >= position.updated_before:
+        # A whole page updated within one millisecond: step past it.
+        log.warning("%d %s objects share the update time %d ms", count, spec.name, oldest)
+        before = oldest
+        if before >= position.updated_before:
+            raise client.malformed(spec.name, f"GET {path}: the listing does not move")
+    return Position(updated_before=before)
+
+
+async def _updated_keyset(
+    client: HubSpotClient,
+    spec: ContentTypeSpec,
+    archived: bool,
+    boundary: int,
+    counted: int | None,
+    lane: Lane,
+) -> AsyncIterator[Page]:
+    """Objects updated after `boundary`, oldest first, each page asking from the newest it has
+    (less a millisecond, so that what shares it is not skipped). The last page's cursor is ""
+    (the caller names the next pass)."""
+    path = client.path(spec)
+    while True:
+        params = {"limit": str(spec.page_size), "sort": "updatedAt"}
+        params.update(Position(updated_after=boundary).query())
+        if archived:
+            params["archived"] = "true"
+        body = await client.get_json(spec.name, path, params, lane)
+        try:
+            results = results_of(body)
+            more = announces_next(body)
+        except ValueError as exc:
+            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
+        records, rejects = spec.read_page(results, archived_pass=archived)
+        times = [ms for ms in map(_ms, records) if ms is not None]
+        if records and len(times) < len(records):
+            raise client.malformed(spec.name, f"GET {path}: an object has no update time")
+        if not (records and more):
+            yield Page(records, "", archived, rejects=rejects, counted=counted)
+            return
+        step = max(times) - 1
+        if step <= boundary:
+            # A whole page updated within one millisecond: step past it (the next full read
+            # catches what it hides).
+            log.warning("%d %s objects share the update time %d ms", len(records), spec.name, step)
+            step += 1
+        if step <= boundary:
+            raise client.malformed(spec.name, f"GET {path}: the listing does not move")
+        boundary = step
+        after = Cursor(spec.name, archived, Position(updated_after=boundary), part_total=counted)
+        yield Page(records, after.encode(), archived, rejects=rejects, counted=counted)
+
+
+async def listed_ids(
+    client: HubSpotClient, content_type: str, *, archived: bool, parent_id: str | None = None
+) -> AsyncIterator[list[str]]:
+    """Every id of one pass of a listing (as stored: HubDB rows '<table>:<row>'), a page at a
+    time, asking HubSpot for the id field alone (`property`) where the type takes it."""
+    spec = client.spec(content_type)
+    path = client.path(spec, parent_id)
+    paging = ForwardPaging()
+    position = Position()
+    prefix = f"{parent_id}:" if parent_id is not None else ""
+    while True:
+        params = {"limit": str(spec.page_size), "property": spec.id_field, **position.query()}
+        if archived:
+            params["archived"] = "true"
+        body = await client.get_json(spec.name, path, params)
+        try:
+            results = results_of(body)
+            nxt = paging.advance(body, len(results))
+        except (ValueError, PagingError) as exc:
+            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
+        ids: list[str] = []
+        for raw in results:
+            own = raw.get(spec.id_field) if isinstance(raw, Mapping) else None
+            if isinstance(own, int) and not isinstance(own, bool):
+                own = str(own)
+            if isinstance(own, str) and own and usable_id(own) is None:
+                ids.append(prefix + own)
+        yield ids
+        if nxt is None:
+            return
+        position = nxt
+
+
+async def parent_states(client: HubSpotClient, content_type: str) -> list[ParentState]:
+    """The live parents of a child type (HubDB tables of rows), with when each last changed and
+    how many children it counts: one listing of the parents."""
+    spec = client.spec(content_type)
+    parents = await client.parent_records(spec)
+    states = []
+    for parent in parents:
+        count = None
+        if spec.parent_count_field is not None:
+            count = _count(parent.raw.get(spec.parent_count_field))
+        states.append(ParentState(parent.hubspot_id, _ms(parent), count))
+    return states

@@ -1,0 +1,125 @@
+"""The listings of an incremental fetch (hubspot.changes) against answers HubSpot could give:
+newest first in one request, a keyset by updatedBefore, an API that ignores the sort, a page
+updated within one millisecond, ids only."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import respx
+
+from smuves_sync.hubspot.changes import changed_pages, listed_ids
+from smuves_sync.hubspot.client import Page
+from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.paging import iso_ms
+from tests.unit.hubspot.conftest import MakeClient, json_response
+
+PATH = "/cms/v3/pages/site-pages"
+SINCE = 1_700_000_000_000
+
+
+def page_object(object_id: int, updated_ms: int) -> dict[str, Any]:
+    moment = datetime.fromtimestamp(updated_ms / 1000, tz=UTC)
+    return {"id": str(object_id), "name": f"page {object_id}", "updatedAt": moment.isoformat()}
+
+
+def body(objects: list[dict[str, Any]], total: int, more: bool) -> dict[str, Any]:
+    answer: dict[str, Any] = {"total": total, "results": objects}
+    if more:
+        answer["paging"] = {"next": {"after": "x"}}
+    return answer
+
+
+async def read_all(client: Any, cursor: str | None = None) -> list[Page]:
+    return [page async for page in changed_pages(client, "site_page", SINCE, cursor)]
+
+
+async def test_one_request_a_pass_when_fewer_than_a_page_changed(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    live = [page_object(3, SINCE + 30), page_object(2, SINCE + 20), page_object(1, SINCE - 5)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        params = request.url.params
+        assert params["sort"] == "-updatedAt" and "updatedAfter" not in params
+        if params.get("archived") == "true":
+            return json_response(body([], 4, more=True))  # reaches back: nothing newer
+        return json_response(body(live, 1200, more=True))
+
+    route = router.get(PATH).mock(side_effect=answer)
+    pages = await read_all(make_client())
+
+    assert route.call_count == 2
+    assert [[r.hubspot_id for r in p.items] for p in pages] == [["3", "2"], []]
+    assert [(p.archived, p.counted) for p in pages] == [(False, 1200), (True, 4)]
+    assert Cursor.decode(pages[-1].cursor, "site_page").done
+
+
+async def test_more_changes_than_a_page_are_read_by_updated_before(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    client = make_client()
+    size = client.spec("site_page").page_size
+    newest = [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
+    older = [page_object(2000, SINCE + 1), page_object(2001, SINCE - 1)]
+    asked: list[dict[str, str]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        params = dict(request.url.params)
+        asked.append(params)
+        if params.get("archived") == "true":
+            return json_response(body([], 0, more=False))
+        if "updatedBefore" in params:
+            return json_response(body(older, 2, more=False))
+        return json_response(body(newest, 5000, more=True))
+
+    router.get(PATH).mock(side_effect=answer)
+    pages = await read_all(client)
+
+    oldest = SINCE + 500 - (size - 1)
+    assert asked[1]["updatedBefore"] == iso_ms(oldest + 1)
+    assert [len(p.items) for p in pages] == [size, 1, 0]
+    assert pages[0].counted == pages[1].counted == 5000
+    resumed = Cursor.decode(pages[0].cursor, "site_page")
+    assert resumed.position.updated_before == oldest + 1 and resumed.part_total == 5000
+
+
+async def test_an_answer_not_newest_first_is_listed_by_updated_after_instead(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    client = make_client()
+    size = client.spec("site_page").page_size
+    # The sort ignored: oldest first, so the first page says nothing of what changed.
+    unsorted = [page_object(i, SINCE - 1000 + i) for i in range(size)]
+    changed = [page_object(9000, SINCE + 7)]
+    asked: list[dict[str, str]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        params = dict(request.url.params)
+        asked.append(params)
+        if "updatedAfter" in params:
+            assert params["sort"] == "updatedAt"
+            return json_response(body(changed, 1, more=False))
+        return json_response(body(unsorted, 3000, more=True))
+
+    router.get(PATH).mock(side_effect=answer)
+    pages = await read_all(client)
+
+    assert [r.hubspot_id for p in pages for r in p.items] == ["9000", "9000"]  # live, archived
+    assert asked[1]["updatedAfter"] == iso_ms(SINCE)
+
+
+async def test_ids_only(make_client: MakeClient, router: respx.MockRouter) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        assert request.url.params["property"] == "id"
+        if request.url.params.get("after") == "p2":
+            return json_response({"results": [{"id": "3"}], "total": 3})
+        return json_response(
+            {"results": [{"id": "1"}, {"id": 2}], "paging": {"next": {"after": "p2"}}}
+        )
+
+    router.get(PATH).mock(side_effect=answer)
+    ids = [i async for page in listed_ids(make_client(), "site_page", archived=False) for i in page]
+    assert ids == ["1", "2", "3"]
