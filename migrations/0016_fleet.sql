@@ -14,6 +14,14 @@
 --   job when the portal already has p_portal_max_running fetch jobs running or ahead of it in
 --   line (SMUVES_PORTAL_MAX_RUNNING, default 5): one portal's jobs share one HubSpot budget,
 --   so more of them at once would only wait for it while other portals wait for a slot.
+-- * Lock order. A transaction locks job rows first, in claim order (priority DESC, fair_at,
+--   id), and runs last, in id order, in one pass. The claim's FOR UPDATE SKIP LOCKED does not
+--   skip everything: a job it saw pending that has since been claimed and is now being
+--   completed is waited for (Postgres follows the row's newer versions and waits for their
+--   writer). So complete_jobs_v2 locks its batch in claim order, the order a claim meets
+--   them, and complete-and-claim (one transaction) completes without settling, then claims
+--   and settles the finished batch's runs in the claim's one pass over runs: a transaction
+--   that waits for a job row never holds a run another one needs.
 -- * job_leases: how long a claimed job's lease lasts, per kind, decided here and not by the
 --   caller. The claims of 0004 took the leases as parameters, so that a worker could pass a
 --   lease of a second and take over every other worker's jobs with their portals' tokens;
@@ -142,14 +150,17 @@ CREATE FUNCTION public.enqueue_job_v2(
 -- p_run_id: ahead of it in that run), so one statement never claims more than the cap of a
 -- portal, and concurrent claims only fewer (a job ahead that another claim is taking counts).
 -- p_run_id (NULL: every run) limits it all to one run's jobs (`smuves sync`). The leases are
--- job_leases'. Claimed jobs are returned in id order.
+-- job_leases'. Claimed jobs are returned in id order. p_settle_run_ids: runs to settle
+-- (settle_runs) afterwards, locked with the runs the claim starts, in one pass in id order
+-- (the runs of a batch complete_jobs_v2 finished without settling, in this transaction).
 CREATE FUNCTION public.claim_jobs_v2(
     p_worker text,
     p_kinds text[],
     p_limit integer,
     p_now timestamptz DEFAULT NULL,
     p_run_id bigint DEFAULT NULL,
-    p_portal_max_running integer DEFAULT 5
+    p_portal_max_running integer DEFAULT 5,
+    p_settle_run_ids bigint[] DEFAULT NULL
 )
     RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
@@ -161,6 +172,7 @@ CREATE FUNCTION public.claim_jobs_v2(
         v_fetch_lease interval;
         v_export_lease interval;
         v_failed_runs bigint[];
+        v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
@@ -215,7 +227,8 @@ CREATE FUNCTION public.claim_jobs_v2(
             FROM failed AS f;
             IF v_failed_runs IS NOT NULL THEN
                 PERFORM public.notify_run_owners(v_notices);
-                PERFORM public.settle_runs(v_failed_runs, v_now);
+                -- settled after the claim: runs are locked last
+                v_settle := v_settle || v_failed_runs;
             END IF;
         END IF;
 
@@ -232,12 +245,16 @@ CREATE FUNCTION public.claim_jobs_v2(
             LIMIT p_limit
             FOR UPDATE SKIP LOCKED
         ), due AS (
-            SELECT j.id FROM public.jobs AS j
+            -- A row another transaction holds (xmax set) goes to the lock unchecked: its
+            -- holder is almost always a claim or completion in progress, and SKIP LOCKED skips
+            -- it, so claims walking the same head of the line do not look up the portals of
+            -- each other's rows. One whose holder had finished is checked by the update.
+            SELECT j.id, j.xmax <> '0'::xid AS unchecked FROM public.jobs AS j
             WHERE j.status = 'pending'
               AND j.run_after <= v_now
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)
-              AND (j.kind <> 'fetch' OR (
+              AND (j.kind <> 'fetch' OR j.xmax <> '0'::xid OR (
                   SELECT count(*) FROM public.jobs AS o
                   WHERE o.portal_id = j.portal_id AND o.kind = 'fetch'
                     AND o.status IN ('pending', 'running') AND o.id <> j.id
@@ -260,20 +277,42 @@ CREATE FUNCTION public.claim_jobs_v2(
                 locked_by = p_worker,
                 heartbeat_at = v_now,
                 lease_token = gen_random_uuid()
-            WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale UNION ALL SELECT due.id FROM due))
+            WHERE j.id = ANY (ARRAY(SELECT stale.id FROM stale
+                                    UNION ALL SELECT due.id FROM due WHERE NOT due.unchecked))
+               OR (j.id = ANY (ARRAY(SELECT due.id FROM due WHERE due.unchecked))
+                   AND (j.kind <> 'fetch' OR (
+                      SELECT count(*) FROM public.jobs AS o
+                      WHERE o.portal_id = j.portal_id AND o.kind = 'fetch'
+                        AND o.status IN ('pending', 'running') AND o.id <> j.id
+                        AND (o.status = 'running'
+                             OR (o.run_after <= v_now
+                                 AND (p_run_id IS NULL OR o.run_id = p_run_id)
+                                 AND (o.priority > j.priority
+                                      OR (o.priority = j.priority
+                                          AND (coalesce(o.fair_at, o.run_after), o.id)
+                                              < (coalesce(j.fair_at, j.run_after), j.id)))))
+                      ) < p_portal_max_running))
             RETURNING j.*
-        ), starting AS (
-            SELECT r.id FROM public.runs AS r
-            WHERE r.id = ANY (ARRAY(SELECT claimed.run_id FROM claimed))
-              AND r.status = 'pending'
+        ), locked_runs AS (
+            -- the runs that start and the runs to settle, in one pass in id order
+            SELECT r.id, r.status FROM public.runs AS r
+            WHERE (r.id = ANY (ARRAY(SELECT claimed.run_id FROM claimed))
+                   AND r.status = 'pending')
+               OR (r.id = ANY (v_settle) AND r.status IN ('pending', 'running'))
             ORDER BY r.id
             FOR NO KEY UPDATE
         ), started AS (
             UPDATE public.runs AS r
             SET status = 'running', started_at = coalesce(r.started_at, v_now)
-            WHERE r.id = ANY (ARRAY(SELECT starting.id FROM starting)) AND r.status = 'pending'
+            WHERE r.id = ANY (ARRAY(SELECT claimed.run_id FROM claimed))
+              AND r.id = ANY (ARRAY(SELECT locked_runs.id FROM locked_runs))
+              AND r.status = 'pending'
         )
         SELECT * FROM claimed ORDER BY claimed.id;
+
+        IF v_settle IS NOT NULL THEN
+            PERFORM public.settle_runs(v_settle, v_now);
+        END IF;
     END
     $$;
 
@@ -292,14 +331,132 @@ CREATE FUNCTION public.claim_next_job_v2(
                                            p_portal_max_running)
     $$;
 
+-- complete_jobs of 0004 with the batch locked in claim order (see "Lock order" above), and
+-- without settling its runs when p_settle is false: the caller settles them in the same
+-- transaction (claim_jobs_v2's p_settle_run_ids). Returns the jobs completed.
+CREATE FUNCTION public.complete_jobs_v2(
+    p_job_ids bigint[],
+    p_lease_tokens uuid[],
+    p_processed bigint[] DEFAULT NULL,
+    p_now timestamptz DEFAULT NULL,
+    p_settle boolean DEFAULT true
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
+    AS $$
+    DECLARE
+        v_now timestamptz := public.effective_now(p_now);
+        v_done bigint;
+    BEGIN
+        IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
+           OR (p_processed IS NOT NULL
+               AND cardinality(p_processed) IS DISTINCT FROM cardinality(p_job_ids)) THEN
+            RAISE EXCEPTION 'complete_jobs: ids, lease tokens and processed counts differ in length'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        RETURN QUERY
+        WITH mine AS (
+            SELECT j.id, given.processed
+            FROM unnest(p_job_ids, p_lease_tokens, p_processed)
+                     AS given (id, lease_token, processed)
+            JOIN public.jobs AS j ON j.id = given.id AND j.lease_token = given.lease_token
+            WHERE j.status = 'running'
+            ORDER BY j.priority DESC, coalesce(j.fair_at, j.run_after), j.id
+            FOR NO KEY UPDATE OF j
+        )
+        UPDATE public.jobs AS j
+        SET status = 'completed',
+            finished_at = v_now,
+            processed = coalesce(mine.processed, j.processed)
+        FROM mine
+        WHERE j.id = mine.id AND j.status = 'running'
+        RETURNING j.*;
+        GET DIAGNOSTICS v_done = ROW_COUNT;
+
+        IF v_done > 0 AND p_settle THEN
+            PERFORM public.settle_runs(
+                ARRAY(SELECT DISTINCT j.run_id FROM public.jobs AS j
+                      WHERE j.id = ANY (p_job_ids) AND j.status = 'completed'),
+                v_now);
+        END IF;
+    END
+    $$;
+
+-- settle_runs of 0005, counting only the runs whose jobs are all finished. A fair claim takes
+-- one job of many runs, not every job of a few, so a batch's completion settles few of the
+-- runs it touched: each is looked at only until an open job of it turns up (most have one)
+-- rather than by counting all its jobs. Locking is unchanged (every run, in id order, first).
+CREATE OR REPLACE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamptz DEFAULT NULL)
+    RETURNS SETOF public.runs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
+    AS $$
+    DECLARE
+        v_now timestamptz := coalesce(p_now, now());
+    BEGIN
+        PERFORM 1 FROM public.runs AS r
+        WHERE r.id = ANY (p_run_ids) AND r.status IN ('pending', 'running')
+        ORDER BY r.id
+        FOR NO KEY UPDATE;
+
+        RETURN QUERY
+        WITH finished AS (
+            SELECT given.id FROM unnest(p_run_ids) AS given (id)
+            WHERE NOT EXISTS (SELECT FROM public.jobs AS j
+                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running'))
+        ), counts AS (
+            SELECT j.run_id,
+                   count(*) AS total,
+                   count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
+                   count(*) FILTER (WHERE j.status = 'completed') AS completed,
+                   count(*) FILTER (WHERE j.status = 'failed') AS failed,
+                   count(*) FILTER (WHERE j.status = 'stopped') AS stopped
+            FROM public.jobs AS j
+            WHERE j.run_id = ANY (ARRAY(SELECT finished.id FROM finished))
+            GROUP BY j.run_id
+        )
+        UPDATE public.runs AS r
+        SET status = CASE
+                WHEN c.stopped > 0 THEN 'stopped'
+                WHEN c.completed = c.total THEN 'completed'
+                WHEN c.failed = c.total THEN 'failed'
+                ELSE 'partially_failed'
+            END,
+            started_at = coalesce(r.started_at, v_now),
+            finished_at = v_now
+        FROM counts AS c
+        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
+        RETURNING r.*;
+    END
+    $$;
+
+-- 0004's names finish in claim order too.
+CREATE OR REPLACE FUNCTION public.complete_jobs(
+    p_job_ids bigint[],
+    p_lease_tokens uuid[],
+    p_processed bigint[] DEFAULT NULL,
+    p_now timestamptz DEFAULT NULL
+)
+    RETURNS SETOF public.jobs
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT * FROM public.complete_jobs_v2(p_job_ids, p_lease_tokens, p_processed, p_now)
+    $$;
+
 -- The claims whose callers chose the leases, and the enqueue without a priority.
 DROP FUNCTION public.claim_next_job(text, text[], interval, interval, timestamptz);
 DROP FUNCTION public.claim_jobs(text, text[], integer, interval, interval, timestamptz, bigint);
 DROP FUNCTION public.enqueue_job(bigint, text, integer, timestamptz, bigint, text, bigint);
 
 GRANT EXECUTE ON FUNCTION
-    public.claim_jobs_v2(text, text[], integer, timestamptz, bigint, integer),
-    public.claim_next_job_v2(text, text[], timestamptz, integer)
+    public.claim_jobs_v2(text, text[], integer, timestamptz, bigint, integer, bigint[]),
+    public.claim_next_job_v2(text, text[], timestamptz, integer),
+    public.complete_jobs_v2(bigint[], uuid[], bigint[], timestamptz, boolean)
 TO smuves_worker;
 GRANT EXECUTE ON FUNCTION
     public.enqueue_job_v2(bigint, text, smallint, integer, timestamptz, bigint, text, bigint)

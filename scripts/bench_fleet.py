@@ -2,7 +2,7 @@
 """Benchmark a fleet: many portals on a few workers, a wave of schedules, a person's sync.
 
     .venv/bin/python scripts/bench_fleet.py [--portals 200] [--objects 1000] [--workers 2]
-        [--concurrency 8] [--compare-portals 50] [--interactive-after 10] [--json]
+        [--concurrency 8] [--hosts 1] [--compare-portals 50] [--interactive-after 10] [--json]
 
 The fake HubSpot (a subprocess, --latency-ms per answer) serves --portals portals of about
 --objects objects each, of every type, each portal with its own token and its own 10-second
@@ -10,6 +10,9 @@ limit (--ten-second-limit). Each portal has its own owner and a nightly schedule
 --workers `smuves worker --kinds fetch` processes (--concurrency slots each) start; once they
 are idle every schedule is made due at the same moment (the wave), and --interactive-after
 seconds later a person starts a fetch of a small portal (no schedule; the API's priority).
+With --hosts H the worker processes are split into H groups, each its own process group with
+its own SMUVES_WORKER_ID (host0, host1, ...), as if on H machines: they share nothing but the
+database, and `jobs_by_host` counts the jobs each host claimed.
 
 Printed (with --json, one JSON object last):
   objects_per_s                    objects stored / (last scheduled run settled - wave start)
@@ -24,6 +27,7 @@ Printed (with --json, one JSON object last):
   worker_peak_rss_mb               the largest worker's peak RSS (wait4)
   share_429                        HubSpot answers that were 429, of all requests
   bytes_per_object                 content_items with TOAST and indexes, per stored object
+  jobs_by_host                     jobs claimed by each host (SMUVES_WORKER_ID), from locked_by
 With --compare-portals M (default --portals / 4; 0: off) a fleet of M portals runs first, the
 same way, and `worker_rss_ratio` is the peak RSS at --portals over the peak RSS at M.
 
@@ -91,6 +95,7 @@ class Fleet:
     interactive_after: float
     latency_ms: float
     ten_second_limit: int
+    hosts: int = 1
 
 
 def portal_spec(portal_id: int, objects: int) -> PortalSpec:
@@ -135,7 +140,8 @@ async def plant(url: str, specs: Sequence[PortalSpec], scheduled: int) -> None:
 def start_workers(
     url: str, base_url: str, fleet: Fleet, logs: Path
 ) -> list[subprocess.Popen[bytes]]:
-    """`smuves worker` processes, one log each."""
+    """`smuves worker` processes, one log each, in `fleet.hosts` process groups (hosts) of
+    their own SMUVES_WORKER_ID."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
     # The workers log in as smuves_worker_login (no password: a server that trusts local
     # connections, as the test and bench servers do).
@@ -158,12 +164,20 @@ def start_workers(
         "--concurrency",
         str(fleet.concurrency),
     ]
-    return [
-        subprocess.Popen(
-            command, env=env, stdout=(logs / f"worker{n}.log").open("wb"), stderr=subprocess.STDOUT
+    workers: list[subprocess.Popen[bytes]] = []
+    groups: dict[int, int] = {}  # host -> its process group (its first worker's pid)
+    for n in range(fleet.workers):
+        host = n % fleet.hosts
+        worker = subprocess.Popen(
+            command,
+            env={**env, "SMUVES_WORKER_ID": f"host{host}"},
+            stdout=(logs / f"worker{n}.log").open("wb"),
+            stderr=subprocess.STDOUT,
+            process_group=groups.get(host, 0),
         )
-        for n in range(fleet.workers)
-    ]
+        groups.setdefault(host, worker.pid)
+        workers.append(worker)
+    return workers
 
 
 def proc_cpu_s(pid: int) -> float | None:
@@ -258,6 +272,7 @@ async def run_fleet(server_url: str, fleet: Fleet, logs: Path) -> dict[str, Any]
                 first = await person
                 await cpu.sample(url)
                 [storage] = await sql(url, "fleet_storage")
+                hosts = await sql(url, "fleet_jobs_by_host")
             finally:
                 reaped = [reap(w) for w in workers]
             stats = fake.all_stats()
@@ -266,7 +281,9 @@ async def run_fleet(server_url: str, fleet: Fleet, logs: Path) -> dict[str, Any]
         for r in runs
         if r["portal_id"] != small.portal_id
     )
-    return summary(fleet, finish, elapsed, first, reaped, cpu, storage, stats)
+    figures = summary(fleet, finish, elapsed, first, reaped, cpu, storage, stats)
+    figures["jobs_by_host"] = {row["host"]: row["jobs"] for row in hosts}
+    return figures
 
 
 def summary(
@@ -318,7 +335,10 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         args.interactive_after,
         args.latency_ms,
         args.ten_second_limit,
+        args.hosts,
     )
+    if not 1 <= args.hosts <= args.workers:
+        raise SystemExit("--hosts: from 1 to --workers (each host runs at least one worker)")
     compare = args.portals // 4 if args.compare_portals is None else args.compare_portals
     print(f"load average {os.getloadavg()[0]:.2f}; {fleet}")
     figures: dict[str, Any] = {}
@@ -347,6 +367,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     add("--objects", type=int, default=1000, help="objects per portal (default 1000)")
     add("--workers", type=int, default=2, help="worker processes (default 2)")
     add("--concurrency", type=int, default=8, help="slots per worker (default 8)")
+    add("--hosts", type=int, default=1, help="process groups of workers (default 1)")
     add("--compare-portals", type=int, default=None, help="a first fleet of this many portals")
     add("--interactive-after", type=float, default=10.0, help="seconds (default 10)")
     add("--latency-ms", type=float, default=50.0, help="fake HubSpot latency (default 50)")

@@ -15,6 +15,12 @@ same run:
     pipelined   `Queue.complete_and_claim`: the finished batch's completion and the next
                 claim in one round trip and one transaction (one round trip a batch)
 
+Each loop is also run with the claim and the completion as they were before fair claims
+(migrations/0004's claim_jobs, oldest first with no cap; its complete_jobs with 0005's
+settle_runs; their bodies are in smuves_sync/testing/sql/queue_bench.sql, created in the
+scratch database only), on the same backlog, right before or after today's (the order
+alternates between repeats): the `fifo` figures, and today's as a ratio of them.
+
 Each call and each commit has a fixed cost (here most of a millisecond of server time per queue
 call and a WAL flush of a few milliseconds per commit), which a batch shares out: the default
 batch is 256; try --batch 64 to see the difference.
@@ -30,7 +36,7 @@ the figures a lot: the load average is printed before and after.
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL,
 else the embedded PostgreSQL in a temporary directory. With --json the last line is one JSON
 object: {"jobs_per_s": …, "wakeup_p50_ms": …, "wakeup_p95_ms": …, …} (medians; jobs_per_s is
-the pipelined loop).
+the pipelined loop; fifo_jobs_per_s and ratio_to_fifo beside it).
 """
 
 from __future__ import annotations
@@ -45,31 +51,47 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, LiteralString
+
+from psycopg.rows import scalar_row
 
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.jobs import Claim, job_claim_next, job_enqueue
+from smuves_sync.db.pool import Pool
+from smuves_sync.db.rows import model_row
 from smuves_sync.db.runs import run_create
 from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
+from smuves_sync.testing.queries import testing_queries
 from smuves_sync.testing.scratch import scratch_database, seed_backlog
 
 FETCH = [JobKind.FETCH]
 TYPES = len(ContentType)
 
+
+@dataclass(frozen=True)
+class Worker:
+    """One benchmark worker: its queue, and the pool under it (the fifo loops' connections)."""
+
+    queue: Queue
+    pool: Pool
+
+
 # A worker drains the queue and returns how many jobs it completed.
-Loop = Callable[[Queue, int], Awaitable[int]]
+Loop = Callable[[Worker, int], Awaitable[int]]
 
 
 async def noop_handler(job: Job) -> None:
     """The benchmark's job: nothing, so the queue is all that is measured."""
 
 
-async def one_at_a_time(queue: Queue, batch: int) -> int:
+async def one_at_a_time(worker: Worker, batch: int) -> int:
     """The baseline: claim one job, run it, complete it."""
-    done = 0
+    queue, done = worker.queue, 0
     claim = Claim(queue.worker_id, FETCH, portal_max_running=queue.settings.portal_max_running)
     while True:
         job = await job_claim_next(queue.db, claim)
@@ -80,9 +102,9 @@ async def one_at_a_time(queue: Queue, batch: int) -> int:
         done += 1
 
 
-async def batched(queue: Queue, batch: int) -> int:
+async def batched(worker: Worker, batch: int) -> int:
     """Claim a batch, run it, complete it: two round trips a batch."""
-    done = 0
+    queue, done = worker.queue, 0
     while claimed := await queue.claim(FETCH, limit=batch):
         for job in claimed:
             await noop_handler(job)
@@ -90,8 +112,9 @@ async def batched(queue: Queue, batch: int) -> int:
     return done
 
 
-async def pipelined(queue: Queue, batch: int) -> int:
+async def pipelined(worker: Worker, batch: int) -> int:
     """Complete the finished batch and claim the next in one round trip."""
+    queue = worker.queue
     done, claimed = 0, await queue.claim(FETCH, limit=batch)
     while claimed:
         for job in claimed:
@@ -101,7 +124,80 @@ async def pipelined(queue: Queue, batch: int) -> int:
     return done
 
 
+# -- the same loops on the claim and completion of before fair claims -----------------------
+
+
+def fifo_query(name: str) -> LiteralString:
+    """A named query of smuves_sync/testing/sql/queue_bench.sql."""
+    return testing_queries()[name]
+
+
+def fifo_claiming(worker: Worker, limit: int) -> dict[str, Any]:
+    """The parameters of a fifo claim."""
+    return {"worker": worker.queue.worker_id, "kinds": [str(k) for k in FETCH], "limit": limit}
+
+
+def fifo_leases(jobs: list[Job]) -> dict[str, Any]:
+    """The parameters of a fifo completion."""
+    return {"job_ids": [j.id for j in jobs], "lease_tokens": [j.lease_token for j in jobs]}
+
+
+async def fifo_claim(worker: Worker, limit: int) -> list[Job]:
+    """Claim up to `limit` jobs, oldest first (0004's claim_jobs)."""
+    async with worker.pool.connection() as conn, conn.cursor(row_factory=model_row(Job)) as cur:
+        await cur.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, limit))
+        return await cur.fetchall()
+
+
+async def fifo_complete(worker: Worker, jobs: list[Job]) -> int:
+    """Complete `jobs` (0004's complete_jobs); how many were."""
+    async with worker.pool.connection() as conn, conn.cursor(row_factory=scalar_row) as cur:
+        await cur.execute(fifo_query("bench_fifo_complete"), fifo_leases(jobs))
+        return len(await cur.fetchall())
+
+
+async def fifo_one_at_a_time(worker: Worker, batch: int) -> int:
+    """`one_at_a_time` before fair claims."""
+    done = 0
+    while claimed := await fifo_claim(worker, 1):
+        await noop_handler(claimed[0])
+        done += await fifo_complete(worker, claimed)
+    return done
+
+
+async def fifo_batched(worker: Worker, batch: int) -> int:
+    """`batched` before fair claims."""
+    done = 0
+    while claimed := await fifo_claim(worker, batch):
+        for job in claimed:
+            await noop_handler(job)
+        done += await fifo_complete(worker, claimed)
+    return done
+
+
+async def fifo_pipelined(worker: Worker, batch: int) -> int:
+    """`pipelined` before fair claims: completion then claim, one round trip and transaction."""
+    done, claimed = 0, await fifo_claim(worker, batch)
+    while claimed:
+        for job in claimed:
+            await noop_handler(job)
+        async with worker.pool.connection() as conn:
+            completing = conn.cursor(row_factory=scalar_row)
+            claiming = conn.cursor(row_factory=model_row(Job))
+            async with conn.pipeline():
+                await completing.execute(fifo_query("bench_fifo_complete"), fifo_leases(claimed))
+                await claiming.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, batch))
+            done += len(await completing.fetchall())
+            claimed = await claiming.fetchall()
+    return done
+
+
 LOOPS: dict[str, Loop] = {"baseline": one_at_a_time, "batched": batched, "pipelined": pipelined}
+FIFO_LOOPS: dict[str, Loop] = {
+    "baseline": fifo_one_at_a_time,
+    "batched": fifo_batched,
+    "pipelined": fifo_pipelined,
+}
 
 
 @asynccontextmanager
@@ -119,10 +215,16 @@ async def drain(url: str, loop: Loop, jobs: int, workers: int, batch: int) -> fl
     """Plant `jobs` jobs and drain them with `workers` workers running `loop`; jobs per second."""
     settings = Settings()
     planted = await seed_backlog(url, portals=-(-jobs // TYPES))
+    if loop in FIFO_LOOPS.values():
+        async with pool_for(url, max_size=1) as admin, admin.connection() as conn:
+            await conn.execute(fifo_query("bench_fifo_functions"))
     async with pool_for(url, role=DbRole.WORKER, min_size=workers, max_size=workers) as pool:
-        queues = [Queue(Database(pool), settings, worker_id=f"bench-{n}") for n in range(workers)]
+        team = [
+            Worker(Queue(Database(pool), settings, worker_id=f"bench-{n}"), pool)
+            for n in range(workers)
+        ]
         start = time.perf_counter()
-        counts = await asyncio.gather(*(loop(queue, batch) for queue in queues))
+        counts = await asyncio.gather(*(loop(worker, batch) for worker in team))
         elapsed = time.perf_counter() - start
     if sum(counts) != planted:
         raise SystemExit(
@@ -192,7 +294,8 @@ def load_average() -> str:
 
 async def main(args: argparse.Namespace) -> dict[str, float]:
     """Run every measurement --repeat times and print the figures and their medians."""
-    figures: dict[str, list[float]] = {name: [] for name in (*LOOPS, "p50", "p95")}
+    names = (*LOOPS, *(f"fifo_{name}" for name in FIFO_LOOPS), "p50", "p95")
+    figures: dict[str, list[float]] = {name: [] for name in names}
     sizes = {"baseline": args.baseline_jobs, "batched": args.jobs, "pipelined": args.jobs}
     load_before = load_average()
     print(f"load average {load_before}; {args.workers} workers, batch {args.batch}")
@@ -201,10 +304,12 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
             # The loops take turns inside each repeat, so that a burst of other work on the
             # machine hits all of them rather than one.
             for name, loop in LOOPS.items():
-                async with scratch_database(server_url, prefix="smuves_bench") as url:
-                    rate = await drain(url, loop, sizes[name], args.workers, args.batch)
-                figures[name].append(rate)
-                print(f"  #{repeat} {name:<9} {rate:8.0f} jobs/s ({sizes[name]} jobs)")
+                pair = [(name, loop), (f"fifo_{name}", FIFO_LOOPS[name])]
+                for label, run in pair if repeat % 2 else pair[::-1]:
+                    async with scratch_database(server_url, prefix="smuves_bench") as url:
+                        rate = await drain(url, run, sizes[name], args.workers, args.batch)
+                    figures[label].append(rate)
+                    print(f"  #{repeat} {label:<14} {rate:8.0f} jobs/s ({sizes[name]} jobs)")
             async with scratch_database(server_url, prefix="smuves_bench") as url:
                 latencies = await wakeup_latencies(url, args.wakeups)
             figures["p50"].append(percentile(latencies, 50))
@@ -227,6 +332,11 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
         f"({median['pipelined'] / median['baseline']:.0f}x baseline, "
         f"{median['pipelined'] / median['batched']:.2f}x batched)"
     )
+    for name in LOOPS:
+        print(
+            f"{name:<9} before fair claims       : {median[f'fifo_{name}']:8.0f} jobs/s "
+            f"(today {median[name] / median[f'fifo_{name}']:.2f}x of it)"
+        )
     print(
         f"wake-up   commit -> handler start : p50 {median['p50']:.2f} ms, "
         f"p95 {median['p95']:.2f} ms"
@@ -237,6 +347,12 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
         "wakeup_p95_ms": round(median["p95"], 3),
         "batched_jobs_per_s": round(median["batched"], 1),
         "baseline_jobs_per_s": round(median["baseline"], 1),
+        "fifo_jobs_per_s": round(median["fifo_pipelined"], 1),
+        "fifo_batched_jobs_per_s": round(median["fifo_batched"], 1),
+        "fifo_baseline_jobs_per_s": round(median["fifo_baseline"], 1),
+        "ratio_to_fifo": round(median["pipelined"] / median["fifo_pipelined"], 3),
+        "batched_ratio_to_fifo": round(median["batched"] / median["fifo_batched"], 3),
+        "baseline_ratio_to_fifo": round(median["baseline"] / median["fifo_baseline"], 3),
         "jobs": args.jobs,
         "workers": args.workers,
         "batch": args.batch,

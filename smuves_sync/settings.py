@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     # Each schedule fires at a stable offset of its portal within this window after its cron
     # time, so that many schedules of one cron expression do not all fire in the same second.
     schedule_spread_seconds: float = Field(default=600, ge=0)
+    # The first part of the ids this process's workers record in jobs.locked_by (`prefix:pid`);
+    # unset: the host name. Workers on one host, or hosts behind one name, can be told apart.
+    worker_id: str | None = Field(default=None, min_length=1, max_length=100)
     poll_interval_seconds: float = Field(default=2, gt=0)
     reconcile_interval_seconds: float = Field(default=60, gt=0)
     # On SIGTERM a worker stops claiming and lets its jobs run this long; then it hands the

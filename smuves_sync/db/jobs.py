@@ -56,6 +56,7 @@ class Claim:
             "limit": self.limit,
             "run_id": self.run_id,
             "portal_max_running": self.portal_max_running,
+            "settle_run_ids": None,
             "now": now,
         }
 
@@ -220,21 +221,31 @@ async def job_claim(db: Database, claim: Claim, *, now: datetime | None = None) 
 
 
 async def job_claim_next(db: Database, claim: Claim, *, now: datetime | None = None) -> Job | None:
-    """Claim one job (`claim_next_job_v2`, any run), or None when nothing is due."""
+    """Claim one job (as `claim_next_job_v2`, any run), or None when nothing is due."""
     return await db.one("job_claim_next", claim.params(now), row=model_row(Job))
 
 
 async def job_complete_and_claim(
-    db: Database, leases: Sequence[Lease], claim: Claim, *, now: datetime | None = None
+    db: Database,
+    leases: Sequence[Lease],
+    claim: Claim,
+    *,
+    run_ids: Sequence[int] = (),
+    now: datetime | None = None,
 ) -> tuple[list[int], list[Job]]:
-    """Complete `leases` and claim more jobs in one round trip and one transaction; returns
-    (ids completed, lost leases left out; jobs claimed). A batch worker's loop is this call."""
-    claiming = ("job_claim", claim.params(now), model_row(Job))
+    """Complete `leases` (jobs of the runs `run_ids`) and claim more jobs in one round trip and
+    one transaction; returns (ids completed, lost leases left out; jobs claimed). A batch
+    worker's loop is this call.
+
+    The runs are settled by the claim, in its one pass over runs (migrations/0016, "Lock
+    order"): settled by the completion they would be locked before the claim waits for a job
+    row, which can deadlock with a worker completing that job."""
     if not leases:
-        [claimed] = await db.pipeline(claiming)
+        [claimed] = await db.pipeline(("job_claim", claim.params(now), model_row(Job)))
         return [], claimed
-    completing = ("job_complete_many", _leases(leases, now), scalar_row)
-    completed, claimed = await db.pipeline(completing, claiming)
+    completing = ("job_complete_many_unsettled", _leases(leases, now), scalar_row)
+    params = {**claim.params(now), "settle_run_ids": sorted(set(run_ids))}
+    completed, claimed = await db.pipeline(completing, ("job_claim", params, model_row(Job)))
     return sorted(completed), claimed
 
 

@@ -20,7 +20,7 @@ Public API:
         .portal_credentials(job)                      -> PortalCredentials (token, time zone)
         .reconcile(*, now=None)                                         -> list[Run]
     Wakeups(conninfo, *, kinds=None)   async context; .ready(), .wait(timeout) -> bool
-    default_worker_id() -> str;  error_text(error) -> str
+    default_worker_id(prefix=None) -> str;  error_text(error) -> str
 
 Fenced calls raise `smuves_sync.errors.LeaseLost` when the job was taken over.
 """

@@ -42,9 +42,10 @@ _LEASES_REREAD_SECONDS = 300.0
 _DEFAULT_LEASES = {JobKind.FETCH: timedelta(minutes=5), JobKind.EXPORT: timedelta(minutes=2)}
 
 
-def default_worker_id() -> str:
-    """``host:pid``: names the worker in ``jobs.locked_by``."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+def default_worker_id(prefix: str | None = None) -> str:
+    """``prefix:pid`` (the prefix by default the host name): names the worker in
+    ``jobs.locked_by``."""
+    return f"{prefix or socket.gethostname()}:{os.getpid()}"
 
 
 def _token(job: Job) -> uuid.UUID:
@@ -72,7 +73,7 @@ class Queue:
     def __init__(self, db: Database, settings: Settings, *, worker_id: str | None = None) -> None:
         self.db = db
         self.settings = settings
-        self.worker_id = worker_id or default_worker_id()
+        self.worker_id = worker_id or default_worker_id(settings.worker_id)
         self._leases: dict[JobKind, timedelta] = {}
         self._leases_read_at: float | None = None
 
@@ -181,7 +182,9 @@ class Queue:
         await self._read_leases()
         leases = [(j.id, _token(j)) for j in done]
         claim = self._claim(kinds, limit, None)
-        return await jobs.job_complete_and_claim(self.db, leases, claim, now=now)
+        return await jobs.job_complete_and_claim(
+            self.db, leases, claim, run_ids=[j.run_id for j in done], now=now
+        )
 
     async def fail(
         self,

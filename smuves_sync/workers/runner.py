@@ -110,7 +110,7 @@ class Runner:
         self.burst = burst
         self.run_id = run_id
         self.until = until
-        self.worker_id = worker_id or default_worker_id()
+        self.worker_id = worker_id or default_worker_id(settings.worker_id)
         self.handlers = handlers
         self.duties = Duties(settings, periodic)
         self.wakeups_conninfo = wakeups_conninfo

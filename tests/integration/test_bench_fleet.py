@@ -19,8 +19,8 @@ async def test_a_tiny_fleet_is_fetched_and_its_figures_come_out_as_json(pg_serve
     done = await run(
         sys.executable,
         str(SCRIPT),
-        *("--portals", "3", "--objects", "30", "--compare-portals", "2", "--workers", "1"),
-        *("--concurrency", "4", "--interactive-after", "0.5", "--latency-ms", "5"),
+        *("--portals", "3", "--objects", "30", "--compare-portals", "2", "--workers", "2"),
+        *("--hosts", "2", "--concurrency", "4", "--interactive-after", "0.5", "--latency-ms", "5"),
         *("--json", "--database-url", pg_server),
     )
 
@@ -34,3 +34,6 @@ async def test_a_tiny_fleet_is_fetched_and_its_figures_come_out_as_json(pg_serve
     assert figures["portal_finish_spread"] >= 1
     assert 0 <= figures["share_429"] < 1
     assert figures["worker_rss_ratio"] > 0
+    # two hosts (process groups of their own SMUVES_WORKER_ID), each of which claimed work
+    assert sorted(figures["jobs_by_host"]) == ["host0", "host1"]
+    assert all(jobs > 0 for jobs in figures["jobs_by_host"].values())

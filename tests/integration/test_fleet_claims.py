@@ -95,6 +95,21 @@ async def test_a_claim_takes_at_most_the_cap_of_one_portals_fetches(
     assert await running_of(db, busy) == 5
 
 
+async def test_the_cap_holds_for_jobs_a_finished_transaction_had_locked(
+    factory: Factory, db: Database, worker_db: Database, settings: Settings
+) -> None:
+    # The claim leaves the cap's look-up to the update for rows it meets locked (most are
+    # skipped); rows whose locker has finished are claimable and must still be capped.
+    busy = await factory.portal()
+    await start_fetch(db, busy)  # nine fetch jobs
+    assert len(await query(db, "fleet_lock_pending_of_portal", portal_id=busy)) == 9
+
+    claimed = await Queue(worker_db, settings).claim([JobKind.FETCH], limit=9)
+
+    assert [job.portal_id for job in claimed] == [busy] * 5
+    assert await running_of(db, busy) == 5
+
+
 async def test_the_cap_holds_when_workers_claim_at_the_same_moment(
     db_url: str, factory: Factory, db: Database, settings: Settings
 ) -> None:

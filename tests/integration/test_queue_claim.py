@@ -4,6 +4,7 @@ the batch worker's complete-and-claim in one transaction."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import Counter
 from datetime import timedelta
 
@@ -50,6 +51,46 @@ async def test_eight_claimers_on_separate_connections_drain_2000_jobs_each_once(
     assert set(claims.values()) == {1}
     assert await query(db, "job_statuses") == [{"status": "completed", "n": 2000}]
     assert await query(db, "run_statuses") == [{"status": "completed", "n": 400}]
+
+
+async def test_eight_pipelined_workers_complete_and_claim_2000_jobs_without_deadlocks(
+    db_url: str, factory: Factory, db: Database, settings: Settings
+) -> None:
+    # Each worker completes its batch and claims the next in one transaction, so claims meet
+    # jobs that other workers are completing right then: the lock order of migrations/0016
+    # ("Lock order") is what keeps them from deadlocking. A deadlock would raise here.
+    job_ids = await factory.backlog(400, content_types=FIVE)
+
+    async def worker(number: int) -> list[int]:
+        done: list[int] = []
+        async with pool_for(db_url, role=DbRole.WORKER, min_size=1, max_size=1) as pool:
+            queue = Queue(Database(pool), settings, worker_id=f"pipelined-{number}")
+            jobs = await queue.claim([JobKind.FETCH], limit=2 + number % 3)
+            while jobs:
+                completed, jobs = await queue.complete_and_claim(
+                    jobs, [JobKind.FETCH], limit=2 + number % 3
+                )
+                done.extend(completed)
+        return done
+
+    results = await asyncio.gather(*(worker(n) for n in range(8)))
+    assert sorted(job_id for result in results for job_id in result) == sorted(job_ids)
+    assert await query(db, "job_statuses") == [{"status": "completed", "n": 2000}]
+    assert await query(db, "run_statuses") == [{"status": "completed", "n": 400}]
+
+
+async def test_a_worker_id_prefix_names_the_claimer_in_locked_by(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    run = await factory.run()
+    await factory.job(run, run_after=T0 - timedelta(seconds=1))
+    # SMUVES_WORKER_ID: the hosts of a fleet tell their claims apart by it
+    queue = Queue(worker_db, settings.model_copy(update={"worker_id": "host-b"}))
+
+    [job] = await queue.claim([JobKind.FETCH], now=T0)
+
+    assert job.locked_by == queue.worker_id
+    assert queue.worker_id == f"host-b:{os.getpid()}"
 
 
 async def test_claim_sets_the_lease_and_starts_the_run(

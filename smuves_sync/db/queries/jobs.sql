@@ -75,12 +75,17 @@ ORDER BY j.id DESC
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
 -- claim_jobs_v2 (migrations/0016) returns its rows in id order.
+-- %(settle_run_ids)s: the runs of a batch job_complete_many_unsettled finished in this
+-- transaction, settled in the claim's pass over runs.
 SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
-                                   %(run_id)s::bigint, %(portal_max_running)s)
+                                   %(run_id)s::bigint, %(portal_max_running)s,
+                                   %(settle_run_ids)s::bigint[])
 
 -- name: job_claim_next
-SELECT * FROM public.claim_next_job_v2(%(worker)s, %(kinds)s::text[], %(now)s,
-                                       %(portal_max_running)s)
+-- claim_next_job_v2's claim of one job, made directly: a wrapping sql function that cannot be
+-- inlined (SECURITY DEFINER) is planned again on every call.
+SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
+                                   %(portal_max_running)s)
 
 -- name: job_leases
 -- How long a claimed job's lease lasts, per kind: the database decides (migrations/0016).
@@ -94,13 +99,21 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
                                     %(total)s, %(now)s)
 
 -- name: job_complete
-SELECT * FROM public.complete_job(%(job_id)s, %(lease_token)s, %(processed)s, %(now)s)
+-- complete_job's completion, made directly (see job_claim_next).
+SELECT * FROM public.complete_jobs_v2(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
+                                      ARRAY[%(processed)s::bigint], %(now)s)
 
 -- name: job_complete_many
 -- The arrays are sent in binary (the b placeholders): for a few hundred ids and tokens that
 -- is five times cheaper for the client than the text form.
-SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
-                                   %(now)s)
+SELECT id FROM public.complete_jobs_v2(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
+                                      %(now)s)
+
+-- name: job_complete_many_unsettled
+-- job_complete_many, the runs left for the claim that follows in the same transaction to
+-- settle (job_claim's settle_run_ids).
+SELECT id FROM public.complete_jobs_v2(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
+                                      %(now)s, false)
 
 -- name: job_fail
 SELECT * FROM public.fail_job(%(job_id)s, %(lease_token)s, %(error)s, %(retryable)s,

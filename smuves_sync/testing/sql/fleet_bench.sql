@@ -23,3 +23,11 @@ SELECT count(*) AS objects,
        pg_catalog.pg_total_relation_size('public.content_items') AS content_bytes,
        pg_catalog.pg_database_size(pg_catalog.current_database()) AS database_bytes
 FROM public.content_items
+
+-- name: fleet_jobs_by_host
+-- The jobs each host claimed: the part of locked_by before the pid (SMUVES_WORKER_ID).
+SELECT pg_catalog.split_part(j.locked_by, ':', 1) AS host, count(*) AS jobs
+FROM public.jobs AS j
+WHERE j.locked_by IS NOT NULL
+GROUP BY 1
+ORDER BY 1
