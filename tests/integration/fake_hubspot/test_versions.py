@@ -90,7 +90,10 @@ async def test_admin_rejects_bad_churn(serve: Serve) -> None:
 
 def test_versions_replay_identically() -> None:
     churns = [Churn(), Churn(changed=0.3, deleted=0.0, added=0.1, archived=0.1), Churn()]
-    eager, lazy = FakeHubSpot([PORTAL], CONFIG), FakeHubSpot([PORTAL], CONFIG)
+    # On the synthetic timeline: by the machine's clock the two fakes' steps, made moments
+    # apart, are dated a millisecond or more apart.
+    synthetic = replace(CONFIG, real_clock=False)
+    eager, lazy = FakeHubSpot([PORTAL], synthetic), FakeHubSpot([PORTAL], synthetic)
     for churn in churns:
         eager.ground_truth(PORTAL.portal_id, ContentType.BLOG_POST)  # built before each step
         eager.advance(PORTAL.portal_id, churn)
