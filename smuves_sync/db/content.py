@@ -11,10 +11,10 @@
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in
 binary; each object's JSON text and its hash are made here, so that Postgres parses only the
 documents that changed, and writes only the rows in which something a user can see changed
-(a re-sync of an unchanged portal writes no content row). It takes any objects shaped like
-the HubSpot client's `ContentRecord` (this package does not import the client). What a
-fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every
-row; when it was last confirmed is one row per portal and type (`content_syncs`).
+(a re-sync of an unchanged portal writes no content row). It takes the records the HubSpot
+client reads (`content_fields.ContentRecord`, here `ContentRow`). What a fetch job saw is
+kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every row; when it was
+last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
 `transaction`). `content_page` and `content_language_groups` run as the API's caller
@@ -38,12 +38,12 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 from psycopg.rows import dict_row, scalar_row
 
-from smuves_sync.content_fields import Promoted
+from smuves_sync.content_fields import ContentRecord, Promoted
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
 from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
@@ -52,30 +52,8 @@ from smuves_sync.db.rejects import content_rejects_add
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType
 
-
-class ContentRow(Protocol):
-    """One fetched object: its promoted fields and the object as HubSpot sent it."""
-
-    @property
-    def hubspot_id(self) -> str: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def slug(self) -> str | None: ...
-    @property
-    def url(self) -> str | None: ...
-    @property
-    def state(self) -> str | None: ...
-    @property
-    def language(self) -> str | None: ...
-    @property
-    def updated_at(self) -> datetime | None: ...
-    @property
-    def archived(self) -> bool: ...
-    @property
-    def raw(self) -> Mapping[str, Any]: ...
-    @property
-    def translated_from_id(self) -> str | None: ...
+# A fetched object as the write path takes it: the record the HubSpot client reads.
+ContentRow = ContentRecord
 
 
 @dataclass(frozen=True, slots=True)
