@@ -49,7 +49,7 @@ from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
 from smuves_sync.db.fetch_seen import content_seen_add, seen_key
 from smuves_sync.db.rejects import content_rejects_add
-from smuves_sync.db.rows import model_row
+from smuves_sync.db.rows import KeysetPage, model_row
 from smuves_sync.models import ContentType
 
 # A fetched object as the write path takes it: the record the HubSpot client reads.
@@ -67,14 +67,6 @@ class ContentItem(Promoted):
     archived: bool
     synced_at: datetime
     data: Any
-
-
-@dataclass(frozen=True, slots=True)
-class ContentPage:
-    """One keyset page of content; `last_key` is set when another page follows."""
-
-    items: tuple[ContentItem, ...]
-    last_key: tuple[ContentType, str] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +251,7 @@ async def content_page(
     pattern: str | None = None,
     after: tuple[ContentType, str] | None = None,
     limit: int,
-) -> ContentPage:
+) -> KeysetPage[ContentItem, tuple[ContentType, str]]:
     """Up to `limit` live objects after the key `after`, optionally of one type and matching
     the ILIKE `pattern` in name, slug or url."""
     params = {"portal_id": portal_id, "pattern": pattern, "limit": limit}
@@ -269,10 +261,7 @@ async def content_page(
         "after_id": after[1] if after else None,
     }
     rows = await db.all("content_page", {**params, **where}, row=model_row(ContentItem))
-    items = tuple(rows[:limit])
-    more = len(rows) > limit
-    last_key = (items[-1].content_type, items[-1].hubspot_id) if more and items else None
-    return ContentPage(items=items, last_key=last_key)
+    return KeysetPage.of(rows, limit, lambda item: (item.content_type, item.hubspot_id))
 
 
 @dataclass(frozen=True, slots=True)
