@@ -1,6 +1,7 @@
 """The listings of an incremental fetch: what changed since a moment, ids only, changed parents.
 
-    async for page in changed_pages(client, "site_page", since_ms, cursor):
+    opening = await open_changes(client, "site_page", since_ms)   # opening.changed: the total
+    async for page in changed_pages(client, "site_page", since_ms, cursor, opening=opening):
         store(page.items); checkpoint(page.cursor)      # page.counted: HubSpot's count
     async for ids in listed_ids(client, "site_page", archived=False):
         ...                                             # every id of the pass, nothing else
@@ -15,6 +16,12 @@ next fetch reads it. An answer that is not newest first (an API that ignores the
 listed oldest first by `updatedAfter` instead. A HubDB table's rows take `sort` but no change
 filters: they are paged by `paging.next` newest first until the listing reaches the moment.
 Cursors resume after the last page, like a full listing's (`Cursor`).
+
+`open_changes` asks those first requests of every pass before anything is stored, so that the
+job knows how many objects it will read: a first answer that reaches back to the moment lists
+every change of its pass; otherwise one ``limit=1`` request with `updatedAfter` counts them
+(a HubDB table's rows cannot be counted so: their count stays unknown). `changed_pages` then
+reads each first answer as its pass's first page instead of asking again.
 """
 
 from __future__ import annotations
