@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.fetch_seen import (
@@ -59,14 +59,14 @@ def _since_ms(read: FetchRead) -> int:
 _NOTHING = Page((), "")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Passes:
-    """What a change listing read: rows written, and per pass (archived or not) HubSpot's
-    count of the pass and the objects it showed."""
+    """What a change listing read, as it reads: rows written, and per pass (archived or not)
+    HubSpot's count of the pass and the objects it showed."""
 
-    written: int
-    counted: dict[bool, int]
-    shown: dict[bool, int]
+    written: int = 0
+    counted: dict[bool, int] = field(default_factory=dict)
+    shown: dict[bool, int] = field(default_factory=dict)
 
 
 async def _store(
@@ -110,7 +110,7 @@ async def _read_pages(
 ) -> tuple[Job, _Passes]:
     """Store the changed objects page by page. A parent's children are not checkpointed page
     by page (their job resumes per parent)."""
-    processed, passes = job.processed, _Passes(0, {}, {})
+    processed, passes = job.processed, _Passes()
     cursor = job.cursor if parent_id is None else None
     since = _since_ms(read)
     pages = changed_pages(
@@ -127,7 +127,7 @@ async def _read_pages(
             passes.counted[page.archived] = page.counted
         after = page.cursor if parent_id is None else job.cursor
         job, written = await _store(ctx, job, page, processed, after)
-        passes = replace(passes, written=passes.written + written)
+        passes.written += written
     return job, passes
 
 
