@@ -25,6 +25,11 @@ def page_object(object_id: int, updated_ms: int) -> dict[str, Any]:
     return {"id": str(object_id), "name": f"page {object_id}", "updatedAt": moment.isoformat()}
 
 
+def newest_page(size: int) -> list[dict[str, Any]]:
+    """A full page of objects changed after SINCE, newest first."""
+    return [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
+
+
 def body(objects: list[dict[str, Any]], total: int, more: bool) -> dict[str, Any]:
     answer: dict[str, Any] = {"total": total, "results": objects}
     if more:
@@ -62,7 +67,7 @@ async def test_more_changes_than_a_page_are_read_by_updated_before(
 ) -> None:
     client = make_client()
     size = client.spec("site_page").page_size
-    newest = [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
+    newest = newest_page(size)
     older = [page_object(2000, SINCE + 1), page_object(2001, SINCE - 1)]
     asked: list[dict[str, str]] = []
 
@@ -113,8 +118,7 @@ async def test_more_changes_than_a_page_are_counted_with_one_request_more(
     make_client: MakeClient, router: respx.MockRouter
 ) -> None:
     client = make_client()
-    size = client.spec("site_page").page_size
-    newest = [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
+    newest = newest_page(client.spec("site_page").page_size)
     asked: list[dict[str, str]] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -138,8 +142,7 @@ async def test_an_opening_without_a_count_leaves_the_total_unknown(
     make_client: MakeClient, router: respx.MockRouter
 ) -> None:
     client = make_client()
-    size = client.spec("site_page").page_size
-    newest = [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
+    newest = newest_page(client.spec("site_page").page_size)
 
     def answer(request: httpx.Request) -> httpx.Response:
         if "updatedAfter" in request.url.params:
