@@ -24,29 +24,33 @@ SET LOCAL ROLE smuves_owner;
 ALTER TABLE public.content_items DROP CONSTRAINT content_items_portal_id_fkey;
 ALTER TABLE public.content_versions DROP CONSTRAINT content_versions_portal_id_fkey;
 
--- The portals of the rows a statement inserted exist; they stay locked FOR KEY SHARE until
--- the transaction ends, so none is deleted under the new rows. A foreign key's error, named.
+-- The portals p_ids (distinct) exist, and stay locked FOR KEY SHARE until the transaction
+-- ends, as a foreign key's check leaves them: a portal being deleted is waited for, and then
+-- refused; none is deleted under the rows that name it. A foreign key's error otherwise.
+CREATE FUNCTION public.content_portals_lock(p_ids bigint[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+        v_found bigint;
+    BEGIN
+        PERFORM FROM public.portals AS p WHERE p.id = ANY (p_ids) FOR KEY SHARE;
+        GET DIAGNOSTICS v_found = ROW_COUNT;
+        IF v_found < cardinality(p_ids) THEN
+            RAISE EXCEPTION 'content_items names a portal that does not exist'
+                USING ERRCODE = 'foreign_key_violation',
+                      CONSTRAINT = 'content_items_portal_exists';
+        END IF;
+    END
+    $$;
+REVOKE EXECUTE ON FUNCTION public.content_portals_lock(bigint[]) FROM PUBLIC;
+
 CREATE FUNCTION public.content_items_portal_exists() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-    DECLARE
-        v_wanted bigint;
-        v_found bigint;
     BEGIN
-        SELECT count(DISTINCT n.portal_id) INTO v_wanted FROM new_rows AS n;
-        IF v_wanted = 0 THEN
-            RETURN NULL;
-        END IF;
-        PERFORM FROM public.portals AS p
-        WHERE p.id IN (SELECT n.portal_id FROM new_rows AS n)
-        FOR KEY SHARE;
-        GET DIAGNOSTICS v_found = ROW_COUNT;
-        IF v_found < v_wanted THEN
-            RAISE EXCEPTION 'insert into content_items names a portal that does not exist'
-                USING ERRCODE = 'foreign_key_violation',
-                      CONSTRAINT = 'content_items_portal_exists';
-        END IF;
+        PERFORM public.content_portals_lock(ARRAY(SELECT DISTINCT n.portal_id FROM new_rows AS n));
         RETURN NULL;
     END
     $$;
@@ -56,13 +60,7 @@ CREATE FUNCTION public.content_items_portal_moved() RETURNS trigger
     SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-        PERFORM FROM public.portals AS p WHERE p.id = NEW.portal_id FOR KEY SHARE;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'content_items row moved to portal %, which does not exist',
-                            NEW.portal_id
-                USING ERRCODE = 'foreign_key_violation',
-                      CONSTRAINT = 'content_items_portal_exists';
-        END IF;
+        PERFORM public.content_portals_lock(ARRAY[NEW.portal_id]);
         RETURN NULL;
     END
     $$;
