@@ -86,6 +86,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -373,60 +374,39 @@ async def ingest(
     return rows / (time.perf_counter() - started)
 
 
-# One side of a pair of ingest rates: stores `rows` objects (ids from `first_id`); rows/s.
-Side = Callable[[int, int], Awaitable[float]]
-
-
-async def alternating(ours: Side, bound: Side, rows: int, chunk: int, ours_first: bool) -> float:
-    """`ours` against `bound`, each storing `rows` objects a chunk at a time, taking turns chunk
-    by chunk, so that a burst of other work on the machine slows both alike; the ratio of
-    their rates, from the time each spent storing."""
+async def alternating(
+    pool: Pool, run_id: int, writers: int, rows: int, first_id: int, ours_first: bool
+) -> tuple[float, float]:
+    """Our page store (fresh site pages on one connection, blog posts on more) and the bound,
+    each storing `rows` objects on `writers` connections, taking turns every 2,000 objects a
+    connection so that a burst of other work on the machine slows both alike; the rates
+    (rows/s) of the two, from the time each spent storing."""
+    ours_type = ContentType.SITE_PAGE if writers == 1 else ContentType.BLOG_POST
+    sides = [
+        ("ours", partial(ingest, pool, run_id, ours_type, writers=writers)),
+        (
+            "bound",
+            partial(ingest, pool, run_id, ContentType.SITE_PAGE, writers=writers, store=parse_only),
+        ),
+    ]
     spent = {"ours": 0.0, "bound": 0.0}
-    sides = [("ours", ours), ("bound", bound)]
+    chunk = 2_000 * writers
     for start in range(0, rows, chunk):
         size = min(chunk, rows - start)
         for name, side in sides if ours_first else sides[::-1]:
-            spent[name] += size / await side(1 + start, size)
-    return spent["bound"] / spent["ours"]
+            spent[name] += size / await side(size, first_id=first_id + start)
+    return rows / spent["ours"], rows / spent["bound"]
 
 
 async def ingest_round(pool: Pool, run_id: int, rows: int, round_: int) -> dict[str, float]:
-    """One round of the ingest rates against their bounds, on one connection and on four: ours
-    stores fresh objects (site pages on one connection, blog posts on four); which of the two
-    goes first alternates from round to round."""
-    offset = round_ * rows
-
-    def side(content_type: ContentType, writers: int, store: PageStore) -> Side:
-        async def measure(first_id: int, size: int) -> float:
-            rate = await ingest(
-                pool,
-                run_id,
-                content_type,
-                size,
-                writers=writers,
-                store=store,
-                first_id=offset + first_id,
-            )
-            rates[content_type, writers, store].append((size, size / rate))
-            return rate
-
-        return measure
-
-    rates: dict[tuple[ContentType, int, PageStore], list[tuple[int, float]]] = {}
+    """One round of the ingest rates against their bounds, on one connection and on four, with
+    fresh ids; which of the two goes first alternates from round to round."""
     figures: dict[str, float] = {}
-    for label, content_type, writers in (
-        ("one", ContentType.SITE_PAGE, 1),
-        ("four", ContentType.BLOG_POST, 4),
-    ):
-        ours = (content_type, writers, upsert_page)
-        bound = (ContentType.SITE_PAGE, writers, parse_only)
-        rates[ours], rates[bound] = [], []
-        figures[f"ratio_{label}"] = await alternating(
-            side(*ours), side(*bound), rows, 2_000 * writers, ours_first=round_ % 2 == 0
+    for label, writers in (("one", 1), ("four", 4)):
+        ours, bound = await alternating(
+            pool, run_id, writers, rows, 1 + round_ * rows, ours_first=round_ % 2 == 0
         )
-        for name, key in (("ours", ours), ("bound", bound)):
-            done = rates[key]
-            figures[f"{name}_{label}"] = sum(n for n, _ in done) / sum(t for _, t in done)
+        figures |= {f"ours_{label}": ours, f"bound_{label}": bound, f"ratio_{label}": ours / bound}
     log(
         f"  round {round_ + 1}: one writer {figures['ours_one']:,.0f} rows/s, bound "
         f"{figures['bound_one']:,.0f} ({figures['ratio_one']:.2f}); four writers "
