@@ -14,7 +14,8 @@
 --     - a deleted portal takes its content and its history with it, as ON DELETE CASCADE
 --       did: portals_delete_content;
 --     - content_versions is written only by the triggers on content_items (0014), from rows
---       whose portal is checked above, and by the operator's prune, which deletes.
+--       whose portal is checked above, and by the operator's prune, which deletes versions
+--       and moves documents among an object's own.
 -- * The history of new objects (content_history_inserted, 0014) looks up the run in flight
 --   once per portal and type of the statement, as its comment always said, instead of once
 --   per object (the planner had made it a subplan per row).
