@@ -10,7 +10,7 @@
 --       locks them FOR KEY SHARE as the foreign key did (a portal being deleted is waited
 --       for, and then refused): content_items_portal_exists;
 --     - a row moved to another portal is checked the same way (nothing moves rows; a hand
---       may): content_items_portal_moved;
+--       may): content_items_portal_moved, a row trigger on the same function;
 --     - a deleted portal takes its content and its history with it, as ON DELETE CASCADE
 --       did: portals_delete_content;
 --     - content_versions is written only by the triggers on content_items (0014), from rows
@@ -46,22 +46,19 @@ CREATE FUNCTION public.content_portals_lock(p_ids bigint[]) RETURNS void
     $$;
 REVOKE EXECUTE ON FUNCTION public.content_portals_lock(bigint[]) FROM PUBLIC;
 
+-- The rows a statement inserted (a statement trigger), or a row moved to another portal (a
+-- row trigger, fired only when portal_id changes).
 CREATE FUNCTION public.content_items_portal_exists() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-        PERFORM public.content_portals_lock(ARRAY(SELECT DISTINCT n.portal_id FROM new_rows AS n));
-        RETURN NULL;
-    END
-    $$;
-
-CREATE FUNCTION public.content_items_portal_moved() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-        PERFORM public.content_portals_lock(ARRAY[NEW.portal_id]);
+        IF TG_LEVEL = 'ROW' THEN
+            PERFORM public.content_portals_lock(ARRAY[NEW.portal_id]);
+        ELSE
+            PERFORM public.content_portals_lock(
+                ARRAY(SELECT DISTINCT n.portal_id FROM new_rows AS n));
+        END IF;
         RETURN NULL;
     END
     $$;
@@ -87,7 +84,7 @@ CREATE TRIGGER content_items_portal_exists AFTER INSERT ON public.content_items
 CREATE TRIGGER content_items_portal_moved AFTER UPDATE OF portal_id ON public.content_items
     FOR EACH ROW
     WHEN (OLD.portal_id IS DISTINCT FROM NEW.portal_id)
-    EXECUTE FUNCTION public.content_items_portal_moved();
+    EXECUTE FUNCTION public.content_items_portal_exists();
 CREATE TRIGGER portals_delete_content AFTER DELETE ON public.portals
     REFERENCING OLD TABLE AS old_portals
     FOR EACH STATEMENT EXECUTE FUNCTION public.portals_delete_content();
