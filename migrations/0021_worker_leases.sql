@@ -14,11 +14,12 @@
 --   content_syncs, exports, fetch_reads, fetch_seen) must hold such a lease: a RESTRICTIVE
 --   policy per command, ANDed with the portal policies of 0003 and later. content_versions
 --   is written by the history triggers of 0014, as the owner, from the content_items writes.
--- * Reads of the portal's documents (content_items, content_versions) and of a job's record of
---   what it saw (fetch_seen) need the lease too: a worker reads content only to store a page,
---   sweep or export, all under a job. The rest stays readable by the portal alone: runs,
---   jobs, schedules, exports, rejects' counts and fetch_reads are what the scheduler (outside
---   any job) and `smuves sync` / `smuves export` (after their run) read.
+-- * Reads of the portal's documents (content_items, content_versions, and content_rejects,
+--   which holds the bytes of what could not be stored) and of a job's record of what it saw
+--   (fetch_seen) need the lease too: a worker reads them only to store a page, sweep or
+--   export, all under a job. The rest stays readable by the portal alone: runs, jobs,
+--   schedules, exports, content_syncs and fetch_reads are what the scheduler (outside any
+--   job) and `smuves export` (after its run) read.
 -- * The policies call the function as `(SELECT public.worker_holds_lease())`: an uncorrelated
 --   sub-select, which Postgres runs once per statement (an InitPlan), not once per row.
 -- * The scheduler works outside any job. It still creates runs only for a due schedule (0015)
@@ -63,7 +64,7 @@ BEGIN
             ('content_items', 'ALL'),
             ('content_versions', 'SELECT'),
             ('fetch_seen', 'ALL'),
-            ('content_rejects', 'INSERT'),
+            ('content_rejects', 'SELECT'), ('content_rejects', 'INSERT'),
             ('content_syncs', 'INSERT'), ('content_syncs', 'UPDATE'),
             ('exports', 'INSERT'), ('exports', 'UPDATE'),
             ('fetch_reads', 'INSERT'), ('fetch_reads', 'UPDATE')

@@ -195,7 +195,9 @@ async def test_a_worker_without_a_lease_sees_no_content(
     async with _session(worker_pool, portal=a.portal_id) as conn:
         visible = {name async for name, rows in _tenant_tables(conn, DbRole.WORKER) if rows}
     assert {"runs", "jobs", "schedules", "exports"} <= visible
-    assert visible.isdisjoint({"content_items", "content_versions", "fetch_seen"})
+    assert visible.isdisjoint(
+        {"content_items", "content_versions", "content_rejects", "fetch_seen"}
+    )
 
 
 async def test_the_token_column_is_readable_by_neither_role(admin_pool: Pool) -> None:
