@@ -31,7 +31,7 @@ async def list_notifications(
     async with user_session(ctx, principal) as db:
         page = await notification_page(db, before=after, limit=limit)
     return NotificationPageOut(
-        items=[NotificationOut.model_validate(n) for n in page.items], next=page.last_id
+        items=[NotificationOut.model_validate(n) for n in page.items], next=page.last_key
     )
 
 

@@ -1,5 +1,7 @@
 """Request and response bodies of the API (pydantic); responses are read from the package's
-records by attribute (``model_validate``), so a body names its fields once.
+records by attribute (``model_validate``), so a body names its fields once. A body that shows a
+record's fields (a run, an export, a notification, a content object) takes them from the
+record's dataclass (`_record_body`) and names only what it leaves out or adds.
 
 Request bodies refuse unknown fields, so a misspelt field is a 422 naming it rather than a
 silently ignored wish. Strings that reach Postgres may not hold NUL characters or lone
@@ -9,14 +11,17 @@ surrogates (Postgres text cannot store them): such input is a 422, not a databas
 from __future__ import annotations
 
 import dataclasses
+import typing
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, create_model
 
+from smuves_sync.db.content import ContentItem
 from smuves_sync.db.fetch_reads import FetchRead
+from smuves_sync.db.notifications import Notification
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.hubspot.account import token_shape
 from smuves_sync.models import (
@@ -25,10 +30,8 @@ from smuves_sync.models import (
     Export,
     ExportFormat,
     Job,
-    JobKind,
     JobStatus,
     Run,
-    RunStatus,
 )
 
 # Ids are bigint columns: anything larger could never name a row.
@@ -98,6 +101,22 @@ class _Out(BaseModel):
 
 def _attributes(record: Any) -> dict[str, Any]:
     return {field.name: getattr(record, field.name) for field in dataclasses.fields(record)}
+
+
+def _record_body(record: type[Any], *, omit: Collection[str] = (), **fields: Any) -> type[_Out]:
+    """A response body with the fields of the record `record` (a dataclass) but `omit`, in
+    its order and with its types, so that the body does not list them again; `fields` give
+    some of them a `Field` (a description). A body subclasses it, naming `_Out` after it:
+    a type checker cannot see a class made at run time, and learns from `_Out` what every
+    body has (`model_validate`, …)."""
+    hints = typing.get_type_hints(record)
+    declared: dict[str, Any] = {
+        f.name: (hints[f.name], fields.get(f.name, ...))
+        for f in dataclasses.fields(record)
+        if f.name not in omit
+    }
+    name = f"_{record.__name__}Body"
+    return create_model(name, __base__=_Out, __module__=__name__, **declared)
 
 
 class PortalOut(_Out):
@@ -178,15 +197,8 @@ class ReadOut(_Out):
     unchanged: int = Field(description="objects read or confirmed that had not changed")
 
 
-class RunOut(_Out):
-    id: int
-    portal_id: int
-    kind: JobKind
-    status: RunStatus
-    content_types: list[ContentType]
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
+class RunOut(_record_body(Run, omit={"owner_id"}), _Out):  # type: ignore[misc]
+    # The runs record (but its owner), with its jobs and what its fetches did.
     jobs: list[JobOut]
     rejected: RejectsOut
     reads: list[ReadOut] = Field(
@@ -230,17 +242,8 @@ class FetchAccepted(_RunAccepted):
     )
 
 
-class ExportOut(_Out):
-    id: int
-    run_id: int
-    portal_id: int
-    content_type: ContentType
-    format: ExportFormat
-    status: JobStatus
-    row_count: int | None
-    bytes: int | None
-    created_at: datetime
-    finished_at: datetime | None
+class ExportOut(_record_body(Export, omit={"path"}), _Out):  # type: ignore[misc]
+    # The exports record (but the file's place on the server), with its download link.
     download_url: str | None = Field(description="set once the file is written")
 
     @classmethod
@@ -255,18 +258,16 @@ class ExportAccepted(_RunAccepted):
     export: ExportOut
 
 
-class TranslationOut(_Out):
+class TranslationOut(
+    _record_body(  # type: ignore[misc]
+        ContentItem,
+        # the content record as a language variant: without its type, sync time and document
+        omit={"content_type", "synced_at", "data"},
+        translated_from_id=Field(description="the group's primary; null: this is it"),
+    ),
+    _Out,
+):
     """A language variant of an object: of the same type and language group."""
-
-    hubspot_id: str
-    name: str | None
-    slug: str | None
-    url: str | None
-    state: str | None
-    language: str | None
-    translated_from_id: str | None = Field(description="the group's primary; null: this is it")
-    hubspot_updated_at: datetime | None
-    archived: bool
 
 
 class _Typed(_Out):
@@ -361,14 +362,14 @@ class ChangePageOut(BaseModel):
     next: str | None = Field(description="pass as `after` for the next page; null: last page")
 
 
-class NotificationOut(_Out):
-    id: int
-    run_id: int | None
-    schedule_id: int | None = Field(description="the schedule a schedule_disabled note is about")
-    kind: str
-    message: str
-    created_at: datetime
-    read_at: datetime | None
+class NotificationOut(
+    _record_body(  # type: ignore[misc]
+        Notification,
+        schedule_id=Field(description="the schedule a schedule_disabled note is about"),
+    ),
+    _Out,
+):
+    pass  # the notifications record as it is
 
 
 class NotificationPageOut(BaseModel):

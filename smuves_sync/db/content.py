@@ -11,10 +11,10 @@
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in
 binary; each object's JSON text and its hash are made here, so that Postgres parses only the
 documents that changed, and writes only the rows in which something a user can see changed
-(a re-sync of an unchanged portal writes no content row). It takes any objects shaped like
-the HubSpot client's `ContentRecord` (this package does not import the client). What a
-fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every
-row; when it was last confirmed is one row per portal and type (`content_syncs`).
+(a re-sync of an unchanged portal writes no content row). It takes the records the HubSpot
+client reads (`content_fields.ContentRecord`, here `ContentRow`). What a fetch job saw is
+kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every row; when it was
+last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
 `transaction`). `content_page` and `content_language_groups` run as the API's caller
@@ -38,44 +38,22 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 from psycopg.rows import dict_row, scalar_row
 
-from smuves_sync.content_fields import Promoted
+from smuves_sync.content_fields import ContentRecord, Promoted
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
 from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
 from smuves_sync.db.fetch_seen import content_seen_add, seen_key
 from smuves_sync.db.rejects import content_rejects_add
-from smuves_sync.db.rows import model_row
+from smuves_sync.db.rows import KeysetPage, model_row
 from smuves_sync.models import ContentType
 
-
-class ContentRow(Protocol):
-    """One fetched object: its promoted fields and the object as HubSpot sent it."""
-
-    @property
-    def hubspot_id(self) -> str: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def slug(self) -> str | None: ...
-    @property
-    def url(self) -> str | None: ...
-    @property
-    def state(self) -> str | None: ...
-    @property
-    def language(self) -> str | None: ...
-    @property
-    def updated_at(self) -> datetime | None: ...
-    @property
-    def archived(self) -> bool: ...
-    @property
-    def raw(self) -> Mapping[str, Any]: ...
-    @property
-    def translated_from_id(self) -> str | None: ...
+# A fetched object as the write path takes it: the record the HubSpot client reads.
+ContentRow = ContentRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +67,6 @@ class ContentItem(Promoted):
     archived: bool
     synced_at: datetime
     data: Any
-
-
-@dataclass(frozen=True, slots=True)
-class ContentPage:
-    """One keyset page of content; `last_key` is set when another page follows."""
-
-    items: tuple[ContentItem, ...]
-    last_key: tuple[ContentType, str] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +251,7 @@ async def content_page(
     pattern: str | None = None,
     after: tuple[ContentType, str] | None = None,
     limit: int,
-) -> ContentPage:
+) -> KeysetPage[ContentItem, tuple[ContentType, str]]:
     """Up to `limit` live objects after the key `after`, optionally of one type and matching
     the ILIKE `pattern` in name, slug or url."""
     params = {"portal_id": portal_id, "pattern": pattern, "limit": limit}
@@ -291,10 +261,7 @@ async def content_page(
         "after_id": after[1] if after else None,
     }
     rows = await db.all("content_page", {**params, **where}, row=model_row(ContentItem))
-    items = tuple(rows[:limit])
-    more = len(rows) > limit
-    last_key = (items[-1].content_type, items[-1].hubspot_id) if more and items else None
-    return ContentPage(items=items, last_key=last_key)
+    return KeysetPage.of(rows, limit, lambda item: (item.content_type, item.hubspot_id))
 
 
 @dataclass(frozen=True, slots=True)

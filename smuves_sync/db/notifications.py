@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from smuves_sync.db.database import Database
-from smuves_sync.db.rows import model_row
+from smuves_sync.db.rows import KeysetPage, model_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,20 +47,14 @@ class RunNotification:
     read_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class NotificationPage:
-    """Newest first; `last_id` is set when older notifications follow."""
-
-    items: tuple[Notification, ...]
-    last_id: int | None
-
-
-async def notification_page(db: Database, *, before: int | None, limit: int) -> NotificationPage:
-    """The scoped user's notifications older than id `before` (None: the newest)."""
+async def notification_page(
+    db: Database, *, before: int | None, limit: int
+) -> KeysetPage[Notification, int]:
+    """The scoped user's notifications older than id `before` (None: the newest), newest
+    first."""
     params = {"before": before, "limit": limit}
     rows = await db.all("notification_list", params, row=model_row(Notification))
-    items = tuple(rows[:limit])
-    return NotificationPage(items=items, last_id=items[-1].id if len(rows) > limit else None)
+    return KeysetPage.of(rows, limit, lambda notification: notification.id)
 
 
 async def notification_mark_read(db: Database, notification_id: int) -> Notification | None:

@@ -18,13 +18,14 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from psycopg.rows import BaseRowFactory, RowMaker, no_result, scalar_row
 
-__all__ = ["model_row", "scalar_row"]
+__all__ = ["KeysetPage", "model_row", "scalar_row"]
 
 T = TypeVar("T")
+K = TypeVar("K")
 # How a column's value becomes a field's: a lookup (enums) or a function.
 Convert = Mapping[Any, Any] | Callable[[Any], Any]
 
@@ -158,3 +159,20 @@ def model_row(record: type[T], prefix: str = "") -> BaseRowFactory[T]:
 
     _FACTORIES[record, prefix] = factory
     return factory
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KeysetPage(Generic[T, K]):
+    """One page of a keyset listing; `last_key` (the last item's key) is set when another page
+    follows, for the next one to start after."""
+
+    items: tuple[T, ...]
+    last_key: K | None
+
+    @classmethod
+    def of(cls, rows: Sequence[T], limit: int, key: Callable[[T], K]) -> KeysetPage[T, K]:
+        """The first `limit` of `rows`, which were read with one more to tell whether another
+        page follows."""
+        items = tuple(rows[:limit])
+        more = len(rows) > limit
+        return cls(items, key(items[-1]) if more and items else None)

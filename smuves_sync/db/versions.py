@@ -24,7 +24,7 @@ from typing import Any
 from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
-from smuves_sync.db.rows import model_row
+from smuves_sync.db.rows import KeysetPage, model_row
 from smuves_sync.models import ContentEvent, ContentType
 
 # Versions a prune batch looks at: small enough that a batch is a short transaction.
@@ -79,14 +79,6 @@ class ContentChange:
     def key(self) -> tuple[datetime, int]:
         """The keyset position of this change in the feed."""
         return self.recorded_at, self.id
-
-
-@dataclass(frozen=True, slots=True)
-class ChangesPage:
-    """One keyset page of changes; `last_key` is set when another page follows."""
-
-    items: tuple[ContentChange, ...]
-    last_key: tuple[datetime, int] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,14 +169,12 @@ async def changes_page(
     *,
     after: tuple[datetime, int] | None = None,
     limit: int,
-) -> ChangesPage:
+) -> KeysetPage[ContentChange, tuple[datetime, int]]:
     """Up to `limit` changes of the portal `where` picks, after the key `after`, in the order
     recorded."""
     params = _changes_params(portal_id, where, after, limit + 1)
     rows = await db.all("versions_changes", params, row=model_row(ContentChange))
-    items = tuple(rows[:limit])
-    more = len(rows) > limit
-    return ChangesPage(items=items, last_key=items[-1].key if more and items else None)
+    return KeysetPage.of(rows, limit, lambda change: change.key)
 
 
 async def changes_stream(

@@ -81,31 +81,24 @@ WITH clock AS (
                                   LIMIT %(cap)s + 1) AS x)
     FROM kinds AS k
     UNION ALL
-    SELECT k.kind, 'failed',
+    -- Failed and stopped: `status IN (…)` says what s.status can be, so that jobs_dead_idx
+    -- (a partial index of those two) may answer for either.
+    SELECT k.kind, s.status,
            (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                                  WHERE j.status = 'failed' AND j.kind = k.kind
+                                  WHERE j.status = s.status AND j.status IN ('failed', 'stopped')
+                                    AND j.kind = k.kind
                                   LIMIT %(cap)s + 1) AS x)
-    FROM kinds AS k
+    FROM kinds AS k, (VALUES ('failed'), ('stopped')) AS s (status)
     UNION ALL
-    SELECT k.kind, 'stopped',
-           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                                  WHERE j.status = 'stopped' AND j.kind = k.kind
-                                  LIMIT %(cap)s + 1) AS x)
-    FROM kinds AS k
-    UNION ALL
-    SELECT k.kind, 'completed_hour',
+    -- Completed in the last hour and in the last day: two ranges of jobs_completed_idx.
+    SELECT k.kind, s.state,
            (SELECT count(*) FROM (SELECT FROM public.jobs AS j
                                   WHERE j.status = 'completed' AND j.kind = k.kind
-                                    AND j.finished_at > c.now - interval '1 hour'
+                                    AND j.finished_at > s.since
                                   LIMIT %(cap)s + 1) AS x)
-    FROM kinds AS k, clock AS c
-    UNION ALL
-    SELECT k.kind, 'completed_day',
-           (SELECT count(*) FROM (SELECT FROM public.jobs AS j
-                                  WHERE j.status = 'completed' AND j.kind = k.kind
-                                    AND j.finished_at > c.now - interval '1 day'
-                                  LIMIT %(cap)s + 1) AS x)
-    FROM kinds AS k, clock AS c
+    FROM kinds AS k, clock AS c,
+         LATERAL (VALUES ('completed_hour', c.now - interval '1 hour'),
+                         ('completed_day', c.now - interval '1 day')) AS s (state, since)
 )
 SELECT kind, state, least(jobs, %(cap)s) AS jobs, jobs > %(cap)s AS capped FROM counted
 
