@@ -136,26 +136,21 @@ CREATE FUNCTION public.disable_due_schedule(
     p_now timestamptz DEFAULT NULL
 )
     RETURNS boolean
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE sql SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
-    DECLARE
-        v_now timestamptz := public.effective_now(p_now);
-        v_schedule public.schedules;
-    BEGIN
-        UPDATE public.schedules AS s SET enabled = false
-        WHERE s.id = p_schedule_id AND public.schedule_is_due(s, v_now)
-        RETURNING s.* INTO v_schedule;
-        IF NOT FOUND THEN
-            RETURN NULL;
-        END IF;
-        INSERT INTO public.notifications (user_id, schedule_id, kind, message)
-        SELECT coalesce(v_schedule.owner_id, p.owner_id), v_schedule.id, 'schedule_disabled',
-               p_message
-        FROM public.portals AS p
-        WHERE p.id = v_schedule.portal_id AND coalesce(v_schedule.owner_id, p.owner_id) IS NOT NULL;
-        RETURN FOUND;
-    END
+        WITH disabled AS (
+            UPDATE public.schedules AS s SET enabled = false
+            WHERE s.id = p_schedule_id AND public.schedule_is_due(s, public.effective_now(p_now))
+            RETURNING s.id, s.portal_id, s.owner_id
+        ), told AS (
+            INSERT INTO public.notifications (user_id, schedule_id, kind, message)
+            SELECT coalesce(d.owner_id, p.owner_id), d.id, 'schedule_disabled', p_message
+            FROM disabled AS d JOIN public.portals AS p ON p.id = d.portal_id
+            WHERE coalesce(d.owner_id, p.owner_id) IS NOT NULL
+            RETURNING 1
+        )
+        SELECT CASE WHEN EXISTS (SELECT FROM disabled) THEN EXISTS (SELECT FROM told) END
     $$;
 
 GRANT EXECUTE ON FUNCTION

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 import pytest
@@ -132,66 +133,50 @@ async def test_a_worker_writes_no_portal_it_holds_no_lease_of(
     ]
 
 
+Lease = tuple[int, uuid.UUID | None]  # a job's id and a lease token, as `query_as` takes them
+
+
+async def as_worker(
+    pool: Pool, name: str, portal: int, lease: Lease, *, rows_of: int | None = None
+) -> list[dict[str, Any]]:
+    """The named statement as the worker login, scoped to `portal` under `lease`, on the rows
+    of portal `rows_of` (default: `portal`)."""
+    return await query_as(pool, name, as_portal=portal, lease=lease, portal_id=rows_of or portal)
+
+
 async def test_a_worker_writes_its_portal_only_while_its_lease_is_live(
     factory: Factory, worker_login_pool: Pool, db: Database
 ) -> None:
-    portal = await factory.portal()
-    run = await factory.run(portal)
-    await factory.content_item(run, "1")
+    pool = worker_login_pool
+    run = await factory.run(portal := await factory.portal())
     held = await factory.job(run, status=JobStatus.RUNNING)
-    lease = (held.id, held.lease_token)
+    lease: Lease = (held.id, held.lease_token)
+    await factory.content_item(run, "1")
 
-    async def deface() -> list[dict[str, object]]:
-        return await query_as(
-            worker_login_pool,
-            "trust_deface_content",
-            as_portal=portal,
-            lease=lease,
-            portal_id=portal,
-        )
-
-    assert await deface() == [{"hubspot_id": "1"}]
-    assert await query_as(
-        worker_login_pool, "trust_plant_content", as_portal=portal, lease=lease, portal_id=portal
-    ) == [{"hubspot_id": "planted"}]
+    assert await as_worker(pool, "trust_deface_content", portal, lease) == [{"hubspot_id": "1"}]
+    planted = await as_worker(pool, "trust_plant_content", portal, lease)
+    assert planted == [{"hubspot_id": "planted"}]
 
     # Taken over by another worker's claim: the old lease writes nothing, reads nothing.
     await query(db, "trust_take_over_lease", job_id=held.id)
-    assert await deface() == []
-    with pytest.raises(LeaseLost):  # a page stored under it: the worker stops
-        async with Database(worker_login_pool).for_job(held) as scoped:
-            await query(scoped, "trust_plant_content", portal_id=portal)
+    assert await as_worker(pool, "trust_deface_content", portal, lease) == []
+    assert await as_worker(pool, "trust_content_names", portal, lease) == []
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        await query_as(
-            worker_login_pool,
-            "trust_plant_content",
-            as_portal=portal,
-            lease=lease,
-            portal_id=portal,
-        )
-    assert (
-        await query_as(
-            worker_login_pool,
-            "trust_content_names",
-            as_portal=portal,
-            lease=lease,
-            portal_id=portal,
-        )
-        == []
-    )
+        await as_worker(pool, "trust_plant_content", portal, lease)
+    with pytest.raises(LeaseLost):  # a page stored under it: the worker stops
+        async with Database(pool).for_job(held) as scoped:
+            await query(scoped, "trust_plant_content", portal_id=portal)
 
-    # Expired (its last heartbeat is older than the fetch lease), though nobody took it over.
+    # Expired (its last heartbeat is older than the fetch lease), though nobody took it over;
+    # and a made-up token.
     expired = await factory.job(
         run,
         status=JobStatus.RUNNING,
         content_type=ContentType.BLOG_POST,
         heartbeat_at=datetime.now(UTC) - timedelta(hours=1),
     )
-    lease = (expired.id, expired.lease_token)
-    assert await deface() == []
-    # Nor a made-up token of a live job.
-    lease = (held.id, uuid.uuid4())
-    assert await deface() == []
+    for lease in ((expired.id, expired.lease_token), (expired.id, uuid.uuid4())):
+        assert await as_worker(pool, "trust_deface_content", portal, lease) == []
 
 
 async def test_a_lease_of_one_portal_writes_no_other(
@@ -201,28 +186,15 @@ async def test_a_lease_of_one_portal_writes_no_other(
     my_run, their_run = await factory.run(mine), await factory.run(victim)
     await factory.content_item(their_run, "1")
     held = await factory.job(my_run, status=JobStatus.RUNNING)
-    lease = (held.id, held.lease_token)
+    lease: Lease = (held.id, held.lease_token)
+    pool = worker_login_pool
 
     # Naming the victim's portal with my job's lease, or my portal and the victim's rows.
-    for as_portal in (victim, mine):
-        assert (
-            await query_as(
-                worker_login_pool,
-                "trust_deface_content",
-                as_portal=as_portal,
-                lease=lease,
-                portal_id=victim,
-            )
-            == []
-        )
+    for portal in (victim, mine):
+        defaced = await as_worker(pool, "trust_deface_content", portal, lease, rows_of=victim)
+        assert defaced == []
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            await query_as(
-                worker_login_pool,
-                "trust_plant_content",
-                as_portal=as_portal,
-                lease=lease,
-                portal_id=victim,
-            )
+            await as_worker(pool, "trust_plant_content", portal, lease, rows_of=victim)
     assert await query(db, "trust_content_names", portal_id=victim) == [
         {"hubspot_id": "1", "name": "A page"}
     ]
@@ -231,8 +203,7 @@ async def test_a_lease_of_one_portal_writes_no_other(
 async def test_the_schedulers_functions_change_only_a_due_schedule(
     factory: Factory, worker_login_pool: Pool, db: Database
 ) -> None:
-    owner = await factory.user()
-    portal = await factory.portal(owner)
+    portal = await factory.portal(owner := await factory.user())
     later = datetime.now(UTC) + timedelta(days=1)
     waiting = await factory.schedule(portal, owner=owner, next_run_at=later)
 
