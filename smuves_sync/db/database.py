@@ -151,9 +151,9 @@ class Database:
     ) -> AsyncIterator[R]:
         """The named query's rows through a server-side cursor, `batch_size` at a time, so a
         large result is never held in memory. Needs a transaction (`transaction`,
-        `for_portal`, `as_user`): the cursor lives as long as it does."""
+        `for_job`, `as_user`, ...): the cursor lives as long as it does."""
         if self._conn is None:
-            raise RuntimeError(f"{query}: streaming needs a transaction, e.g. db.for_portal(...)")
+            raise RuntimeError(f"{query}: streaming needs a transaction, e.g. db.for_job(...)")
         async with self._conn.cursor(f"smuves_{query}", row_factory=row) as cur:
             cur.itersize = batch_size
             await cur.execute(queries()[query], params)
