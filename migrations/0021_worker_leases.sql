@@ -36,7 +36,7 @@ SET LOCAL ROLE smuves_owner;
 -- SECURITY DEFINER: the worker may not read jobs.lease_token. STABLE, no argument: a policy
 -- wraps it in a sub-select, evaluated once per statement. plpgsql, not sql: a sql function
 -- that cannot be inlined (SECURITY DEFINER, SET) plans its query again in every statement
--- that calls it, which cost the page write a tenth of its time; plpgsql keeps the plan for
+-- that calls it, which cost the page write a tenth of its time or more; plpgsql keeps the plan for
 -- the session.
 CREATE FUNCTION public.worker_holds_lease() RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -86,9 +86,9 @@ BEGIN
 END
 $$;
 
--- Whether schedule p_schedule_id is enabled and due at p_now (NULL: the database's clock; a
--- made-up time only from the operator's login, effective_now). Not SECURITY DEFINER: the
--- functions below run it as the owner.
+-- Whether schedule p_schedule is enabled and due at p_now (the functions below pass
+-- effective_now: the database's clock, or a made-up time from the operator's login only).
+-- Not SECURITY DEFINER, granted to nobody: they run it as the owner.
 CREATE FUNCTION public.schedule_is_due(p_schedule public.schedules, p_now timestamptz)
     RETURNS boolean
     LANGUAGE sql STABLE
