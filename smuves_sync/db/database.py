@@ -48,7 +48,7 @@ Params = Mapping[str, Any]
 Statement = tuple[str, Params | None, BaseRowFactory[Any]]
 R = TypeVar("R")
 # What the policies that fence a worker's writes by its job's lease are named after
-# (migrations/0021): a row one of them refuses was written without a live lease.
+# (migrations/0020): a row one of them refuses was written without a live lease.
 _LEASE_POLICY = "_worker_lease"
 
 
@@ -184,7 +184,7 @@ class Database:
     async def for_portal(self, portal_id: int) -> AsyncIterator[Database]:
         """A transaction in which the worker role sees the rows of `portal_id` that need no
         lease (runs, jobs, schedules, exports, ...); it writes nothing of the portal's there
-        (migrations/0021)."""
+        (migrations/0020)."""
         async with self.transaction() as scoped:
             await scoped.execute("session_set_portal", {"portal_id": portal_id})
             yield scoped
