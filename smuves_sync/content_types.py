@@ -94,7 +94,8 @@ class ContentTypeSpec:
     # the page boundary, and the listing never shows it.
     # created_keyset: the list endpoint takes `sort=createdAt` and `createdAfter`, so a second
     #   pass can page by the last creation time seen, which no deletion shifts; otherwise the
-    #   second pass lists again from the start.
+    #   second pass lists again from the start. It also lets a first listing count what was
+    #   created since it began, so balanced creations and deletions show (hubspot/whole.py).
     created_keyset: bool = False
     # batch_read: `POST <list path>/batch/read` answers a batch of ids (with `archived=true`,
     #   the archived ones); get_by_id: `GET <list path>/<id>` answers one (404: no such one).

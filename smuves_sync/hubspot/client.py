@@ -13,9 +13,10 @@ Usage (one registry of rate-limit budgets per process, shared by every client)::
 `pages` walks the live objects, then (for types that have one) a second pass with
 `archived=true`; HubDB rows are walked table by table, tables in id order. The cursor of the
 last page is a "done" cursor: resuming from it yields nothing. With `verify=True` the listing
-is checked at its end (counted again; HubSpot's offsets move under deletions) and, when it
-may have missed objects, completed by another pass whose pages follow. `confirm` asks about
-objects by id (batch reads, else one by one): which HubSpot still holds, which are gone.
+is checked at its end (counted again, against its counts when it began and what was created
+since; HubSpot's offsets move under deletions) and, when it may have missed objects,
+completed by another pass whose pages follow. `confirm` asks about objects by id (batch
+reads, else one by one): which HubSpot still holds, which are gone.
 
 A listing is one request chain
 (a `Lane`) of the portal's budget, which serves the chain with the most requests still to go
@@ -59,7 +60,7 @@ from smuves_sync.errors import (
 )
 from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE, Confirmation, Confirmer
-from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.cursor import Baseline, Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
 from smuves_sync.hubspot.paging import ListingBound
@@ -72,6 +73,7 @@ from smuves_sync.hubspot.registry import (
 )
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.hubspot.transport import Transport
+from smuves_sync.hubspot.whole import missed_why
 from smuves_sync.settings import Settings
 
 __all__ = [
@@ -119,6 +121,9 @@ class HubSpotClient:
         )
         self._api_version = settings.hubspot_api_version
         self._registry = registry
+        self._clock = limits.clock
+        # How far HubSpot's clock may trail ours when it dates a creation (see `whole`).
+        self._margin_ms = int(settings.incremental_overlap_seconds * 1000)
         self._listing = Listing(self._transport, registry, self._api_version)
         self._confirmer = Confirmer(self._transport, registry, self._api_version)
 
@@ -208,34 +213,32 @@ class HubSpotClient:
         offsets, so an object deleted while the listing runs moves another across a page
         boundary, unseen. At its end the type is counted again: unless the listing saw
         exactly that many objects (`listed`: those it produced before `cursor`, plus what it
-        produces now) and no page reported a total other than its part's first page did, a
-        second pass follows — by creation time (`createdAfter`, which no deletion shifts)
-        where the type supports it, else a listing from the start — and its pages come next,
-        cursors and all. A `cursor` from a finished listing whose check has not run yet (the
-        job stopped in between) runs the check again.
+        produces now), no page reported a total other than its part's first page did and,
+        where the type takes `createdAfter`, each pass counts what it counted on its first
+        page plus what was created since the listing began (so balanced creations and
+        deletions show too; `whole`), a second pass follows — by creation time
+        (`createdAfter`, which no deletion shifts) where the type supports it, else a listing
+        from the start — and its pages come next, cursors and all. A `cursor` from a finished
+        listing whose check has not run yet (the job stopped in between) runs the check again.
         """
         spec = self._registry.get(content_type)
-        state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
+        state = Cursor.decode(cursor, spec.name) if cursor else self._start(spec, verify)
         if state.done and (state.recheck or not verify):
             return
         passes = [False, True] if include_archived and spec.archived_pass else [False]
         lane = self._transport.lane(requests_for(expected, spec.page_size))
         try:
             if not state.recheck:
-                drifted = state.drifted
+                end = state.encode()
                 if not state.done:
                     bound = ListingBound(spec.page_size, expected)
                     walk = self._listing.offset_pages(spec, state, passes, lane, bound, expected)
                     async for page in walk:
                         listed += page.objects
-                        drifted = page.drifted
+                        end = page.cursor
                         yield page
-                if not verify or await self._listing.listing_whole(spec, passes, listed, drifted):
+                if not verify or not await self._missed(spec, passes, listed, end):
                     return
-                why = "its totals moved while it ran" if drifted else f"{listed:,} listed"
-                how = "by creation time" if spec.created_keyset else "from the start"
-                missed = f"the {spec.name} listing may have missed objects ({why})"
-                log.info("portal %s: %s; listing again %s", self.portal_id, missed, how)
                 state = Cursor(str(spec.name), recheck=True)
             bound = ListingBound(spec.page_size)
             if spec.created_keyset:
@@ -246,6 +249,29 @@ class HubSpotClient:
                 yield page
         finally:
             lane.close()
+
+    def _start(self, spec: ContentTypeSpec, verify: bool) -> Cursor:
+        """Where a listing from the beginning starts. One that is checked at its end, of a type
+        whose listing takes `createdAfter`, keeps a `Baseline` from now, less the margin for
+        HubSpot's clock (`incremental_overlap_seconds`)."""
+        if not (verify and spec.created_keyset and spec.parent is None):
+            return Cursor(str(spec.name))
+        now_ms = int(self._clock.now().timestamp() * 1000)
+        return Cursor(str(spec.name), baseline=Baseline(max(now_ms - self._margin_ms, 0)))
+
+    async def _missed(
+        self, spec: ContentTypeSpec, passes: list[bool], listed: int, end: str
+    ) -> bool:
+        """Whether the finished first listing, whose last cursor is `end`, may have missed
+        objects (`whole.missed_why`); if so, says so and how it is listed again."""
+        state = Cursor.decode(end, spec.name)
+        why = await missed_why(self._listing, spec, passes, listed, state.drifted, state.baseline)
+        if why is None:
+            return False
+        how = "by creation time" if spec.created_keyset else "from the start"
+        missed = f"the {spec.name} listing may have missed objects ({why})"
+        log.info("portal %s: %s; listing again %s", self.portal_id, missed, how)
+        return True
 
     async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
         """Ask HubSpot about objects by id (as stored; HubDB rows '<table>:<row>'): which it

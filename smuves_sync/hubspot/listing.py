@@ -1,7 +1,7 @@
 """Listing a content type page by page: the cursor-paged listing (live pass, then archived;
-HubDB rows table by table), the keyset listing by creation time that completes one, counts,
-and the check that a finished listing saw everything. The pages' requests go through a
-`Transport`; `HubSpotClient.pages` strings these together.
+HubDB rows table by table), the keyset listing by creation time that completes one, and
+counts (the check that a finished listing saw everything is `whole`'s). The pages' requests go
+through a `Transport`; `HubSpotClient.pages` strings these together.
 """
 
 from __future__ import annotations
@@ -82,6 +82,12 @@ class Listing(PortalReader):
             return total
         return sum(self._child_count(spec, parent) for parent in parents)
 
+    async def created_since(self, spec: ContentTypeSpec, since: int, *, archived: bool) -> int:
+        """How many objects of a type without a parent, created after `since` (epoch
+        milliseconds), HubSpot holds (the archived ones if asked): `createdAfter`."""
+        path = spec.list_path(self._api_version)
+        return await self._listing_total(spec.name, path, archived, created_after=since)
+
     async def offset_pages(
         self,
         spec: ContentTypeSpec,
@@ -98,7 +104,7 @@ class Listing(PortalReader):
         if spec.parent is not None:
             records = await self.parent_records(spec, lane)
             parents = [*sorted((p.hubspot_id for p in records), key=_id_key)]
-        drifted = state.drifted
+        drifted, baseline = state.drifted, state.baseline
         for archived in passes:
             if state.archived and not archived:
                 continue  # the live pass was finished before the cursor was saved
@@ -116,6 +122,8 @@ class Listing(PortalReader):
                     listed = len(items) + len(rejects)
                     if seen == 0:
                         bound.part_started(total)
+                        if baseline and start == Position() and total is not None:
+                            baseline = baseline.with_start(archived, total)  # the pass's count
                     if not bound.add(listed):
                         raise self._runaway(spec, bound)
                     seen += listed
@@ -131,7 +139,7 @@ class Listing(PortalReader):
                         lane.expect(requests_for(max(total - seen, 0), spec.page_size))
                     ends = (index == len(todo) - 1, archived is passes[-1])
                     after = _cursor_after(spec, archived, nxt, parent_id, part_total, *ends)
-                    after = replace(after, recheck=recheck, drifted=drifted)
+                    after = replace(after, recheck=recheck, drifted=drifted, baseline=baseline)
                     yield Page(items, after.encode(), archived, drifted, rejects)
 
     def _runaway(self, spec: ContentTypeSpec, bound: ListingBound) -> RunawayListing:
@@ -215,18 +223,6 @@ class Listing(PortalReader):
             raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
         return records, rejects, more, newest
 
-    async def listing_whole(
-        self, spec: ContentTypeSpec, passes: list[bool], listed: int, drifted: bool
-    ) -> bool:
-        """Whether a finished listing saw everything: its totals held still while it ran and
-        it listed exactly as many objects as HubSpot counts now."""
-        if drifted:
-            return False
-        counted = 0
-        for archived in passes:
-            counted += await self.count(spec.name, archived=archived)
-        return counted == listed
-
     async def walk(
         self,
         spec: ContentTypeSpec,
@@ -289,8 +285,12 @@ class Listing(PortalReader):
             found.extend(records)
         return found
 
-    async def _listing_total(self, asked: str, path: str, archived: bool) -> int:
-        params = {"limit": "1", **({"archived": "true"} if archived else {})}
+    async def _listing_total(
+        self, asked: str, path: str, archived: bool, *, created_after: int | None = None
+    ) -> int:
+        params = {"limit": "1", **Position(created_after=created_after).query()}
+        if archived:
+            params["archived"] = "true"
         body = await self._transport.get(asked, path, params)
         total = body.get("total")
         if not _is_count(total):

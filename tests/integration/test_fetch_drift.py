@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.fetch_seen import content_sync_get
+from smuves_sync.db.fetch_seen import content_seen_start, content_sync_get
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
@@ -76,22 +76,70 @@ async def test_a_post_deleted_after_the_first_page_leaves_every_live_post_live(s
     assert [f[0] for f in await sync.stored(portal, POSTS, deleted=True)] == [first_post]
 
 
+@pytest.mark.parametrize(
+    ("created", "why"),
+    [
+        (3, "its totals moved while it ran"),
+        # Every count and every page's total say 150: only what was created since tells.
+        (2, "150 live objects at its start and 2 created since, but 150 now"),
+    ],
+)
 async def test_a_first_fetch_amid_deletions_and_creations_stores_every_live_post(
-    sync: Sync, caplog: pytest.LogCaptureFixture
+    sync: Sync, caplog: pytest.LogCaptureFixture, created: int, why: str
 ) -> None:
     fake, db = sync.fake, sync.db
     caplog.set_level(logging.INFO, logger="smuves_sync.hubspot.client")
     portal = await sync.plant_portal()
-    fake.set_faults((drift(4, deleted=2, created=3),))
+    fake.set_faults((drift(4, deleted=2, created=created),))
 
     await fetch(sync, portal)
 
     truth = sync.truth(portal, POSTS)
     live = await sync.stored(portal, POSTS)
-    assert len(truth) == 151 and set(truth) <= set(live)
+    # the two posts that crossed the page boundary too
+    assert len(truth) == 148 + created and set(truth) <= set(live)
     assert await sync.stored(portal, POSTS, deleted=True) == []
     assert await runs(db, portal) == ["completed"]
-    assert any("listing again by creation time" in r.getMessage() for r in caplog.records)
+    [missed] = [r.getMessage() for r in caplog.records if "may have missed" in r.getMessage()]
+    assert why in missed and "listing again by creation time" in missed
+
+
+@pytest.mark.hubspot(SPEC, ten_second_limit=None, cursors="offset", clock_skew_seconds=-300)
+async def test_balanced_drift_is_caught_when_hubspots_clock_trails_ours(sync: Sync) -> None:
+    # HubSpot dates the two new posts five minutes before our clock says: within the margin.
+    portal = await sync.plant_portal()
+    sync.fake.set_faults((drift(4, deleted=2, created=2),))
+
+    await fetch(sync, portal)
+
+    assert set(sync.truth(portal, POSTS)) <= set(await sync.stored(portal, POSTS))
+    assert await sync.stored(portal, POSTS, deleted=True) == []
+
+
+async def test_a_job_resumed_from_a_cursor_saved_before_the_upgrade_finishes(sync: Sync) -> None:
+    fake, db, factory, worker_db = sync.fake, sync.db, sync.factory, sync.worker_db
+    portal = await sync.plant_portal()
+    # A listing that keeps no baseline writes cursors as the release before did.
+    async with HubSpotClient(portal, TOKEN, sync.settings, RateLimitRegistry()) as client:
+        listing = client.pages(str(POSTS))
+        first = await anext(listing)
+        await listing.aclose()
+    assert Cursor.decode(first.cursor, str(POSTS)).baseline is None
+    run = await factory.run(portal, full_read=True)
+    job = await factory.job(run, content_type=POSTS, cursor=first.cursor, processed=100, total=150)
+    async with worker_db.for_portal(portal) as scoped:
+        await content_seen_start(scoped, job.id, portal)
+    await factory.seen(job, *(item.hubspot_id for item in first.items))
+    fake.reset_stats()
+
+    await Runner(worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True).run()
+
+    [done] = await query(db, "sync_jobs_of_portal", portal_id=portal)
+    assert (done["status"], done["processed"]) == ("completed", 150)
+    rest = {f[0] for f in sync.truth(portal, POSTS)} - {i.hubspot_id for i in first.items}
+    assert {f[0] for f in await sync.stored(portal, POSTS)} == rest
+    # The second page, the empty archived one, the two counts: checked as it was begun.
+    assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 1 + 1 + 2
 
 
 async def test_an_unchanged_listing_needs_no_second_pass(sync: Sync) -> None:
@@ -103,7 +151,8 @@ async def test_an_unchanged_listing_needs_no_second_pass(sync: Sync) -> None:
     await fetch(sync, portal)
 
     # two counts, two pages (the archived listing is empty: one answer), two counts at the end
-    assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 2 + 2 + 1 + 2
+    # and the live posts created since the listing began (none: no second pass)
+    assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 2 + 2 + 1 + 2 + 1
     assert await sync.stored(portal, POSTS) == sync.truth(portal, POSTS)
 
 
@@ -164,5 +213,6 @@ async def test_a_job_that_lost_what_it_saw_lists_again_from_the_start(
     [*_, job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
     assert (job["status"], job["processed"]) == ("completed", 150)
     assert await sync.stored(portal, POSTS, deleted=True) == []
-    # the live pages were listed again (2 pages, the archived one, two counts at the end)
-    assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 2 + 1 + 2
+    # the live pages were listed again (2 pages, the archived one, two counts at the end and
+    # the live posts created since it began again)
+    assert fake.stats(SPEC.portal_id).by_content_type["blog_post"] == 2 + 1 + 2 + 1

@@ -1,6 +1,7 @@
-"""The rules the queue functions share, each written once in 0004: the lease-expiry predicate
-(inlined by the planner, so claims still walk jobs_lease_idx), the statement that takes a job
-back to pending and ends its lease, and the notification of the people a run concerns."""
+"""The rules the queue functions share, each written once: the lease-expiry predicate (0004;
+inlined by the planner, so claims still walk jobs_lease_idx), the cap on a portal's running
+fetches (0018; inlined too), the statement that takes a job back to pending and ends its
+lease, and the notification of the people a run concerns."""
 
 from __future__ import annotations
 
@@ -21,11 +22,15 @@ async def _running(factory: Factory, kind: JobKind, silent_for: timedelta) -> Jo
     return await factory.job(run, status=JobStatus.RUNNING, locked_at=T0 - silent_for)
 
 
-def _index_scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [plan] if "Index Name" in plan else []
+def _nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [plan]
     for child in plan.get("Plans", []):
-        found.extend(_index_scans(child))
+        found.extend(_nodes(child))
     return found
+
+
+def _index_scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [node for node in _nodes(plan) if "Index Name" in node]
 
 
 async def test_a_lease_expires_after_its_kinds_lease(factory: Factory, admin_pool: Pool) -> None:
@@ -61,6 +66,25 @@ async def test_the_lease_predicate_is_inlined_into_an_index_condition(
     [scan] = _index_scans(explained["Plan"])
     assert scan["Index Name"] == "jobs_lease_idx"
     assert scan["Index Cond"].startswith("(heartbeat_at <")
+
+
+async def test_the_portal_cap_is_inlined_into_a_walk_of_the_portals_jobs_in_flight(
+    factory: Factory, admin_pool: Pool
+) -> None:
+    await factory.job()
+    # As with the lease predicate: anything that kept the planner from inlining
+    # job_within_portal_cap would call it once per job a claim walks, each call planned
+    # and run on its own.
+    async with admin_pool.connection() as conn, conn.transaction():
+        await query(conn, "queue_helpers_no_seqscan")
+        [plan] = await query(conn, "queue_helpers_explain_portal_cap", now=T0)
+        [explained] = plan["QUERY PLAN"]
+
+    assert "Function Scan" not in {node["Node Type"] for node in _nodes(explained["Plan"])}
+    [walk] = [
+        s for s in _index_scans(explained["Plan"]) if s["Index Name"] == "jobs_in_flight_uniq"
+    ]
+    assert walk["Index Cond"].startswith("((portal_id = j.portal_id)")
 
 
 async def test_a_job_back_in_pending_holds_no_lease(factory: Factory, admin_pool: Pool) -> None:

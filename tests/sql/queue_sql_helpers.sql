@@ -1,4 +1,4 @@
--- The helpers the queue functions of 0004 share, called directly.
+-- The helpers the queue functions of 0004 (and 0018) share, called directly.
 
 -- name: queue_helpers_lease_expired
 SELECT j.id, public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s) AS expired
@@ -14,6 +14,14 @@ EXPLAIN (FORMAT JSON)
 SELECT j.id FROM public.jobs AS j
 WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)
 ORDER BY j.heartbeat_at
+
+-- name: queue_helpers_explain_portal_cap
+-- The statement shape of claim_jobs_v2's cap on a portal's running fetches (migrations/0018).
+EXPLAIN (FORMAT JSON)
+SELECT j.id FROM public.jobs AS j
+WHERE j.status = 'pending'
+  AND (SELECT * FROM public.job_within_portal_cap(
+           j.portal_id, j.id, j.priority, coalesce(j.fair_at, j.run_after), %(now)s, NULL, 5))
 
 -- name: queue_helpers_to_pending
 -- The job handed back with a new resume point, the way the queue functions hand it back.

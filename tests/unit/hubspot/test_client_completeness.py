@@ -23,6 +23,8 @@ from tests.unit.hubspot.conftest import MakeClient, json_response
 
 POSTS = "/cms/v3/blogs/posts"
 EMPTY: dict[str, Any] = {"total": 0, "results": []}
+# The FakeClock's start (2026-03-10 15:30 UTC) less the margin for HubSpot's clock (600 s).
+SINCE = "2026-03-10T15:20:00.000Z"
 
 
 def post(n: int, created_ms: int | None = None) -> dict[str, Any]:
@@ -68,6 +70,7 @@ async def test_a_whole_listing_is_counted_again_and_left_at_that(
         (False, "100", "a2", None): body(3, [post(3)]),
         (True, "100", None, None): EMPTY,
         (False, "1", None, None): body(3, [post(1)]),
+        (False, "1", None, SINCE): EMPTY,  # none created since it began
         (True, "1", None, None): EMPTY,
     }
     route = router.get(POSTS).mock(side_effect=posts_answering(answers))
@@ -75,7 +78,9 @@ async def test_a_whole_listing_is_counted_again_and_left_at_that(
     pages = await collect(make_client(), verify=True)
 
     assert ids(pages) == ["1", "2", "3"]
-    assert [q.get("limit") for q in sent(route)] == ["100", "100", "100", "1", "1"]
+    # Three pages, then per pass the count and (where there is any) what was created since:
+    # an empty archived listing holds nothing created since either.
+    assert [q.get("limit") for q in sent(route)] == ["100", "100", "100", "1", "1", "1"]
     assert not any(p.drifted for p in pages)
 
 
