@@ -79,7 +79,7 @@ async def _store(
 ) -> tuple[Job, int]:
     """Store a page and checkpoint the job in one transaction (with a new `total` if given):
     (job, rows written)."""
-    async with ctx.db.for_portal(job.portal_id, async_commit=True) as scoped:
+    async with ctx.db.for_job(job, async_commit=True) as scoped:
         written = await store_read(scoped, job, page.items, page.rejects)
         job = await ctx.queue(scoped).checkpoint(job, cursor, processed, total=total)
     return job, written
@@ -94,7 +94,7 @@ async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: F
             total = job.processed + opening.changed
             job, _ = await _store(ctx, job, _NOTHING, job.processed, job.cursor, total)
     job, passes = await _read_pages(ctx, client, job, read, opening=opening)
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         stored = await content_present_counts(scoped, job.portal_id, job.content_type)
     job, found, scopes = await _check_counts(ctx, client, job, stored, passes)
     return await finish_fetch(ctx, client, job, scopes=scopes, changed=passes.written + found)
@@ -175,7 +175,7 @@ async def _check_counts(
 async def _see_ids(ctx: JobContext, job: Job, pages: AsyncIterator[list[str]]) -> Job:
     """Record every id of an ids-only listing as seen by the job (progress: the new ones)."""
     async for ids in pages:
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             new = await content_seen_add(scoped, job.id, job.portal_id, ids)
             job = await ctx.queue(scoped).checkpoint(job, job.cursor, job.processed + new)
     return job
@@ -185,13 +185,13 @@ async def _store_unstored(ctx: JobContext, client: HubSpotClient, job: Job) -> i
     """Read by id and store what an ids listing showed that is not stored: rows written."""
     after, written = "", 0
     while True:
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             ids = await content_seen_unstored(scoped, job, after=after, limit=BATCH_READ_SIZE)
         if not ids:
             return written
         after = ids[-1]
         answer = await client.confirm(job.content_type, ids)
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             written += await store_read(scoped, job, answer.present, answer.rejects)
 
 
@@ -203,7 +203,7 @@ async def read_changed_children(
     spec = client.spec(job.content_type)
     since = _since_ms(read)
     states = await parent_states(client, job.content_type)
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         stored = await content_children_present(scoped, job.portal_id, job.content_type)
     none = PresentCounts(0, 0)
     todo = [
@@ -251,7 +251,7 @@ async def _read_child_changes(
         total = job.processed + opening.changed + later
         job, _ = await _store(ctx, job, _NOTHING, job.processed, job.cursor, total)
     job, passes = await _read_pages(ctx, client, job, read, parent_id, opening)
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         held = await content_children_present(scoped, job.portal_id, job.content_type)
     job, found, swept = await _check_counts(
         ctx, client, job, held.get(parent_id, PresentCounts(0, 0)), passes, parent_id
