@@ -11,7 +11,7 @@ from smuves_sync.orchestrator import start_export, start_fetch
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.support import query
+from tests.support import claim_one_at_a_time, query
 
 ALL = tuple(ContentType)
 
@@ -20,16 +20,6 @@ async def ten_jobs(db: Database, portal_id: int, priority: JobPriority) -> None:
     """A fetch of every type (nine jobs) and an export: ten pending jobs of the portal."""
     await start_fetch(db, portal_id, priority=priority)
     await start_export(db, portal_id, ContentType.SITE_PAGE, ExportFormat.CSV, priority=priority)
-
-
-async def claim_one_at_a_time(queue: Queue, jobs: int) -> list[Job]:
-    """What a worker with one slot gets: claim one job, finish it, `jobs` times."""
-    order: list[Job] = []
-    for _ in range(jobs):
-        [job] = await queue.claim(None)
-        await queue.complete(job)
-        order.append(job)
-    return order
 
 
 async def test_two_portals_with_ten_jobs_each_take_turns_on_one_slot(

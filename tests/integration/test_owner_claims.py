@@ -6,11 +6,12 @@ from __future__ import annotations
 import uuid
 
 from smuves_sync.db import Database
-from smuves_sync.models import ContentType, Job, JobPriority
+from smuves_sync.models import ContentType, JobPriority
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
+from tests.support import claim_one_at_a_time
 
 FOUR = (ContentType.SITE_PAGE, ContentType.LANDING_PAGE, ContentType.BLOG_POST, ContentType.BLOG)
 
@@ -23,16 +24,6 @@ async def busy_portals(
     for portal in ids:
         await start_fetch(db, portal, FOUR, priority=priority)
     return ids
-
-
-async def claim_one_at_a_time(queue: Queue, jobs: int) -> list[Job]:
-    """What a worker with one slot gets: claim one job, finish it, `jobs` times."""
-    order: list[Job] = []
-    for _ in range(jobs):
-        [job] = await queue.claim(None)
-        await queue.complete(job)
-        order.append(job)
-    return order
 
 
 async def test_an_owner_with_one_portal_takes_turns_with_an_owner_with_five(

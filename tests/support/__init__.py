@@ -12,9 +12,11 @@ the rest are helpers a test imports from here:
     serving    `serve_app`: an ASGI app under uvicorn in the test's event loop
     sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases;
                `fake_portal`: a portal written as the fake's `--portal` flag writes it
+    claims     `claim_one_at_a_time`: the order a worker with one slot claims jobs in
     plugin     the fixtures: databases, pools, `Database`s, `factory`, `hubspot`, `sync`
 """
 
+from tests.support.claims import claim_one_at_a_time
 from tests.support.commands import (
     SECRET,
     clean_env,
@@ -37,6 +39,7 @@ __all__ = [
     "Sync",
     "SyncBed",
     "all_at_once",
+    "claim_one_at_a_time",
     "clean_env",
     "db_now",
     "eventually",
