@@ -3,7 +3,8 @@
     .venv/bin/python scripts/bench_queue.py [--jobs 20000] [--workers 4] [--batch 256]
                                             [--repeat 3] [--json]
 
-Throughput: N no-op fetch jobs are planted, then K concurrent workers (one process, one
+Throughput: N no-op fetch jobs are planted (their portals dealt among 20 owners, placed in
+line as enqueue_job_v2 places them), then K concurrent workers (one process, one
 pooled connection each, acting as smuves_worker) drain them through the real path — claim,
 run the (no-op) handler, complete — and jobs/s is N over the wall time. A worker awaits the
 handlers of its batch in turn: with no-op handlers, a task per job would measure asyncio
@@ -71,6 +72,7 @@ from smuves_sync.testing.scratch import scratch_database, seed_backlog
 
 FETCH = [JobKind.FETCH]
 TYPES = len(ContentType)
+OWNERS = 20  # the backlog's owners: claims share the workers among owners too
 
 
 @dataclass(frozen=True)
@@ -214,7 +216,7 @@ async def server(url: str | None) -> AsyncIterator[str]:
 async def drain(url: str, loop: Loop, jobs: int, workers: int, batch: int) -> float:
     """Plant `jobs` jobs and drain them with `workers` workers running `loop`; jobs per second."""
     settings = Settings()
-    planted = await seed_backlog(url, portals=-(-jobs // TYPES))
+    planted = await seed_backlog(url, portals=-(-jobs // TYPES), owners=OWNERS)
     if loop in FIFO_LOOPS.values():
         async with pool_for(url, max_size=1) as admin, admin.connection() as conn:
             await conn.execute(fifo_query("bench_fifo_functions"))

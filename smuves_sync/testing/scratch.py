@@ -1,7 +1,7 @@
 """Throw-away databases for benchmarks and experiments.
 
     async with scratch_database(server_url) as url:    # created and migrated; dropped on exit
-        n = await seed_backlog(url, portals=4000)      # 20,000 pending fetch jobs
+        n = await seed_backlog(url, portals=4000, owners=40)  # 36,000 pending fetch jobs
 
 `server_url` must be allowed to CREATE DATABASE (a superuser, or a role with CREATEDB that
 can also create the smuves roles).
@@ -48,19 +48,24 @@ async def seed_backlog(
     *,
     portals: int,
     first_portal: int = 1,
+    owners: int = 1,
     kind: JobKind = JobKind.FETCH,
     content_types: Sequence[ContentType] = tuple(ContentType),
 ) -> int:
-    """Plant `portals` portals with one run and one pending job per content type each."""
+    """Plant `portals` portals of `owners` owners with one run and one pending job per type each."""
     q = testing_queries()
     async with await AsyncConnection.connect(url, autocommit=True) as conn:
-        cur = await conn.execute(q["seed_user"], {"email": f"seed-{uuid.uuid4().hex}@example.com"})
-        row = await cur.fetchone()
-        assert row is not None
+        owner_ids = []
+        for _ in range(owners):
+            email = f"seed-{uuid.uuid4().hex}@example.com"
+            cur = await conn.execute(q["seed_user"], {"email": email})
+            row = await cur.fetchone()
+            assert row is not None
+            owner_ids.append(row[0])
         cur = await conn.execute(
             q["seed_backlog"],
             {
-                "owner_id": row[0],
+                "owner_ids": owner_ids,
                 "portals": portals,
                 "first_portal": first_portal,
                 "kind": str(kind),

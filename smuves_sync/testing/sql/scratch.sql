@@ -11,25 +11,30 @@ DROP DATABASE IF EXISTS {db} WITH (FORCE)
 INSERT INTO public.app_users (email) VALUES (%(email)s) RETURNING id
 
 -- name: seed_backlog
--- `portals` portals numbered from `first_portal`, each with one run of `kind` and one pending
--- job per content type (the in-flight dedup allows no more per portal), due at `run_after`
--- (NULL: now). Returns the job ids.
+-- `portals` portals numbered from `first_portal`, dealt in turn to the users `owner_ids`, each
+-- with one run of `kind` and one pending job per content type (the in-flight dedup allows no
+-- more per portal), due at `run_after` (NULL: now). Returns the job ids.
 WITH p AS (
     INSERT INTO public.portals (id, name, owner_id)
-    SELECT g, 'portal ' || g, %(owner_id)s
+    SELECT g, 'portal ' || g,
+           (%(owner_ids)s::uuid[])[(g - %(first_portal)s) %% cardinality(%(owner_ids)s::uuid[]) + 1]
     FROM generate_series(%(first_portal)s::bigint, %(first_portal)s::bigint + %(portals)s - 1) AS g
-    RETURNING id
+    RETURNING id, owner_id,
+              (id - %(first_portal)s) / cardinality(%(owner_ids)s::uuid[]) + 1 AS busy
 ), r AS (
     INSERT INTO public.runs (portal_id, owner_id, kind, content_types)
-    SELECT p.id, %(owner_id)s, %(kind)s, %(content_types)s::text[] FROM p
+    SELECT p.id, p.owner_id, %(kind)s, %(content_types)s::text[] FROM p
     RETURNING id, portal_id
 )
--- Each placed in line as enqueue_job_v2 places it (migrations/0016): a portal's k-th job in
--- flight k quanta of 10 s after it is due.
+-- Each placed in line as enqueue_job_v2 places it (migrations/0021) when the portals' runs
+-- start in id order: a portal that is its owner's n-th busy one places its k-th job in
+-- flight k * n + n - 1 quanta of 10 s after it is due.
 INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after, fair_at)
 SELECT r.id, r.portal_id, %(kind)s, t.t, coalesce(%(run_after)s, now()),
-       coalesce(%(run_after)s, now()) + (t.k - 1) * interval '10 seconds'
-FROM r CROSS JOIN unnest(%(content_types)s::text[]) WITH ORDINALITY AS t (t, k)
+       coalesce(%(run_after)s, now())
+       + ((t.k - 1) * p.busy + p.busy - 1) * interval '10 seconds'
+FROM r JOIN p ON p.id = r.portal_id
+CROSS JOIN unnest(%(content_types)s::text[]) WITH ORDINALITY AS t (t, k)
 ORDER BY r.id, t.k  -- a run's jobs side by side, as the orchestrator creates them
 RETURNING id
 
