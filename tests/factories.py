@@ -229,7 +229,7 @@ class Factory:
             "seed_backlog",
             portals=portals,
             first_portal=first_portal,
-            owner_id=owner,
+            owner_ids=[owner],
             kind=str(kind),
             content_types=[str(t) for t in content_types],
             run_after=run_after,
