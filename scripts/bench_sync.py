@@ -3,7 +3,7 @@
 re-sync writes and asks HubSpot for.
 
     .venv/bin/python scripts/bench_sync.py [--objects 50000] [--json] [--database-url URL]
-        [--only sync|ingest|history|export|resync|incremental ...]
+        [--only sync|ingest|history|export|resync|incremental ...] [--repeat 5]
     .venv/bin/python scripts/bench_sync.py --resync [--resync-objects 5339] [--fillfactor N]
         [--objects 50000]
 
@@ -19,10 +19,14 @@ benchmark with the worker's exit code and the last lines of its output.
 
 Ingest: synthetic pages of 100 objects (real fake-HubSpot page bodies, about 2.4 KB of JSON
 each, with fresh ids) stored by `content_upsert_page`, one transaction per page on one
-connection as one fetch job does: rows/s for inserts and for a second pass over unchanged
-objects; then four connections at once (four jobs ingesting); beside the baseline of one
-INSERT per object, and the bound: the same pages sent the same way with Postgres only parsing
-the documents into jsonb (most of what storing them costs), on one and on four connections.
+connection as one fetch job does, and on four connections at once (four jobs ingesting);
+beside each, the bound: the same pages sent the same way with Postgres only parsing the
+documents into jsonb (most of what storing them costs). Ours and its bound take turns every
+2,000 objects (8,000 on four connections), so that on a busy machine a burst of other work
+slows both alike; each ratio is that of the time the two spent storing. This is done in
+--repeat rounds (each with fresh ids, ours and the bound taking turns at going first): the
+rates and ratios are the medians of the rounds'. Once: a second pass over unchanged objects,
+and the baseline of one INSERT per object.
 
 History: the same pages stored into two scratch databases, one keeping content history
 (content_versions, written by content_items' triggers) and one with those triggers disabled,
@@ -84,6 +88,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -322,8 +327,10 @@ async def ingest(
     *,
     writers: int = 1,
     store: PageStore = upsert_page,
+    first_id: int = 1,
 ) -> float:
-    """Store `rows` objects a page per transaction, `writers` connections at once; rows/s.
+    """Store `rows` objects (ids from `first_id`) a page per transaction, `writers` connections
+    at once; rows/s.
 
     The pages are made by a task of their own, a page or so ahead of the writers, as the
     fetch handler's next page is fetched and parsed while the current one is stored.
@@ -332,7 +339,7 @@ async def ingest(
     ahead: asyncio.Queue[list[ContentRecord] | None] = asyncio.Queue(maxsize=writers)
 
     async def produce() -> None:
-        for page in pages(base, rows):
+        for page in pages(base, rows, first_id):
             await ahead.put(page)
         for _ in range(writers):
             await ahead.put(None)
@@ -346,33 +353,77 @@ async def ingest(
     return rows / (time.perf_counter() - started)
 
 
-async def bench_ingest(server_url: str, rows: int, baseline_rows: int) -> dict[str, Any]:
+async def alternating(
+    pool: Pool, run_id: int, writers: int, rows: int, first_id: int, ours_first: bool
+) -> tuple[float, float]:
+    """Our page store (fresh site pages on one connection, blog posts on more) and the bound,
+    each storing `rows` objects on `writers` connections, taking turns every 2,000 objects a
+    connection so that a burst of other work on the machine slows both alike; the rates
+    (rows/s) of the two, from the time each spent storing."""
+    ours_type = ContentType.SITE_PAGE if writers == 1 else ContentType.BLOG_POST
+    sides = [
+        ("ours", partial(ingest, pool, run_id, ours_type, writers=writers)),
+        (
+            "bound",
+            partial(ingest, pool, run_id, ContentType.SITE_PAGE, writers=writers, store=parse_only),
+        ),
+    ]
+    spent = {"ours": 0.0, "bound": 0.0}
+    chunk = 2_000 * writers
+    for start in range(0, rows, chunk):
+        size = min(chunk, rows - start)
+        for name, side in sides if ours_first else sides[::-1]:
+            spent[name] += size / await side(size, first_id=first_id + start)
+    return rows / spent["ours"], rows / spent["bound"]
+
+
+async def ingest_round(pool: Pool, run_id: int, rows: int, round_: int) -> dict[str, float]:
+    """One round of the ingest rates against their bounds, on one connection and on four, with
+    fresh ids; which of the two goes first alternates from round to round."""
+    figures: dict[str, float] = {}
+    for label, writers in (("one", 1), ("four", 4)):
+        ours, bound = await alternating(
+            pool, run_id, writers, rows, 1 + round_ * rows, ours_first=round_ % 2 == 0
+        )
+        figures |= {f"ours_{label}": ours, f"bound_{label}": bound, f"ratio_{label}": ours / bound}
+    log(
+        f"  round {round_ + 1}: one writer {figures['ours_one']:,.0f} rows/s, bound "
+        f"{figures['bound_one']:,.0f} ({figures['ratio_one']:.2f}); four writers "
+        f"{figures['ours_four']:,.0f}, bound {figures['bound_four']:,.0f} "
+        f"({figures['ratio_four']:.2f})"
+    )
+    return figures
+
+
+async def bench_ingest(
+    server_url: str, rows: int, baseline_rows: int, repeat: int
+) -> dict[str, Any]:
     async with scratch_database(server_url, prefix="smuves_bench_ingest") as url:
         await add_bench_portal(url)
         async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
             db = Database(pool)
             async with db.for_portal(PORTAL) as scoped:
                 run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
-            one = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
+            rounds = [await ingest_round(pool, run.id, rows, 0)]
+            # the first round's site pages again, every object unchanged
             unchanged = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
-            four = await ingest(pool, run.id, ContentType.BLOG_POST, rows, writers=4)
+            for round_ in range(1, repeat):
+                rounds.append(await ingest_round(pool, run.id, rows, round_))
             baseline = await ingest(
                 pool, run.id, ContentType.LANDING_PAGE, baseline_rows, store=one_by_one
             )
-            bound = await ingest(pool, run.id, ContentType.SITE_PAGE, rows, store=parse_only)
-            bound_four = await ingest(
-                pool, run.id, ContentType.SITE_PAGE, rows, writers=4, store=parse_only
-            )
+    rate = {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
     return {
         "ingest_rows": rows,
-        "ingest_rows_per_s": round(one),
+        "ingest_repeat": repeat,
+        "ingest_rows_per_s": round(rate["ours_one"]),
         "ingest_unchanged_rows_per_s": round(unchanged),
-        "ingest_4_writers_rows_per_s": round(four),
+        "ingest_4_writers_rows_per_s": round(rate["ours_four"]),
         "ingest_baseline_one_by_one_rows_per_s": round(baseline),
-        "ingest_bound_jsonb_parse_only_rows_per_s": round(bound),
-        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(bound_four),
-        "ingest_ratio_to_bound": round(one / bound, 3),
-        "ingest_4_writers_ratio_to_bound": round(four / bound_four, 3),
+        "ingest_bound_jsonb_parse_only_rows_per_s": round(rate["bound_one"]),
+        "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(rate["bound_four"]),
+        "ingest_ratio_to_bound": round(rate["ratio_one"], 3),
+        "ingest_4_writers_ratio_to_bound": round(rate["ratio_four"], 3),
     }
 
 
@@ -713,8 +764,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 figures.update(await bench_sync(url, args.objects, 2, workdir, args.mix))
                 log(f"  {figures}")
             if "ingest" in phases:
-                log(f"ingest: {args.ingest_rows:,} rows")
-                figures.update(await bench_ingest(url, args.ingest_rows, args.baseline_rows))
+                log(f"ingest: {args.ingest_rows:,} rows, {args.repeat} rounds")
+                figures.update(
+                    await bench_ingest(url, args.ingest_rows, args.baseline_rows, args.repeat)
+                )
             if "history" in phases:
                 log(f"history: {args.history_rows:,} rows, {args.history_rounds} rounds")
                 figures.update(await bench_history(url, args.history_rows, args.history_rounds))
@@ -743,6 +796,9 @@ def main() -> None:
     )
     parser.add_argument("--ingest-rows", type=int, default=50_000)
     parser.add_argument("--baseline-rows", type=int, default=5_000)
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="rounds of the ingest rates and their bounds"
+    )
     parser.add_argument("--history-rows", type=int, default=50_000)
     parser.add_argument(
         "--history-rounds",

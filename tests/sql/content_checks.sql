@@ -30,3 +30,16 @@ SELECT pg_catalog.pg_total_relation_size('public.content_items') AS bytes,
 -- the WAL flush.
 SELECT pg_catalog.current_setting('app.portal_id', true) AS portal_id,
        pg_catalog.current_setting('synchronous_commit') AS synchronous_commit
+
+-- name: content_insert_row
+-- One content row written by hand (the operator's login), beside what fetches write.
+INSERT INTO public.content_items (portal_id, content_type, hubspot_id, data)
+VALUES (%(portal_id)s, %(content_type)s, %(hubspot_id)s, '{}')
+
+-- name: content_move_rows
+UPDATE public.content_items SET portal_id = %(to_portal)s WHERE portal_id = %(portal_id)s
+
+-- name: portal_lock_nowait
+-- Fails at once (LockNotAvailable) while a transaction holds the portal's row, e.g. FOR KEY
+-- SHARE as content written for it does.
+SELECT p.id FROM public.portals AS p WHERE p.id = %(portal_id)s FOR UPDATE NOWAIT

@@ -38,3 +38,10 @@ def test_package_queries_load_once_and_are_read_only() -> None:
     assert "job_get" in loaded
     with pytest.raises(TypeError):
         loaded["job_get"] = "SELECT 1"  # type: ignore[index]
+
+
+def test_every_query_is_short_enough_for_psycopg_to_keep_its_conversion() -> None:
+    # psycopg parses a query's placeholders again on every call once its text passes 4 KB
+    # (psycopg._queries.MAX_CACHED_STATEMENT_LENGTH); a fetch runs content_upsert_page per page.
+    sizes = {name: len(sql.encode()) for name, sql in queries().items()}
+    assert {name: size for name, size in sizes.items() if size > 4096} == {}

@@ -2,8 +2,11 @@
 -- the ids a fetch saw and the deletion sweep over them, the last confirmation of a portal's
 -- type, the streaming read of exports, the API's pages and language groups, the dashboard's
 -- counts.
-
--- name: content_upsert_page
+--
+-- content_upsert_page runs for every page a fetch stores, so its text stays under the 4 KB up
+-- to which psycopg keeps a query's conversion instead of parsing it again on every call
+-- (tests/unit/test_db_queries.py): what it does is said here, above its name.
+--
 -- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
 -- around the documents): %(documents)b holds each object's JSON text and %(content_hashes)b
 -- its hash, both made by the caller.
@@ -19,6 +22,8 @@
 -- Parsing a document into jsonb is most of what storing it costs, so a changed row whose
 -- hash matches keeps its stored document, unparsed (no new TOAST value either). An object
 -- seen again after it was marked deleted is live again.
+
+-- name: content_upsert_page
 WITH page AS (
     SELECT r.hubspot_id, r.name, r.slug, r.url, r.state, r.language, r.hubspot_updated_at,
            r.archived, r.translated_from_id, r.document, r.content_hash, s.stored_hash,
