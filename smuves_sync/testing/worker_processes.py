@@ -106,7 +106,7 @@ def reap(process: subprocess.Popen[bytes]) -> Reaped:
 
 
 def tail(path: Path, lines: int = TAIL_LINES) -> str:
-    """The last `lines` lines of the file at `path`, indented (empty if it is missing)."""
+    """The last `lines` lines of the file at `path`, indented ("(no output)" if none)."""
     try:
         text = path.read_text(errors="replace")
     except FileNotFoundError:
