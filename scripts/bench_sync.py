@@ -101,9 +101,8 @@ from smuves_sync.cli.export import export_portal
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.portals import app_user_ensure, portal_store
-from smuves_sync.db.runs import run_create
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
-from smuves_sync.models import ContentType, ExportFormat, JobKind, RunStatus
+from smuves_sync.models import ContentType, ExportFormat, Job, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import (
@@ -114,7 +113,12 @@ from smuves_sync.testing.fake_hubspot import (
     ServerConfig,
     serve_in_subprocess,
 )
-from smuves_sync.testing.history_bench import fetch_job_running, history_off, storage
+from smuves_sync.testing.history_bench import (
+    fetch_job_running,
+    history_off,
+    plant_job,
+    storage,
+)
 from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
 from smuves_sync.testing.resync_probe import (
     ResyncCost,
@@ -146,7 +150,7 @@ PAGE = 100
 PHASES = ("sync", "ingest", "history", "export", "resync", "incremental")
 
 # Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
-PageStore = Callable[[Pool, ContentType, int, Sequence[ContentRecord]], Awaitable[int]]
+PageStore = Callable[[Pool, ContentType, Job, Sequence[ContentRecord]], Awaitable[int]]
 
 
 def log(message: str) -> None:
@@ -298,30 +302,31 @@ def edited_pages(base: list[ContentRecord], rows: int, edit: int) -> Iterator[li
 
 
 async def upsert_page(
-    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
 ) -> int:
-    """The fetch handler's page store, in a worker transaction that sees the portal."""
-    async with Database(pool).for_portal(PORTAL, async_commit=True) as scoped:
-        return await content_upsert_page(scoped, PORTAL, content_type, run_id, page)
+    """The fetch handler's page store, in a worker transaction under the lease of a job of
+    the portal (stored as seen by the job's run)."""
+    async with Database(pool).for_job(lease, async_commit=True) as scoped:
+        return await content_upsert_page(scoped, PORTAL, content_type, lease.run_id, page)
 
 
 async def one_by_one(
-    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
 ) -> int:
     """The baseline: one INSERT per object."""
-    return await content_upsert_one_by_one(pool, PORTAL, content_type, run_id, page)
+    return await content_upsert_one_by_one(pool, lease, content_type, lease.run_id, page)
 
 
 async def parse_only(
-    pool: Pool, content_type: ContentType, run_id: int, page: Sequence[ContentRecord]
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
 ) -> int:
     """The bound: the page sent as `upsert_page` sends it, Postgres only parsing it."""
-    return await content_parse_only(pool, PORTAL, page)
+    return await content_parse_only(pool, lease, page)
 
 
 async def ingest(
     pool: Pool,
-    run_id: int,
+    lease: Job,
     content_type: ContentType,
     rows: int,
     *,
@@ -346,7 +351,7 @@ async def ingest(
 
     async def writer() -> None:
         while (page := await ahead.get()) is not None:
-            await store(pool, content_type, run_id, page)
+            await store(pool, content_type, lease, page)
 
     started = time.perf_counter()
     await asyncio.gather(produce(), *(writer() for _ in range(writers)))
@@ -354,7 +359,7 @@ async def ingest(
 
 
 async def alternating(
-    pool: Pool, run_id: int, writers: int, rows: int, first_id: int, ours_first: bool
+    pool: Pool, lease: Job, writers: int, rows: int, first_id: int, ours_first: bool
 ) -> tuple[float, float]:
     """Our page store (fresh site pages on one connection, blog posts on more) and the bound,
     each storing `rows` objects on `writers` connections, taking turns every 2,000 objects a
@@ -362,10 +367,10 @@ async def alternating(
     (rows/s) of the two, from the time each spent storing."""
     ours_type = ContentType.SITE_PAGE if writers == 1 else ContentType.BLOG_POST
     sides = [
-        ("ours", partial(ingest, pool, run_id, ours_type, writers=writers)),
+        ("ours", partial(ingest, pool, lease, ours_type, writers=writers)),
         (
             "bound",
-            partial(ingest, pool, run_id, ContentType.SITE_PAGE, writers=writers, store=parse_only),
+            partial(ingest, pool, lease, ContentType.SITE_PAGE, writers=writers, store=parse_only),
         ),
     ]
     spent = {"ours": 0.0, "bound": 0.0}
@@ -377,13 +382,13 @@ async def alternating(
     return rows / spent["ours"], rows / spent["bound"]
 
 
-async def ingest_round(pool: Pool, run_id: int, rows: int, round_: int) -> dict[str, float]:
+async def ingest_round(pool: Pool, lease: Job, rows: int, round_: int) -> dict[str, float]:
     """One round of the ingest rates against their bounds, on one connection and on four, with
     fresh ids; which of the two goes first alternates from round to round."""
     figures: dict[str, float] = {}
     for label, writers in (("one", 1), ("four", 4)):
         ours, bound = await alternating(
-            pool, run_id, writers, rows, 1 + round_ * rows, ours_first=round_ % 2 == 0
+            pool, lease, writers, rows, 1 + round_ * rows, ours_first=round_ % 2 == 0
         )
         figures |= {f"ours_{label}": ours, f"bound_{label}": bound, f"ratio_{label}": ours / bound}
     log(
@@ -400,17 +405,15 @@ async def bench_ingest(
 ) -> dict[str, Any]:
     async with scratch_database(server_url, prefix="smuves_bench_ingest") as url:
         await add_bench_portal(url)
+        lease = await plant_job(url, "bench_lease_job", {"portal_id": PORTAL})
         async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
-            db = Database(pool)
-            async with db.for_portal(PORTAL) as scoped:
-                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
-            rounds = [await ingest_round(pool, run.id, rows, 0)]
+            rounds = [await ingest_round(pool, lease, rows, 0)]
             # the first round's site pages again, every object unchanged
-            unchanged = await ingest(pool, run.id, ContentType.SITE_PAGE, rows)
+            unchanged = await ingest(pool, lease, ContentType.SITE_PAGE, rows)
             for round_ in range(1, repeat):
-                rounds.append(await ingest_round(pool, run.id, rows, round_))
+                rounds.append(await ingest_round(pool, lease, rows, round_))
             baseline = await ingest(
-                pool, run.id, ContentType.LANDING_PAGE, baseline_rows, store=one_by_one
+                pool, lease, ContentType.LANDING_PAGE, baseline_rows, store=one_by_one
             )
     rate = {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
     return {
@@ -431,7 +434,7 @@ async def bench_ingest(
 
 
 async def paired_ingest(
-    pools: dict[str, Pool], run_ids: dict[str, int], rows: int, edit: int | None
+    pools: dict[str, Pool], leases: dict[str, Job], rows: int, edit: int | None
 ) -> dict[str, float]:
     """Store the same `rows` objects (as after `edit` rounds of edits) a page per transaction
     into each pool's database, page by page, taking turns at going first; rows/s of each,
@@ -444,7 +447,7 @@ async def paired_ingest(
     for number, page in enumerate(made):
         for label in labels if number % 2 == 0 else labels[::-1]:
             started = time.perf_counter()
-            await upsert_page(pools[label], ContentType.SITE_PAGE, run_ids[label], page)
+            await upsert_page(pools[label], ContentType.SITE_PAGE, leases[label], page)
             spent[label] += time.perf_counter() - started
     return {label: rows / seconds for label, seconds in spent.items()}
 
@@ -458,21 +461,21 @@ async def bench_history(server_url: str, rows: int, rounds: int) -> dict[str, An
     ):
         await history_off(off_url)
         urls = {kept: kept_url, off: off_url}
-        run_ids = {}
+        leases = {}
         for label, url in urls.items():
             await add_bench_portal(url)
-            run_ids[label] = await fetch_job_running(url, PORTAL, ContentType.SITE_PAGE)
+            leases[label] = await fetch_job_running(url, PORTAL, ContentType.SITE_PAGE)
         async with (
             pool_for(kept_url, role=DbRole.WORKER, max_size=1) as kept_pool,
             pool_for(off_url, role=DbRole.WORKER, max_size=1) as off_pool,
         ):
             pools = {kept: kept_pool, off: off_pool}
-            first = await paired_ingest(pools, run_ids, rows, None)
+            first = await paired_ingest(pools, leases, rows, None)
             after_first = await storage(kept_url)
-            unchanged = await paired_ingest(pools, run_ids, rows, None)
+            unchanged = await paired_ingest(pools, leases, rows, None)
             changed: dict[str, list[float]] = {kept: [], off: []}
             for round_ in range(1, rounds + 1):
-                found = await paired_ingest(pools, run_ids, rows, round_)
+                found = await paired_ingest(pools, leases, rows, round_)
                 for label, rate in found.items():
                     changed[label].append(rate)
                 log(
@@ -547,12 +550,10 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
     async with scratch_database(server_url, prefix="smuves_bench_export") as url:
         await add_bench_portal(url)
         login = await worker_login(url)
+        lease = await plant_job(url, "bench_lease_job", {"portal_id": PORTAL})
         async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
-            db = Database(pool)
-            async with db.for_portal(PORTAL) as scoped:
-                run = await run_create(scoped, PORTAL, JobKind.FETCH, list(ContentType))
-            await ingest(pool, run.id, ContentType.SITE_PAGE, big)
-            await ingest(pool, run.id, ContentType.LANDING_PAGE, small)
+            await ingest(pool, lease, ContentType.SITE_PAGE, big)
+            await ingest(pool, lease, ContentType.LANDING_PAGE, small)
         results = {}
         for label, content_type in (
             ("small", ContentType.LANDING_PAGE),

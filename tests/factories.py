@@ -16,7 +16,7 @@ import itertools
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from psycopg.types.json import Jsonb
@@ -66,6 +66,7 @@ class Factory:
         self.pool = pool
         self.db = Database(pool)
         self._numbers = itertools.count(1)
+        self._leases: dict[int, Job] = {}
 
     async def user(self, email: str | None = None) -> uuid.UUID:
         """A new app user; returns its id."""
@@ -190,6 +191,20 @@ class Factory:
             finished_at=finished_at,
         )
         return _found(await job_get(self.db, row_id))
+
+    async def lease(self, portal_id: int) -> Job:
+        """A live lease on a job of `portal_id`, for `Database.for_job` (migrations/0020): the
+        worker role writes and reads the portal's content under it. The job is an export's,
+        so that no fetch of the portal is in flight (content history attributes versions to
+        that one), and its heartbeat is dated a day ahead: it does not expire mid-test. One
+        per portal."""
+        if portal_id not in self._leases:
+            run = await self.run(portal_id, kind=JobKind.EXPORT, content_types=[ALL_TYPES[0]])
+            ahead = datetime.now(UTC) + timedelta(days=1)
+            self._leases[portal_id] = await self.job(
+                run, content_type=ALL_TYPES[0], status=JobStatus.RUNNING, heartbeat_at=ahead
+            )
+        return self._leases[portal_id]
 
     async def failed_job(self, run: Run | None = None, **columns: Any) -> Job:
         """A fetch job that failed for good mid-listing: 3 attempts of 3, checkpointed at

@@ -104,9 +104,10 @@ async def sync_portal(
         snapshot = await work_run(
             db, conninfo, settings, run, concurrency=concurrency, console=console, limits=limits
         )
-        async with db.for_portal(portal_id) as scoped:
-            rejects = await run_rejects(scoped, run.id)
-            reads = await fetch_reads_of_run(scoped, run.id)
+        # As the operator: a worker's login reads rejected objects only under a job's lease.
+        async with login_database(settings) as operator:
+            rejects = await run_rejects(operator, run.id)
+            reads = await fetch_reads_of_run(operator, run.id)
     console.print(summary_table(snapshot, rejects, reads))
     if not snapshot.run.status.is_terminal:
         console.print(

@@ -2,7 +2,7 @@
 (content.sql). What a fetch saw, the deletion sweep and a type's last confirmation are
 `fetch_seen`'s.
 
-    async with db.for_portal(portal_id) as scoped:          # one transaction per page
+    async with db.for_job(job) as scoped:                   # one transaction per page
         await content_upsert_page(scoped, portal_id, content_type, run_id, page.items,
                                   seen_by=job_id)           # + the ids, for the sweep
         ...                                                 # + the job's fenced checkpoint

@@ -9,7 +9,10 @@
     async with db.as_user(user_id) as scoped:        # smuves_app: one transaction, app.user_id set
         ...
     async with db.for_portal(portal_id) as scoped:   # smuves_worker: app.portal_id set
-        ...                                          # (async_commit=True: a fetched page)
+        ...                                          # (reads: runs, jobs, schedules, ...)
+    async with db.for_job(job) as scoped:            # smuves_worker: and the job's lease,
+        ...                                          # which its writes and content reads need
+                                                     # (async_commit=True: a fetched page)
         async for row in scoped.stream("content_export_rows", params, row=dict_row): ...
     async with db.transaction() as scoped:           # one transaction, no tenant setting
         ...
@@ -31,16 +34,22 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
+import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import BaseRowFactory, TupleRow
 
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import queries
+from smuves_sync.errors import LeaseLost
+from smuves_sync.models import Job
 
 Params = Mapping[str, Any]
 # One statement of `Database.pipeline`: a query name, its parameters, its row factory.
 Statement = tuple[str, Params | None, BaseRowFactory[Any]]
 R = TypeVar("R")
+# What the policies that fence a worker's writes by its job's lease are named after
+# (migrations/0020): a row one of them refuses was written without a live lease.
+_LEASE_POLICY = "_worker_lease"
 
 
 @dataclass(frozen=True)
@@ -142,9 +151,9 @@ class Database:
     ) -> AsyncIterator[R]:
         """The named query's rows through a server-side cursor, `batch_size` at a time, so a
         large result is never held in memory. Needs a transaction (`transaction`,
-        `for_portal`, `as_user`): the cursor lives as long as it does."""
+        `for_job`, `as_user`, ...): the cursor lives as long as it does."""
         if self._conn is None:
-            raise RuntimeError(f"{query}: streaming needs a transaction, e.g. db.for_portal(...)")
+            raise RuntimeError(f"{query}: streaming needs a transaction, e.g. db.for_job(...)")
         async with self._conn.cursor(f"smuves_{query}", row_factory=row) as cur:
             cur.itersize = batch_size
             await cur.execute(queries()[query], params)
@@ -172,17 +181,36 @@ class Database:
             yield scoped
 
     @asynccontextmanager
-    async def for_portal(
-        self, portal_id: int, *, async_commit: bool = False
-    ) -> AsyncIterator[Database]:
-        """A transaction in which the worker role sees the rows of `portal_id`.
-
-        With `async_commit` its COMMIT does not wait for the WAL flush (a fetched page: a
-        crash loses it whole, with its checkpoint, and the job reads it again)."""
-        setting = "session_set_portal_async_commit" if async_commit else "session_set_portal"
+    async def for_portal(self, portal_id: int) -> AsyncIterator[Database]:
+        """A transaction in which the worker role sees the rows of `portal_id` that need no
+        lease (runs, jobs, schedules, exports, ...); it writes nothing of the portal's there
+        (migrations/0020)."""
         async with self.transaction() as scoped:
-            await scoped.execute(setting, {"portal_id": portal_id})
+            await scoped.execute("session_set_portal", {"portal_id": portal_id})
             yield scoped
+
+    @asynccontextmanager
+    async def for_job(self, job: Job, *, async_commit: bool = False) -> AsyncIterator[Database]:
+        """A transaction in which the worker role sees the rows of `job`'s portal and, while
+        it holds the job's live lease (`job.lease_token`), reads its content and writes it.
+
+        A row refused for want of that lease (it expired, or another worker took the job
+        over) raises `LeaseLost`; an update or delete without it changes no row. With
+        `async_commit` its COMMIT does not wait for the WAL flush (a fetched page: a crash
+        loses it whole, with its checkpoint, and the job reads it again)."""
+        if job.lease_token is None:
+            raise RuntimeError(f"job {job.id} was not claimed: it has no lease to write under")
+        setting = "session_set_job_async_commit" if async_commit else "session_set_job"
+        params = {"portal_id": job.portal_id, "job_id": job.id, "lease_token": job.lease_token}
+        try:
+            async with self.transaction() as scoped:
+                await scoped.execute(setting, params)
+                yield scoped
+        except psycopg.errors.InsufficientPrivilege as error:
+            # A row the lease policies refused: the lease expired or was taken over.
+            if _LEASE_POLICY in (error.diag.message_primary or ""):
+                raise LeaseLost(job.id) from error
+            raise
 
     @asynccontextmanager
     async def custom_plans(self) -> AsyncIterator[Database]:

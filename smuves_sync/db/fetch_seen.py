@@ -1,7 +1,7 @@
 """What a fetch job saw, the deletion sweep over it, and the last confirmation of a portal's
 type (fetch_seen.sql).
 
-    async with db.for_portal(portal_id) as scoped:
+    async with db.for_job(job) as scoped:                   # under the job's lease
         await content_seen_start(scoped, job_id, portal_id)     # a listing starts
         ids = await content_unseen(scoped, job, after="", limit=100)
         await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)

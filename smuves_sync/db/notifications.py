@@ -4,14 +4,13 @@ through the API (notifications.sql).
     async with db.as_user(user_id) as scoped:
         page = await notification_page(scoped, before=None, limit=50)   # newest first
         seen = await notification_mark_read(scoped, page.items[0].id)
-    async with db.for_portal(portal_id) as scoped:                      # the scheduler
-        await notification_schedule_disabled(scoped, schedule_id, "Schedule 7 … disabled")
 
     about = await notification_of_run(db, run_id)    # the operator: a run's, with emails
 
-The queue's SQL functions write those about runs (migrations/0004, 0005, 0006); row-level
-security and the queries show each user only their own. `notification_of_run` runs as the
-login role (the dashboard's run page), across every tenant.
+The queue's SQL functions write those about runs (migrations/0004, 0005, 0006), and
+`disable_due_schedule` (0020, through `db.schedules.schedule_disable_due`) those about
+schedules; row-level security and the queries show each user only their own.
+`notification_of_run` runs as the login role (the dashboard's run page), across every tenant.
 """
 
 from __future__ import annotations
@@ -63,13 +62,6 @@ async def notification_mark_read(db: Database, notification_id: int) -> Notifica
     """Mark the notification read (the first read time is kept); None when not visible."""
     params = {"notification_id": notification_id}
     return await db.one("notification_read", params, row=model_row(Notification))
-
-
-async def notification_schedule_disabled(db: Database, schedule_id: int, message: str) -> bool:
-    """Tell the owner of schedule `schedule_id` (its portal's owner when it has none)
-    `message`; False when nobody could be told (the schedule is not visible)."""
-    params = {"schedule_id": schedule_id, "message": message}
-    return await db.execute("notification_schedule_disabled", params) == 1
 
 
 async def notification_of_run(

@@ -1,6 +1,6 @@
 """content_rejects: the objects HubSpot sent that a fetch could not store (rejects.sql).
 
-    async with db.for_portal(portal_id) as scoped:           # the page's transaction
+    async with db.for_job(job) as scoped:                    # the page's transaction
         await content_rejects_add(scoped, portal_id, content_type, run_id, rejects)
     found = await run_rejects(db, run_id)                    # RunRejects: note and counts
 

@@ -8,10 +8,12 @@ The scheduler's side, inside one transaction (``db.transaction()``)::
 
     due = await schedule_claim_due(tx, skip=tried, now=None)   # locked until commit, or None
     await schedule_advance(tx, due.schedule.id, next_run_at, last_run_at=due.fired_at)
+    told = await schedule_disable_due(tx, due.schedule.id, "Schedule 7 … disabled")
 
-``schedule_claim_due`` goes through the SECURITY DEFINER ``claim_due_schedule`` (any role,
-every portal); ``schedule_advance`` and ``schedule_disable`` are plain updates, so a worker
-runs them inside ``for_portal(schedule.portal_id)``.
+Each goes through a SECURITY DEFINER function (migrations/0007, 0020) that sees every portal's
+schedules, so any role may call them, and the last two change only a schedule that is due:
+a worker may not otherwise write schedules nor notifications. ``schedule_disable`` is the
+operator's plain update.
 """
 
 from __future__ import annotations
@@ -98,12 +100,27 @@ async def schedule_advance(
     next_run_at: datetime,
     *,
     last_run_at: datetime | None = None,
+    now: datetime | None = None,
 ) -> bool:
-    """Set the next firing time (and the last one, when it started a run); False: not seen."""
+    """Set the next firing time of a schedule due at `now` (None: the database's clock), and
+    the last one when it started a run; False, and nothing changed, when it is not due."""
     params = {"schedule_id": schedule_id, "next_run_at": next_run_at, "last_run_at": last_run_at}
-    return await db.execute("schedule_advance", params) == 1
+    advanced: bool = await db.only("schedule_advance", {**params, "now": now}, row=scalar_row)
+    return advanced
+
+
+async def schedule_disable_due(
+    db: Database, schedule_id: int, message: str, *, now: datetime | None = None
+) -> bool | None:
+    """Disable a schedule due at `now` that cannot be fired and tell its owner (its portal's
+    owner when it has none) `message`: whether somebody was told; None, and nothing changed,
+    when it is not due."""
+    params = {"schedule_id": schedule_id, "message": message, "now": now}
+    # One row always; its NULL (not due) reads as None.
+    told: bool | None = await db.one("schedule_disable_due", params, row=scalar_row)
+    return told
 
 
 async def schedule_disable(db: Database, schedule_id: int) -> bool:
-    """Stop a schedule from firing; False when it was not seen."""
+    """Stop a schedule from firing (the operator's); False when it was not seen."""
     return await db.execute("schedule_disable", {"schedule_id": schedule_id}) == 1

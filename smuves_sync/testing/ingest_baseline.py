@@ -5,8 +5,8 @@ what the fetch handler uses:
 - `content_parse_only`: the page sent as `content_upsert_page` sends it, with Postgres doing
   nothing but parse the documents into jsonb, the largest part of storing them (the bound).
 
-Each runs in one transaction of a worker-role pool that sees one portal, as a fetch job's page
-does. Their SQL is in smuves_sync/testing/sql/ingest_baseline.sql.
+Each runs in one transaction of a worker-role pool under the lease of a job of one portal,
+as a fetch job's page does. Their SQL is in smuves_sync/testing/sql/ingest_baseline.sql.
 """
 
 from __future__ import annotations
@@ -21,26 +21,28 @@ from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Pool, queries
 from smuves_sync.db.content import ContentRow, _page_columns
-from smuves_sync.models import ContentType
+from smuves_sync.models import ContentType, Job
 from smuves_sync.testing.queries import testing_queries
 
 
 @asynccontextmanager
-async def portal_transaction(
-    pool: Pool, portal_id: int
-) -> AsyncIterator[AsyncConnection[TupleRow]]:
-    """A connection of `pool` in a transaction that sees the rows of `portal_id`."""
+async def lease_transaction(pool: Pool, lease: Job) -> AsyncIterator[AsyncConnection[TupleRow]]:
+    """A connection of `pool` in a transaction under `lease`, a running job's (its portal's
+    rows, which it may write)."""
+    params = {"portal_id": lease.portal_id, "job_id": lease.id, "lease_token": lease.lease_token}
     async with pool.connection() as conn, conn.transaction():
-        await conn.execute(queries()["session_set_portal"], {"portal_id": portal_id})
+        await conn.execute(queries()["session_set_job"], params)
         yield conn
 
 
 async def content_upsert_one_by_one(
-    pool: Pool, portal_id: int, content_type: ContentType, run_id: int, items: Sequence[ContentRow]
+    pool: Pool, lease: Job, content_type: ContentType, run_id: int, items: Sequence[ContentRow]
 ) -> int:
-    """Store a page with one statement per object, in one transaction; how many."""
+    """Store a page of the portal of `lease` with one statement per object, in one
+    transaction; how many."""
+    portal_id = lease.portal_id
     query = testing_queries()["content_upsert_one"]
-    async with portal_transaction(pool, portal_id) as conn, conn.cursor() as cur:
+    async with lease_transaction(pool, lease) as conn, conn.cursor() as cur:
         for item in items:
             await cur.execute(
                 query,
@@ -62,10 +64,10 @@ async def content_upsert_one_by_one(
     return len(items)
 
 
-async def content_parse_only(pool: Pool, portal_id: int, items: Sequence[ContentRow]) -> int:
+async def content_parse_only(pool: Pool, lease: Job, items: Sequence[ContentRow]) -> int:
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
     documents = _page_columns(items)["documents"]
-    async with portal_transaction(pool, portal_id) as conn:
+    async with lease_transaction(pool, lease) as conn:
         cur = await conn.execute(
             testing_queries()["content_parse_documents"], {"documents": documents}
         )

@@ -37,7 +37,7 @@ async def handle_export(ctx: JobContext) -> None:
     """Write the job's export file and record it; complete the job."""
     job = ctx.job
     portal_id, content_type = job.portal_id, job.content_type
-    async with ctx.db.for_portal(portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         export = await export_of_run(scoped, job.run_id, content_type)
         total = await content_count(scoped, portal_id, content_type)
     if export is None:
@@ -49,12 +49,12 @@ async def handle_export(ctx: JobContext) -> None:
     )
     partial = path.with_name(path.name + ".part")
     try:
-        async with ctx.db.for_portal(portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             rows = content_rows(
                 scoped, portal_id, content_type, with_data=export.format is ExportFormat.JSONL
             )
             result = await write_export(rows, partial, export.format)
-        async with ctx.db.for_portal(portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             await export_record_file(scoped, export.id, str(path), result.rows, result.bytes)
             await ctx.queue(scoped).complete(job, processed=result.rows)
     except BaseException:

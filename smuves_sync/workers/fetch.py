@@ -9,11 +9,12 @@
 2. Count the type (``limit=1`` requests) before the first page and store the total on the
    job, so progress is real from the start. A resumed job keeps the total it has.
 3. Page through from the job's saved cursor, the next page fetched while this one is stored.
-   Each page is ONE transaction scoped to the portal: the page's upsert (one statement) and
-   the job's fenced checkpoint (cursor, processed). A lost lease raises `LeaseLost` inside
-   it, so the page rolls back and the handler stops; a killed worker's successor resumes
-   after the last committed page. The page's COMMIT does not wait for the WAL flush
-   (`for_portal(..., async_commit=True)`): a crash of Postgres can lose the last pages, each
+   Each page is ONE transaction scoped to the job (its portal, under its lease): the page's
+   upsert (one statement) and the job's fenced checkpoint (cursor, processed). A lost lease
+   raises `LeaseLost` inside it (and a write past it is refused by the database), so the
+   page rolls back and the handler stops; a killed worker's successor resumes after the last
+   committed page. The page's COMMIT does not wait for the WAL flush
+   (`for_job(..., async_commit=True)`): a crash of Postgres can lose the last pages, each
    with its checkpoint, and the job reads them again; the job's completion commits
    synchronously, which makes every page before it durable. What is still to come (total
    less processed) is passed to the listing, which also stops with `RunawayListing` if it
@@ -145,7 +146,7 @@ async def _read_full(ctx: JobContext, client: HubSpotClient, job: Job) -> None:
     try:
         async for page in pages:
             processed += page.objects
-            async with ctx.db.for_portal(portal_id, async_commit=True) as scoped:
+            async with ctx.db.for_job(job, async_commit=True) as scoped:
                 changed += await content_upsert_page(
                     scoped,
                     portal_id,

@@ -45,7 +45,7 @@ async def _store(
     ctx: JobContext, job: Job, page: Page, processed: int, cursor: str | None
 ) -> tuple[Job, int]:
     """Store a page and checkpoint the job in one transaction: (job, rows written)."""
-    async with ctx.db.for_portal(job.portal_id, async_commit=True) as scoped:
+    async with ctx.db.for_job(job, async_commit=True) as scoped:
         written = await store_read(scoped, job, page.items, page.rejects)
         job = await ctx.queue(scoped).checkpoint(job, cursor, processed)
     return job, written
@@ -54,7 +54,7 @@ async def _store(
 async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: FetchRead) -> Job:
     """Read what changed of a flat type, then confirm deletions; completes the job."""
     job, changed, counted = await _read_pages(ctx, client, job, read)
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         stored = await content_present_counts(scoped, job.portal_id, job.content_type)
     job, found, scopes = await _check_counts(ctx, client, job, stored, counted)
     return await finish_fetch(
@@ -125,7 +125,7 @@ async def _check_counts(
 async def _see_ids(ctx: JobContext, job: Job, pages: AsyncIterator[list[str]]) -> Job:
     """Record every id of an ids-only listing as seen by the job."""
     async for ids in pages:
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             await content_seen_add(scoped, job.id, job.portal_id, ids)
             job = await ctx.queue(scoped).heartbeat(job)
     return job
@@ -135,13 +135,13 @@ async def _store_unstored(ctx: JobContext, client: HubSpotClient, job: Job) -> i
     """Read by id and store what an ids listing showed that is not stored: rows written."""
     after, written = "", 0
     while True:
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             ids = await content_seen_unstored(scoped, job, after=after, limit=BATCH_READ_SIZE)
         if not ids:
             return written
         after = ids[-1]
         answer = await client.confirm(job.content_type, ids)
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             written += await store_read(scoped, job, answer.present, answer.rejects)
 
 
@@ -153,7 +153,7 @@ async def read_changed_children(
     spec = client.spec(job.content_type)
     since = _since_ms(read)
     states = await parent_states(client, job.content_type)
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         stored = await content_children_present(scoped, job.portal_id, job.content_type)
     none = PresentCounts(0, 0)
     todo = [
@@ -169,7 +169,7 @@ async def read_changed_children(
         if done_up_to is not None and _key(parent_id) <= _key(done_up_to):
             continue
         job, written, counted = await _read_pages(ctx, client, job, read, parent_id)
-        async with ctx.db.for_portal(job.portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             held = await content_children_present(scoped, job.portal_id, job.content_type)
         job, found, swept = await _check_counts(
             ctx, client, job, held.get(parent_id, none), counted, parent_id

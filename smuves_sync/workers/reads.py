@@ -31,7 +31,7 @@ from smuves_sync.workers.context import JobContext
 async def start_read(ctx: JobContext, job: Job, spec: ContentTypeSpec) -> FetchRead:
     """How the job reads: decided and recorded when its listing starts from the beginning,
     read back when it resumes (a resumed job without a record reads in full)."""
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         if job.cursor is not None:
             found = await fetch_read_get(scoped, job.id)
             if found is not None:

@@ -20,14 +20,15 @@ round, exactly once.
 
 A schedule that cannot be fired — an expression that never fires (written past `schedule
 add`), a row that trips an error nobody foresaw — is disabled in the same transaction,
-announced (`announce_schedule_disabled`: a log line with its id, and a notification to its
+announced (`disable_schedule`: a log line with its id, and a notification to its
 owner, else its portal's owner) and passed over, so one bad row never stops the others or
 the worker that fires them. Trouble with the database itself (a lost
 connection, a missing grant) is not the row's fault: it propagates, and the schedule stays due.
 
-Any role may fire: the claim goes through a SECURITY DEFINER function that sees every
-portal's schedules, and the rest runs scoped to the schedule's portal (``for_portal``), as
-the worker role's row-level security wants.
+Any role may fire: the claim, the advance and the disable go through SECURITY DEFINER
+functions that see every portal's schedules and change only a due one (migrations/0020), and
+the fetch starts scoped to the schedule's portal (``for_portal``), where the worker role may
+create a run only for a due schedule and jobs only through ``enqueue_job_v2``.
 """
 
 from __future__ import annotations
@@ -47,14 +48,13 @@ from smuves_sync.cron import (
     validate_cron,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.notifications import notification_schedule_disabled
 from smuves_sync.db.schedules import (
     DueSchedule,
     schedule_add,
     schedule_advance,
     schedule_claim_due,
     schedule_clock,
-    schedule_disable,
+    schedule_disable_due,
     schedule_list,
     schedule_remove,
 )
@@ -168,24 +168,35 @@ async def fire_due_schedules(
             try:
                 # A savepoint: a failing firing rolls back alone, the row stays locked.
                 async with tx.transaction() as firing:
-                    fetch = await _fire(firing, due, max_attempts, spread)
+                    fetch = await _fire(firing, due, max_attempts, spread, now)
             except _NOT_THE_ROWS_FAULT:
                 raise
             except Exception as error:
-                await _disable(tx, due.schedule, error)
+                await _disable(tx, due.schedule, error, now)
                 fetch = None
         if fetch is not None:
             started.append(fetch)
 
 
-async def announce_schedule_disabled(db: Database, schedule: Schedule, reason: str) -> None:
-    """Tell the people who must know that `schedule` was disabled and why: a log line, and a
-    notification to its owner (its portal's owner when it has none).
+async def disable_schedule(
+    db: Database, schedule: Schedule, reason: str, *, now: datetime | None = None
+) -> None:
+    """Disable the due `schedule`, which cannot be fired, and tell the people who must know
+    why: a log line, and a notification to its owner (its portal's owner when it has none).
 
-    Every disabled schedule is announced here and only here, inside the transaction that
-    disabled it (`db` is scoped to the schedule's portal), so the notification commits or
-    rolls back together with the disable.
+    Every disabled schedule is disabled and announced here and only here, in one statement
+    (`schedule_disable_due`), so the notification commits or rolls back with the disable. A
+    schedule no longer due (another worker fired it meanwhile) is left as it is.
     """
+    message = (
+        f"Schedule {schedule.id} of portal {schedule.portal_id} ({schedule.cron_expression!r}) "
+        f"was disabled: it cannot be fired ({reason}). It fetches nothing until it is added "
+        f"again, fixed, with `smuves schedule add`."
+    )
+    told = await schedule_disable_due(db, schedule.id, replace_unstorable(message), now=now)
+    if told is None:
+        log.warning("schedule %s is no longer due: not disabled", schedule.id)
+        return
     log.error(
         "schedule %s (portal %s, %r) disabled, it cannot be fired: %s; fix it and add it "
         "again with `smuves schedule add`",
@@ -194,27 +205,26 @@ async def announce_schedule_disabled(db: Database, schedule: Schedule, reason: s
         schedule.cron_expression,
         reason,
     )
-    message = (
-        f"Schedule {schedule.id} of portal {schedule.portal_id} ({schedule.cron_expression!r}) "
-        f"was disabled: it cannot be fired ({reason}). It fetches nothing until it is added "
-        f"again, fixed, with `smuves schedule add`."
-    )
-    if not await notification_schedule_disabled(db, schedule.id, replace_unstorable(message)):
+    if not told:
         log.warning("schedule %s: nobody could be told that it was disabled", schedule.id)
 
 
-async def _disable(tx: Database, schedule: Schedule, error: Exception) -> None:
+async def _disable(
+    tx: Database, schedule: Schedule, error: Exception, now: datetime | None
+) -> None:
     reason = str(error) if isinstance(error, SmuvesError) else f"{type(error).__name__}: {error}"
     if not isinstance(error, SmuvesError):
         # Nobody foresaw this one: keep the traceback for whoever fixes the code.
         log.error("schedule %s failed to fire", schedule.id, exc_info=error)
-    async with tx.for_portal(schedule.portal_id) as scoped:
-        await schedule_disable(scoped, schedule.id)
-        await announce_schedule_disabled(scoped, schedule, reason)
+    await disable_schedule(tx, schedule, reason, now=now)
 
 
 async def _fire(
-    tx: Database, due: DueSchedule, max_attempts: int | None, spread: timedelta
+    tx: Database,
+    due: DueSchedule,
+    max_attempts: int | None,
+    spread: timedelta,
+    now: datetime | None,
 ) -> FetchStarted | None:
     """Fire one claimed schedule inside the claiming transaction and advance it.
 
@@ -255,11 +265,11 @@ async def _fire(
                 len(fetch.jobs),
                 len(fetch.skipped),
             )
-    async with tx.for_portal(schedule.portal_id) as scoped:
-        await schedule_advance(
-            scoped,
-            schedule.id,
-            next_at,
-            last_run_at=fired_at if fetch is not None else None,
-        )
+    await schedule_advance(
+        tx,
+        schedule.id,
+        next_at,
+        last_run_at=fired_at if fetch is not None else None,
+        now=now,
+    )
     return fetch

@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 async def prepare_seen(ctx: JobContext, job: Job) -> Job:
     """Make sure the job's record of what it saw matches its cursor; returns the job, moved
     back to the start of its listing when that record was lost."""
-    async with ctx.db.for_portal(job.portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         if job.cursor is not None and await content_seen_intact(scoped, job.id):
             return job
         if job.cursor is None:
@@ -103,7 +103,7 @@ async def finish_fetch(
     if unknown:
         unasked = f"{unknown} {content_type} objects were not listed and cannot be asked about"
         log.warning("job %s: %s by id; left as they are", job.id, unasked)
-    async with ctx.db.for_portal(portal_id) as scoped:
+    async with ctx.db.for_job(job) as scoped:
         seen = await content_seen_count(scoped, job.id)
         await content_sync_confirm(
             scoped,
@@ -166,7 +166,7 @@ async def _sweep(
     after = ""
     deleted = stored = unknown = 0
     while True:
-        async with ctx.db.for_portal(portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             unseen = await content_unseen(
                 scoped,
                 job,
@@ -179,7 +179,7 @@ async def _sweep(
             break
         after = unseen[-1]
         answer = await client.confirm(content_type, unseen)
-        async with ctx.db.for_portal(portal_id) as scoped:
+        async with ctx.db.for_job(job) as scoped:
             job = await ctx.queue(scoped).heartbeat(job)
             # Through the same checks as a listed page: what cannot be stored is set aside
             # in content_rejects (with what HubSpot answered in a shape that cannot be read),

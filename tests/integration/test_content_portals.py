@@ -25,11 +25,12 @@ async def rows(db: Database, portal_id: int) -> list[str]:
 
 
 async def test_a_page_for_a_portal_that_does_not_exist_is_refused(
-    factory: Factory, worker_db: Database, db: Database
+    factory: Factory, db: Database
 ) -> None:
     run = await factory.run()
+    # as the operator: a worker holds no lease of a portal that does not exist
     with pytest.raises(psycopg.errors.ForeignKeyViolation, match="portal"):
-        async with worker_db.for_portal(MISSING, async_commit=True) as scoped:
+        async with db.transaction() as scoped:
             await content_upsert_page(scoped, MISSING, TYPE, run.id, page(1, 3))
     with pytest.raises(psycopg.errors.ForeignKeyViolation):
         await query(
@@ -43,7 +44,7 @@ async def test_a_row_moves_only_to_a_portal_that_exists(
 ) -> None:
     run = await factory.run()
     other = await factory.portal()
-    async with worker_db.for_portal(run.portal_id) as scoped:
+    async with worker_db.for_job(await factory.lease(run.portal_id)) as scoped:
         await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(1, 2))
 
     with pytest.raises(psycopg.errors.ForeignKeyViolation):
@@ -57,7 +58,8 @@ async def test_a_page_holds_its_portal_until_it_commits(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     run = await factory.run()
-    async with worker_db.for_portal(run.portal_id, async_commit=True) as scoped:
+    lease = await factory.lease(run.portal_id)
+    async with worker_db.for_job(lease, async_commit=True) as scoped:
         await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(1, 2))
         # FOR KEY SHARE, as the foreign key took it: a DELETE of the portal would wait
         with pytest.raises(psycopg.errors.LockNotAvailable):

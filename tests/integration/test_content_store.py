@@ -47,8 +47,9 @@ def record(hubspot_id: str, **changes: Any) -> ContentRecord:
     )
 
 
-async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
-    async with db.for_portal(run.portal_id) as scoped:
+async def store(db: Database, factory: Factory, run: Run, items: list[ContentRecord]) -> int:
+    """Store a page as a worker under a lease of the run's portal."""
+    async with db.for_job(await factory.lease(run.portal_id)) as scoped:
         return await content_upsert_page(scoped, run.portal_id, TYPE, run.id, items)
 
 
@@ -63,7 +64,7 @@ async def test_a_page_is_stored_with_its_promoted_fields_and_documents(
     run = await factory.run()
     items = [record("1"), record("2", archived=True, big=2**70), record("3", name=None)]
 
-    assert await store(worker_db, run, items) == 3
+    assert await store(worker_db, factory, run, items) == 3
 
     stored = await rows(db, run.portal_id)
     assert sorted(stored) == ["1", "2", "3"]
@@ -81,7 +82,7 @@ async def test_a_page_is_stored_with_its_promoted_fields_and_documents(
         assert (row["first_seen_run"], row["changed_run"]) == (run.id, run.id)
         assert row["deleted_at"] is None and row["content_hash"]
     assert len({row["content_hash"] for row in stored.values()}) == 3
-    assert await store(worker_db, run, []) == 0
+    assert await store(worker_db, factory, run, []) == 0
 
 
 async def test_a_second_run_writes_only_the_changed_objects(
@@ -89,7 +90,7 @@ async def test_a_second_run_writes_only_the_changed_objects(
 ) -> None:
     first = await factory.run()
     second = await factory.run(first.portal_id)
-    await store(worker_db, first, [record("1"), record("2"), record("3")])
+    await store(worker_db, factory, first, [record("1"), record("2"), record("3")])
     before = await rows(db, first.portal_id)
     # A stored document that differs from what its hash says: kept as long as the incoming
     # object hashes the same, which shows that an unchanged object is not written again.
@@ -103,7 +104,7 @@ async def test_a_second_run_writes_only_the_changed_objects(
     planted = await rows(db, first.portal_id)
 
     page = [record("1"), record("2", name="Renamed"), record("3")]
-    assert await store(worker_db, second, page) == 1
+    assert await store(worker_db, factory, second, page) == 1
 
     after = await rows(db, first.portal_id)
     assert after["1"]["data"] == {"kept": True}
@@ -127,13 +128,13 @@ async def test_an_unchanged_object_is_not_parsed_again(
 ) -> None:
     first = await factory.run()
     second = await factory.run(first.portal_id)
-    await store(worker_db, first, [record("1")])
+    await store(worker_db, factory, first, [record("1")])
     # jsonb refuses \u0000, so this object can only be stored if it is never parsed. (The
     # store escapes a NUL now: the document is written here as it would be without that.)
     monkeypatch.setattr(content, "_document", lambda raw: json.dumps(raw).encode())
     refused = record("1", note="nul \x00 inside")
     with pytest.raises(psycopg.errors.UntranslatableCharacter):
-        await store(worker_db, first, [refused])
+        await store(worker_db, factory, first, [refused])
     await query(
         db,
         "content_set_hash",
@@ -144,7 +145,7 @@ async def test_an_unchanged_object_is_not_parsed_again(
 
     before = (await rows(db, first.portal_id))["1"]
 
-    assert await store(worker_db, second, [refused]) == 0
+    assert await store(worker_db, factory, second, [refused]) == 0
 
     row = (await rows(db, first.portal_id))["1"]
     assert (row["data"], row["changed_run"], row["xmin"]) == (
@@ -160,14 +161,14 @@ async def test_an_object_deleted_and_seen_again_is_live_again_with_its_new_flags
     first = await factory.run()
     second = await factory.run(first.portal_id)
     third = await factory.run(first.portal_id)
-    await store(worker_db, first, [record("1"), record("2")])
-    await store(worker_db, second, [record("1")])
-    async with worker_db.for_portal(first.portal_id) as scoped:
+    await store(worker_db, factory, first, [record("1"), record("2")])
+    await store(worker_db, factory, second, [record("1")])
+    async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
         assert await content_mark_deleted(scoped, first.portal_id, TYPE, second.id, ["2"]) == 1
     assert (await rows(db, first.portal_id))["2"]["deleted_at"] is not None
 
     # The same document, now listed by the archived pass.
-    await store(worker_db, third, [dataclasses.replace(record("2"), archived=True)])
+    await store(worker_db, factory, third, [dataclasses.replace(record("2"), archived=True)])
 
     row = (await rows(db, first.portal_id))["2"]
     assert (row["deleted_at"], row["archived"], row["changed_run"]) == (None, True, third.id)
@@ -179,16 +180,15 @@ async def test_the_language_group_is_stored_and_follows_hubspot(
     first = await factory.run()
     second = await factory.run(first.portal_id)
     translation = dataclasses.replace(record("2"), language="en", translated_from_id="1")
-    await store(worker_db, first, [record("1"), translation])
+    await store(worker_db, factory, first, [record("1"), translation])
 
     stored = await rows(db, first.portal_id)
     assert (stored["1"]["translated_from_id"], stored["2"]["translated_from_id"]) == (None, "1")
     assert stored["2"]["language"] == "en"
 
     # Detached from its group in HubSpot: the column follows, though the document is the same.
-    await store(
-        worker_db, second, [record("1"), dataclasses.replace(translation, translated_from_id=None)]
-    )
+    detached = dataclasses.replace(translation, translated_from_id=None)
+    await store(worker_db, factory, second, [record("1"), detached])
     assert (await rows(db, first.portal_id))["2"]["translated_from_id"] is None
 
 
@@ -197,10 +197,10 @@ async def test_a_worker_scoped_to_another_portal_cannot_store_this_portals_objec
 ) -> None:
     run = await factory.run()
     other = await factory.portal()
-    await store(worker_db, run, [record("1")])
+    await store(worker_db, factory, run, [record("1")])
 
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        async with worker_db.for_portal(other) as scoped:
+        async with worker_db.for_job(await factory.lease(other)) as scoped:
             await content_upsert_page(scoped, run.portal_id, TYPE, run.id, [record("1")])
     assert (await rows(db, run.portal_id))["1"]["changed_run"] == run.id
 
@@ -216,7 +216,7 @@ async def test_nul_and_lone_surrogates_are_stored_by_the_escaping_rule(
     lone = dataclasses.replace(lone, name="\udfffname")
     items = [nul_body, nul_key, nul_name, lone]
 
-    assert await store(worker_db, run, items) == 4
+    assert await store(worker_db, factory, run, items) == 4
 
     stored = await rows(db, run.portal_id)
     assert stored["1"]["data"]["widgets"]["body"]["html"] == "<p>a\ufdd00000b</p>"
@@ -231,7 +231,7 @@ async def test_nul_and_lone_surrogates_are_stored_by_the_escaping_rule(
         assert unescape_text(stored[item.hubspot_id]["name"]) == item.name
     # The same objects again hash the same: unchanged documents are kept, not rewritten.
     second = await factory.run(run.portal_id)
-    await store(worker_db, second, items)
+    await store(worker_db, factory, second, items)
     again = await rows(db, run.portal_id)
     assert {k: r["content_hash"] for k, r in again.items()} == {
         k: r["content_hash"] for k, r in stored.items()
@@ -245,7 +245,7 @@ async def test_an_object_listed_twice_in_a_page_is_stored_once_as_its_last_copy(
     # "4" and 4 are one id: the client reads both as the text "4".
     page = [record("4"), record("5"), record("4", name="Second copy", id=4)]
 
-    assert await store(worker_db, run, page) == 2
+    assert await store(worker_db, factory, run, page) == 2
 
     stored = await rows(db, run.portal_id)
     assert sorted(stored) == ["4", "5"]
@@ -263,7 +263,7 @@ async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page
     unread = RejectedObject.of({"name": "no id"}, "object has no usable 'id' (got NoneType)")
     page = [long_id, record("3"), not_json]
 
-    async with worker_db.for_portal(run.portal_id) as scoped:
+    async with worker_db.for_job(await factory.lease(run.portal_id)) as scoped:
         written = await content_upsert_page(
             scoped, run.portal_id, TYPE, run.id, page, rejected=[unread]
         )
@@ -284,7 +284,7 @@ async def test_what_cannot_be_stored_is_recorded_in_content_rejects_and_the_page
     assert "cannot store a value of type set" in found[2]["reason"]
     assert json.loads(found[1]["raw"])["id"] == "9" * 1100
     assert json.loads(found[2]["raw"])["odd"] == "{1, 2}"
-    async with worker_db.for_portal(run.portal_id) as scoped:
+    async with worker_db.for_job(await factory.lease(run.portal_id)) as scoped:
         rejects = await run_rejects(scoped, run.id)
     assert rejects.objects == 3
     assert rejects.note is not None

@@ -40,7 +40,7 @@ async def fetch(
     stored and the objects it did not see are marked deleted; then it completes. The run id."""
     run = await factory.run(portal_id, status=RunStatus.RUNNING)
     job = await factory.job(run, content_type=TYPE, status=JobStatus.RUNNING)
-    async with worker_db.for_portal(portal_id) as scoped:
+    async with worker_db.for_job(job) as scoped:
         await content_upsert_page(scoped, portal_id, TYPE, run.id, items)
     if gone:
         await query(
@@ -157,7 +157,7 @@ async def test_the_run_is_the_one_whose_fetch_of_the_type_is_in_flight(
     other_type = await factory.run(portal, status=RunStatus.RUNNING)
     await factory.job(other_type, content_type=ContentType.SITE_PAGE, status=JobStatus.RUNNING)
     run = await factory.run(portal)
-    async with worker_db.for_portal(portal) as scoped:
+    async with worker_db.for_job(await factory.lease(portal)) as scoped:
         await content_upsert_page(scoped, portal, TYPE, run.id, [record("1")])
 
     # No fetch of blog posts is in flight: written by hand, as far as history knows.
@@ -210,7 +210,7 @@ async def test_history_is_under_the_row_level_security_of_content(
     await fetch(factory, worker_db, mine, [record("1")])
     await fetch(factory, worker_db, theirs, [record("1")])
 
-    async with worker_db.for_portal(theirs) as scoped:
+    async with worker_db.for_job(await factory.lease(theirs)) as scoped:
         assert await versions_of_object(scoped, mine, TYPE, "1") == []
         assert len(await versions_of_object(scoped, theirs, TYPE, "1")) == 1
         assert await version_documents(scoped, mine, TYPE, "1", [1]) == {}

@@ -25,8 +25,9 @@ from smuves_sync.db.fetch_seen import (
     content_sync_get,
     content_unseen,
 )
+from smuves_sync.db.jobs import job_get
 from smuves_sync.hubspot.registry import ContentRecord
-from smuves_sync.models import ContentType, JobStatus, Run, RunStatus
+from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.factories import Factory
 from tests.support import query
 
@@ -61,8 +62,9 @@ def page(first: int, count: int, **changes: Any) -> list[ContentRecord]:
     return items
 
 
-async def store(db: Database, run: Run, items: list[ContentRecord]) -> int:
-    async with db.for_portal(run.portal_id) as scoped:
+async def store(db: Database, factory: Factory, run: Run, items: list[ContentRecord]) -> int:
+    """Store a page as a worker under a lease of the run's portal."""
+    async with db.for_job(await factory.lease(run.portal_id)) as scoped:
         return await content_upsert_page(scoped, run.portal_id, TYPE, run.id, items)
 
 
@@ -78,10 +80,12 @@ async def test_storing_unchanged_objects_again_writes_no_row(
     first = await factory.run()
     again = await factory.run(first.portal_id)
     for start in range(1, 301, 100):
-        assert await store(worker_db, first, page(start, 100)) == 100
+        assert await store(worker_db, factory, first, page(start, 100)) == 100
     before = await versions(db, first.portal_id)
 
-    written = [await store(worker_db, again, page(start, 100)) for start in range(1, 301, 100)]
+    written = [
+        await store(worker_db, factory, again, page(start, 100)) for start in range(1, 301, 100)
+    ]
 
     assert written == [0, 0, 0]
     assert await versions(db, first.portal_id) == before
@@ -91,11 +95,12 @@ async def test_a_page_transaction_commits_without_waiting_for_the_flush(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
     run = await factory.run()
+    lease = await factory.lease(run.portal_id)
     [outside] = await query(worker_db, "check_page_settings")
-    async with worker_db.for_portal(run.portal_id, async_commit=True) as scoped:
+    async with worker_db.for_job(lease, async_commit=True) as scoped:
         inside = await query(scoped, "check_page_settings")
-        assert await store(scoped, run, page(1, 3)) == 3
-    async with worker_db.for_portal(run.portal_id) as scoped:
+        assert await store(scoped, factory, run, page(1, 3)) == 3
+    async with worker_db.for_job(lease) as scoped:
         durable = await query(scoped, "check_page_settings")
 
     assert inside == [{"portal_id": str(run.portal_id), "synchronous_commit": "off"}]
@@ -111,8 +116,8 @@ async def test_exactly_the_changed_rows_are_written(
 ) -> None:
     first = await factory.run()
     again = await factory.run(first.portal_id)
-    await store(worker_db, first, page(1, 10))
-    async with worker_db.for_portal(first.portal_id) as scoped:
+    await store(worker_db, factory, first, page(1, 10))
+    async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
         await content_mark_deleted(scoped, first.portal_id, TYPE, first.id, ["10"])
     before = await versions(db, first.portal_id)
     items = page(1, 10)
@@ -122,7 +127,7 @@ async def test_exactly_the_changed_rows_are_written(
     items[4] = dataclasses.replace(items[4], updated_at=datetime(2031, 1, 1, tzinfo=UTC))
     # items[9] was marked deleted: seen again, it is live again
 
-    assert await store(worker_db, again, [*items, *page(11, 1)]) == 6
+    assert await store(worker_db, factory, again, [*items, *page(11, 1)]) == 6
 
     after = await versions(db, first.portal_id)
     moved = sorted((h for h in after if after[h] != before.get(h)), key=int)
@@ -143,7 +148,7 @@ async def test_with_a_repeatable_read_transaction_open_a_resync_does_not_grow_th
 ) -> None:
     first = await factory.run()
     for start in range(1, 1001, 100):
-        await store(worker_db, first, page(start, 100))
+        await store(worker_db, factory, first, page(start, 100))
     # An analytics session holding a snapshot: vacuum can reclaim nothing while it lasts.
     async with await psycopg.AsyncConnection.connect(db_url) as reader:
         await reader.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
@@ -153,7 +158,7 @@ async def test_with_a_repeatable_read_transaction_open_a_resync_does_not_grow_th
             for cycle in range(3):
                 again = await factory.run(first.portal_id)
                 for start in range(1, 1001, 100):
-                    assert await store(worker_db, again, page(start, 100)) == 0, cycle
+                    assert await store(worker_db, factory, again, page(start, 100)) == 0, cycle
             [size_after] = await query(db, "content_items_size")
     assert size_after == size_before
     assert size_after["dead_tuples_written"] == size_before["dead_tuples_written"]
@@ -169,8 +174,8 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
         content_type=ContentType.BLOG_POST,
         status=JobStatus.RUNNING,
     )
-    await store(worker_db, run, page(1, 5))
-    async with worker_db.for_portal(run.portal_id) as scoped:
+    await store(worker_db, factory, run, page(1, 5))
+    async with worker_db.for_job(job) as scoped:
         await content_seen_start(scoped, job.id, run.portal_id)
         await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(1, 3), seen_by=job.id)
         await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(3, 1), seen_by=job.id)
@@ -185,8 +190,8 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
     await query(db, "sync_job_status", job_id=job.id, status="pending")
     assert len(await query(db, "sync_seen_of_job", job_id=job.id)) == 4
     for status in ("completed", "failed"):
-        await query(db, "sync_job_status", job_id=job.id, status="running")
-        await content_seen_again(worker_db, run.portal_id, job.id)
+        await query(db, "sync_job_status", job_id=job.id, status="running")  # a new lease
+        await content_seen_again(worker_db, await job_get(db, job.id))
         await query(db, "sync_job_status", job_id=job.id, status=status)
         assert await query(db, "sync_seen_of_job", job_id=job.id) == [], status
     assert len(await query(db, "sync_seen_of_job", job_id=other.id)) == 1
@@ -194,9 +199,10 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
     assert await query(db, "sync_seen_of_job", job_id=other.id) == []
 
 
-async def content_seen_again(db: Database, portal_id: int, job_id: int) -> None:
-    async with db.for_portal(portal_id) as scoped:
-        await content_seen_start(scoped, job_id, portal_id)
+async def content_seen_again(db: Database, job: Job | None) -> None:
+    assert job is not None
+    async with db.for_job(job) as scoped:
+        await content_seen_start(scoped, job.id, job.portal_id)
 
 
 async def test_a_worker_sees_and_writes_only_its_portals_seen_ids(
@@ -206,10 +212,11 @@ async def test_a_worker_sees_and_writes_only_its_portals_seen_ids(
     other = await factory.portal()
     await factory.seen(job, "1", "2")
 
-    async with worker_db.for_portal(other) as scoped:
+    lease = await factory.lease(other)
+    async with worker_db.for_job(lease) as scoped:
         assert await content_seen_count(scoped, job.id) == 0
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        async with worker_db.for_portal(other) as scoped:
+        async with worker_db.for_job(lease) as scoped:
             await content_seen_start(scoped, job.id, job.portal_id)
 
 
@@ -218,18 +225,19 @@ async def test_synced_at_is_the_types_last_confirmation_or_a_later_write(
 ) -> None:
     first = await factory.run()
     portal = first.portal_id
-    await store(worker_db, first, page(1, 3))
+    await store(worker_db, factory, first, page(1, 3))
     again = await factory.run(portal)
-    async with worker_db.for_portal(portal) as scoped:
+    lease = await factory.lease(portal)
+    async with worker_db.for_job(lease) as scoped:
         await content_sync_confirm(
             scoped, portal, TYPE, run_id=again.id, job_id=1, seen=3, deleted=0
         )
         confirmed = await content_sync_get(scoped, portal, TYPE)
     assert confirmed is not None
     later = await factory.run(portal)
-    await store(worker_db, later, page(3, 1, body="edited"))  # after the confirmation
+    await store(worker_db, factory, later, page(3, 1, body="edited"))  # after the confirmation
 
-    async with worker_db.for_portal(portal) as scoped:
+    async with worker_db.for_job(lease) as scoped:
         shown = (await content_page(scoped, portal, limit=10)).items
         exported = [row async for row in content_rows(scoped, portal, TYPE, with_data=False)]
     synced = {item.hubspot_id: item.synced_at for item in shown}

@@ -38,7 +38,7 @@ async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
 ) -> None:
     worker_db, db = sync.worker_db, sync.db
     portal = await plant_pages(sync.factory, 50)
-    started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.JSONL)
+    started = await start_export(db, portal, ContentType.BLOG_POST, ExportFormat.JSONL)
     settings = sync.settings_with(export_dir=tmp_path / "out")
 
     stats = await Runner(
@@ -64,7 +64,7 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the export wants a directory")
     started = await start_export(
-        worker_db,
+        db,
         portal,
         ContentType.BLOG_POST,
         ExportFormat.CSV,
@@ -93,7 +93,7 @@ async def _claimed_export(
     published."""
     worker_db = sync.worker_db
     portal = await plant_pages(sync.factory, 20, owner)
-    started = await start_export(worker_db, portal, ContentType.BLOG_POST, ExportFormat.CSV)
+    started = await start_export(sync.db, portal, ContentType.BLOG_POST, ExportFormat.CSV)
     [job] = await Queue(worker_db, settings).claim([JobKind.EXPORT])
     ctx = JobContext(job, worker_db, settings, RateLimitRegistry(), "test-worker")
     path = settings.export_dir / f"portal-{portal}" / f"blog_post-run{started.run.id}.csv"

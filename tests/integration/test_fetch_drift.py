@@ -127,7 +127,8 @@ async def test_a_job_resumed_from_a_cursor_saved_before_the_upgrade_finishes(syn
     assert Cursor.decode(first.cursor, str(POSTS)).baseline is None
     run = await factory.run(portal, full_read=True)
     job = await factory.job(run, content_type=POSTS, cursor=first.cursor, processed=100, total=150)
-    async with worker_db.for_portal(portal) as scoped:
+    # the record of what the job saw, as its first attempt left it (planted as the operator)
+    async with db.transaction() as scoped:
         await content_seen_start(scoped, job.id, portal)
     await factory.seen(job, *(item.hubspot_id for item in first.items))
     fake.reset_stats()

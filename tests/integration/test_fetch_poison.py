@@ -102,8 +102,8 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
 
     # The exports give back exactly what HubSpot sent: JSON Lines as JSON escapes; CSV, which
     # a spreadsheet reads, with U+FFFD in place of each character text cannot hold.
-    await start_export(worker_db, portal, POST, ExportFormat.JSONL)
-    await start_export(worker_db, portal, PAGE, ExportFormat.CSV)
+    await start_export(db, portal, POST, ExportFormat.JSONL)
+    await start_export(db, portal, PAGE, ExportFormat.CSV)
     await Runner(worker_db, settings, kinds=[JobKind.EXPORT], concurrency=2, burst=True).run()
     exports = {
         e["content_type"]: e for e in await query(db, "sync_exports_of_portal", portal_id=portal)

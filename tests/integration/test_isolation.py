@@ -1,8 +1,9 @@
 """Tenant isolation, derived from the catalog so that a new table or function cannot slip past.
 
 Two users each own a portal with rows in every tenant table. As user A (smuves_app) or as a
-worker scoped to A's portal (smuves_worker), no visible row of any table holds B's user id
-or B's portal id; with no user or portal named, nothing is visible at all.
+worker scoped to A's portal (smuves_worker, under the lease of a job of A's), no visible row of
+any table holds B's user id or B's portal id; with no user or portal named, nothing is visible
+at all, and without a lease a worker sees no content.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from psycopg.rows import TupleRow
 from smuves_sync.db import Database, DbRole, Pool
 from smuves_sync.db.queries import queries
 from smuves_sync.db.runs import run_create
-from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.support import query
 
@@ -35,6 +36,7 @@ TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 class Tenant:
     user_id: uuid.UUID
     portal_id: int
+    job: Job  # running: a worker of the portal works under its lease
 
 
 async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
@@ -52,7 +54,7 @@ async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
     await factory.export(export_run)
     await factory.notification(user, run)
     await factory.schedule(portal, owner=user)
-    return Tenant(user, portal)
+    return Tenant(user, portal, job)
 
 
 @pytest.fixture
@@ -90,13 +92,20 @@ async def _tenant_tables(
 
 @asynccontextmanager
 async def _session(
-    pool: Pool, *, user: uuid.UUID | None = None, portal: int | None = None
+    pool: Pool,
+    *,
+    user: uuid.UUID | None = None,
+    portal: int | None = None,
+    job: Job | None = None,
 ) -> AsyncIterator[AsyncConnection[TupleRow]]:
     async with pool.connection() as conn, conn.transaction():
         if user is not None:
             await conn.execute(queries()["session_set_user"], {"user_id": user})
         if portal is not None:
             await conn.execute(queries()["session_set_portal"], {"portal_id": portal})
+        if job is not None:
+            lease = {"portal_id": job.portal_id, "job_id": job.id, "lease_token": job.lease_token}
+            await conn.execute(queries()["session_set_job"], lease)
         yield conn
 
 
@@ -168,7 +177,7 @@ async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
     tenants: tuple[Tenant, Tenant], worker_pool: Pool
 ) -> None:
     a, b = tenants
-    async with _session(worker_pool, portal=a.portal_id) as conn:
+    async with _session(worker_pool, job=a.job) as conn:
         seen = []
         async for name, rows in _tenant_tables(conn, DbRole.WORKER):
             if rows is None:
@@ -177,6 +186,18 @@ async def test_a_worker_scoped_to_one_portal_sees_none_of_another(
             assert rows, f"the worker should see portal A's {name}"
             assert [row for row in rows if _mentions(row, b)] == []
     assert {"content_items", "exports", "jobs", "runs"} <= set(seen)
+
+
+async def test_a_worker_without_a_lease_sees_no_content(
+    tenants: tuple[Tenant, Tenant], worker_pool: Pool
+) -> None:
+    a, _ = tenants
+    async with _session(worker_pool, portal=a.portal_id) as conn:
+        visible = {name async for name, rows in _tenant_tables(conn, DbRole.WORKER) if rows}
+    assert {"runs", "jobs", "schedules", "exports"} <= visible
+    assert visible.isdisjoint(
+        {"content_items", "content_versions", "content_rejects", "fetch_seen"}
+    )
 
 
 async def test_the_token_column_is_readable_by_neither_role(admin_pool: Pool) -> None:

@@ -108,7 +108,8 @@ async def test_a_refusal_inside_a_callers_transaction_leaves_it_usable(
     portal = await factory.portal()
     first = await start_fetch(worker_db, portal)
 
-    async with worker_db.for_portal(portal) as tx:
+    # As the operator: a worker starts no export (it writes an exports row only under a lease).
+    async with db.for_portal(portal) as tx:
         with pytest.raises(AllDuplicateJobs):
             await start_fetch(tx, portal)
         # The caller's transaction (a scheduler holding a schedule row lock) goes on.
@@ -145,21 +146,19 @@ async def test_the_app_role_starts_runs_only_for_its_members(
 
 
 async def test_start_export_creates_a_run_a_job_and_an_exports_row(
-    factory: Factory, worker_db: Database, db: Database, tmp_path: Path
+    factory: Factory, db: Database, tmp_path: Path
 ) -> None:
     portal = await factory.portal()
     out = tmp_path / "pages.csv"
 
-    started = await start_export(
-        worker_db, portal, ContentType.SITE_PAGE, ExportFormat.CSV, path=out
-    )
+    started = await start_export(db, portal, ContentType.SITE_PAGE, ExportFormat.CSV, path=out)
 
     assert started.run.kind is JobKind.EXPORT
     assert started.job.kind is JobKind.EXPORT
     assert started.export.path == str(out)
     assert (started.export.format, started.export.status) == (ExportFormat.CSV, JobStatus.PENDING)
     with pytest.raises(AllDuplicateJobs):
-        await start_export(worker_db, portal, ContentType.SITE_PAGE, ExportFormat.JSONL)
+        await start_export(db, portal, ContentType.SITE_PAGE, ExportFormat.JSONL)
     exports = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert len(exports) == 1
 

@@ -1,18 +1,22 @@
 """What a worker login (smuves_worker_login) may not choose: the time of the HubSpot request
-counters, and runs of its own. Tried through the real SQL as that login, as a compromised
-worker would; the worker's real work (recording its requests, firing a due schedule) still
-goes through.
+counters, runs of its own, and which portal it writes (only one it holds a live lease of a
+job of). Tried through the real SQL as that login, as a compromised worker would; the
+worker's real work (recording its requests, firing a due schedule, writing under its lease)
+still goes through.
 """
 
 from __future__ import annotations
 
 import contextlib
+import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 import pytest
 
 from smuves_sync.db import Database, Pool
+from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
 from tests.factories import Factory
@@ -107,12 +111,6 @@ async def test_a_worker_cannot_read_another_workers_lease_to_get_a_token(
     assert tokens == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known gap: the worker role's rows are those of the portal it names in "
-    "app.portal_id, which it sets itself: it may write any portal's content and schedules",
-)
 async def test_a_worker_writes_no_portal_it_holds_no_lease_of(
     factory: Factory, worker_login_pool: Pool, db: Database
 ) -> None:
@@ -121,7 +119,117 @@ async def test_a_worker_writes_no_portal_it_holds_no_lease_of(
     await factory.content_item(run, "1")
     await factory.schedule(victim, next_run_at=datetime.now(UTC) + timedelta(days=1))
     written = []
-    for name in ("trust_deface_content", "trust_make_schedule_due"):
+    for name in ("trust_deface_content", "trust_make_schedule_due", "trust_plant_content"):
         with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
             written += await query_as(worker_login_pool, name, as_portal=victim, portal_id=victim)
     assert written == []
+    # Nor does it read the portal's content.
+    read = await query_as(
+        worker_login_pool, "trust_content_names", as_portal=victim, portal_id=victim
+    )
+    assert read == []
+    assert await query(db, "trust_content_names", portal_id=victim) == [
+        {"hubspot_id": "1", "name": "A page"}
+    ]
+
+
+Lease = tuple[int, uuid.UUID | None]  # a job's id and a lease token, as `query_as` takes them
+
+
+async def as_worker(
+    pool: Pool, name: str, portal: int, lease: Lease, *, rows_of: int | None = None
+) -> list[dict[str, Any]]:
+    """The named statement as the worker login, scoped to `portal` under `lease`, on the rows
+    of portal `rows_of` (default: `portal`)."""
+    return await query_as(pool, name, as_portal=portal, lease=lease, portal_id=rows_of or portal)
+
+
+async def test_a_worker_writes_its_portal_only_while_its_lease_is_live(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    pool = worker_login_pool
+    run = await factory.run(portal := await factory.portal())
+    held = await factory.job(run, status=JobStatus.RUNNING)
+    lease: Lease = (held.id, held.lease_token)
+    await factory.content_item(run, "1")
+
+    assert await as_worker(pool, "trust_deface_content", portal, lease) == [{"hubspot_id": "1"}]
+    planted = await as_worker(pool, "trust_plant_content", portal, lease)
+    assert planted == [{"hubspot_id": "planted"}]
+
+    # Taken over by another worker's claim: the old lease writes nothing, reads nothing.
+    await query(db, "trust_take_over_lease", job_id=held.id)
+    assert await as_worker(pool, "trust_deface_content", portal, lease) == []
+    assert await as_worker(pool, "trust_content_names", portal, lease) == []
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await as_worker(pool, "trust_plant_content", portal, lease)
+    with pytest.raises(LeaseLost):  # a page stored under it: the worker stops
+        async with Database(pool).for_job(held) as scoped:
+            await query(scoped, "trust_plant_content", portal_id=portal)
+
+    # Expired (its last heartbeat is older than the fetch lease), though nobody took it over;
+    # and a made-up token.
+    expired = await factory.job(
+        run,
+        status=JobStatus.RUNNING,
+        content_type=ContentType.BLOG_POST,
+        heartbeat_at=datetime.now(UTC) - timedelta(hours=1),
+    )
+    for lease in ((expired.id, expired.lease_token), (expired.id, uuid.uuid4())):
+        assert await as_worker(pool, "trust_deface_content", portal, lease) == []
+
+
+async def test_a_lease_of_one_portal_writes_no_other(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    mine, victim = await factory.portal(), await factory.portal()
+    my_run, their_run = await factory.run(mine), await factory.run(victim)
+    await factory.content_item(their_run, "1")
+    held = await factory.job(my_run, status=JobStatus.RUNNING)
+    lease: Lease = (held.id, held.lease_token)
+    pool = worker_login_pool
+
+    # Naming the victim's portal with my job's lease, or my portal and the victim's rows.
+    for portal in (victim, mine):
+        defaced = await as_worker(pool, "trust_deface_content", portal, lease, rows_of=victim)
+        assert defaced == []
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            await as_worker(pool, "trust_plant_content", portal, lease, rows_of=victim)
+    assert await query(db, "trust_content_names", portal_id=victim) == [
+        {"hubspot_id": "1", "name": "A page"}
+    ]
+
+
+async def test_the_schedulers_functions_change_only_a_due_schedule(
+    factory: Factory, worker_login_pool: Pool, db: Database
+) -> None:
+    portal = await factory.portal(owner := await factory.user())
+    later = datetime.now(UTC) + timedelta(days=1)
+    waiting = await factory.schedule(portal, owner=owner, next_run_at=later)
+
+    # Not due: neither moved (made due, or pushed off) nor disabled, nobody told anything.
+    [advanced] = await query_as(worker_login_pool, "trust_advance_schedule", schedule_id=waiting)
+    [told] = await query_as(worker_login_pool, "trust_disable_schedule", schedule_id=waiting)
+    assert (advanced["advanced"], told["told"]) == (False, None)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await query_as(worker_login_pool, "trust_notify", as_portal=portal, schedule_id=waiting)
+    assert await query(db, "trust_schedule", schedule_id=waiting) == [
+        {"enabled": True, "next_run_at": later}
+    ]
+    assert await query(db, "trust_notifications_of_schedule", schedule_id=waiting) == []
+
+    # Due: the scheduler advances it, or disables it and tells its owner.
+    due = await factory.schedule(
+        portal, owner=owner, next_run_at=datetime.now(UTC) - timedelta(minutes=1)
+    )
+    [advanced] = await query_as(worker_login_pool, "trust_advance_schedule", schedule_id=due)
+    assert advanced["advanced"] is True
+    [again] = await query_as(worker_login_pool, "trust_advance_schedule", schedule_id=due)
+    assert again["advanced"] is False  # no longer due
+    bad = await factory.schedule(
+        portal, owner=owner, next_run_at=datetime.now(UTC) - timedelta(minutes=1)
+    )
+    [told] = await query_as(worker_login_pool, "trust_disable_schedule", schedule_id=bad)
+    assert told["told"] is True
+    assert [r["enabled"] for r in await query(db, "trust_schedule", schedule_id=bad)] == [False]
+    assert len(await query(db, "trust_notifications_of_schedule", schedule_id=bad)) == 1

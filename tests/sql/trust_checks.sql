@@ -4,6 +4,10 @@
 -- name: trust_set_portal
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
 
+-- name: trust_set_lease
+SELECT pg_catalog.set_config('app.job_id', %(job_id)s::text, true),
+       pg_catalog.set_config('app.lease_token', %(lease_token)s::text, true)
+
 -- name: trust_insert_leased_job
 -- A job "already running" under a lease token the caller chose.
 INSERT INTO public.jobs (run_id, portal_id, kind, content_type, status, locked_at, locked_by,
@@ -78,6 +82,38 @@ RETURNING hubspot_id
 UPDATE public.schedules SET next_run_at = now() - interval '1 day'
 WHERE portal_id = %(portal_id)s
 RETURNING id
+
+-- name: trust_plant_content
+INSERT INTO public.content_items (portal_id, content_type, hubspot_id, data, content_hash)
+VALUES (%(portal_id)s, 'site_page', 'planted', '{}', 'planted')
+RETURNING hubspot_id
+
+-- name: trust_content_names
+SELECT hubspot_id, name FROM public.content_items WHERE portal_id = %(portal_id)s
+ORDER BY hubspot_id
+
+-- name: trust_take_over_lease
+-- Another worker's claim of the job: a new lease token.
+UPDATE public.jobs SET lease_token = gen_random_uuid(), locked_by = 'another worker'
+WHERE id = %(job_id)s
+
+-- name: trust_advance_schedule
+SELECT public.advance_due_schedule(%(schedule_id)s, now() + interval '1 hour') AS advanced
+
+-- name: trust_disable_schedule
+SELECT public.disable_due_schedule(%(schedule_id)s, 'Pay up at evil.example') AS told
+
+-- name: trust_notify
+INSERT INTO public.notifications (user_id, schedule_id, kind, message)
+SELECT s.owner_id, s.id, 'schedule_disabled', 'Pay up at evil.example'
+FROM public.schedules AS s WHERE s.id = %(schedule_id)s
+RETURNING id
+
+-- name: trust_schedule
+SELECT enabled, next_run_at FROM public.schedules WHERE id = %(schedule_id)s
+
+-- name: trust_notifications_of_schedule
+SELECT message FROM public.notifications WHERE schedule_id = %(schedule_id)s
 
 -- name: trust_enqueue_priority
 SELECT id, priority FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,

@@ -84,13 +84,19 @@ async def query_as(
     *,
     as_portal: int | None = None,
     as_user: uuid.UUID | None = None,
+    lease: tuple[int, uuid.UUID | None] | None = None,
     **params: Any,
 ) -> list[dict[str, Any]]:
     """The named test statement in one transaction of `pool`, scoped to a portal or a user
-    the way the product scopes its connections (`Database.for_portal`, `as_user`)."""
+    the way the product scopes its connections (`Database.for_portal`, `as_user`); `lease`
+    (a job id and a lease token) names a job's lease as `Database.for_job` does."""
     async with pool.connection() as conn, conn.transaction():
         if as_portal is not None:
             await conn.execute(statement("trust_set_portal"), {"portal_id": as_portal})
+        if lease is not None:
+            job_id, lease_token = lease
+            params_of_lease = {"job_id": job_id, "lease_token": lease_token}
+            await conn.execute(statement("trust_set_lease"), params_of_lease)
         if as_user is not None:
             await conn.execute(statement("trust_set_user"), {"user_id": as_user})
         return await query(conn, name, **params)

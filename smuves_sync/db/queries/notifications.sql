@@ -19,15 +19,6 @@ SET read_at = coalesce(read_at, now())
 WHERE id = %(notification_id)s
 RETURNING id, run_id, schedule_id, kind, message, created_at, read_at
 
--- name: notification_schedule_disabled
--- Tell the schedule's owner, or its portal's owner when it has none, that it was disabled.
--- A worker writes it scoped to the schedule's portal (migrations/0012_content_rejects.sql).
-INSERT INTO public.notifications (user_id, schedule_id, kind, message)
-SELECT coalesce(s.owner_id, p.owner_id), s.id, 'schedule_disabled', %(message)s
-FROM public.schedules AS s
-JOIN public.portals AS p ON p.id = s.portal_id
-WHERE s.id = %(schedule_id)s AND coalesce(s.owner_id, p.owner_id) IS NOT NULL
-
 -- name: notification_of_run
 -- A run's notifications, newest first, with the recipient's email (notifications_run_idx).
 SELECT n.id, n.user_id, u.email, n.kind, n.message, n.created_at, n.read_at

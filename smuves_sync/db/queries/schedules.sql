@@ -40,11 +40,17 @@ SELECT s.id, s.portal_id, s.owner_id, s.cron_expression,
 FROM public.claim_due_schedule(%(skip)s::bigint[], %(now)s) AS s
 
 -- name: schedule_advance
--- After a firing (or a skipped one): the next time, and when it last started a run.
-UPDATE public.schedules
-SET next_run_at = %(next_run_at)s,
-    last_run_at = coalesce(%(last_run_at)s, last_run_at)
-WHERE id = %(schedule_id)s
+-- After a due schedule's firing (or a skipped one): the next time, and when it last started a
+-- run. False when the schedule is not due: nothing changed (migrations/0020_worker_leases.sql).
+SELECT public.advance_due_schedule(%(schedule_id)s, %(next_run_at)s, %(last_run_at)s,
+                                   %(now)s) AS advanced
+
+-- name: schedule_disable_due
+-- A due schedule that cannot be fired: disabled, and its owner (else its portal's owner) told
+-- %(message)s. NULL when the schedule is not due (nothing changed), else whether somebody
+-- was told (migrations/0020_worker_leases.sql).
+SELECT public.disable_due_schedule(%(schedule_id)s, %(message)s, %(now)s) AS told
 
 -- name: schedule_disable
+-- The operator's: stop any schedule from firing.
 UPDATE public.schedules SET enabled = false WHERE id = %(schedule_id)s

@@ -12,12 +12,21 @@ SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true)
 -- For smuves_worker: the one portal whose rows this transaction may see.
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
 
--- name: session_set_portal_async_commit
--- session_set_portal for a fetched page's transaction (`Database.for_portal(..., async_commit=
+-- name: session_set_job
+-- For smuves_worker: a transaction of a claimed job, which sees the job's portal and, while
+-- the job runs under this lease, writes it (`Database.for_job`, migrations/0020).
+SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true),
+       pg_catalog.set_config('app.job_id', %(job_id)s::text, true),
+       pg_catalog.set_config('app.lease_token', %(lease_token)s::text, true)
+
+-- name: session_set_job_async_commit
+-- session_set_job for a fetched page's transaction (`Database.for_job(..., async_commit=
 -- True)`): its COMMIT does not wait for the WAL to reach disk. A crash of Postgres can lose
 -- the last such pages, each whole with the checkpoint it carries, so the job resumes before
 -- them and reads them again; any later synchronous commit (the job's completion) flushes them.
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true),
+       pg_catalog.set_config('app.job_id', %(job_id)s::text, true),
+       pg_catalog.set_config('app.lease_token', %(lease_token)s::text, true),
        pg_catalog.set_config('synchronous_commit', 'off', true)
 
 -- name: session_custom_plans

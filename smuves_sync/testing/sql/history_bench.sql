@@ -3,7 +3,8 @@
 
 -- name: history_bench_fetch_job
 -- A fetch run of the portal with its job of one type running, as a worker holds it while it
--- stores pages: the history triggers take their run from it (migrations/0014).
+-- stores pages: the history triggers take their run from it (migrations/0014), and the worker
+-- writes under its lease (0020), which does not expire while the bench runs.
 WITH run AS (
     INSERT INTO public.runs (portal_id, kind, status, content_types, started_at)
     VALUES (%(portal_id)s, 'fetch', 'running', ARRAY[%(content_type)s]::text[], now())
@@ -12,9 +13,25 @@ WITH run AS (
 INSERT INTO public.jobs (run_id, portal_id, kind, content_type, status, attempts, locked_at,
                          locked_by, lease_token, heartbeat_at)
 SELECT run.id, %(portal_id)s, 'fetch', %(content_type)s, 'running', 1, now(), 'bench',
-       gen_random_uuid(), now()
+       gen_random_uuid(), now() + interval '1 day'
 FROM run
-RETURNING run_id
+RETURNING *
+
+-- name: bench_lease_job
+-- A lease for a worker that stores pages of the portal outside any fetch (the ingest and
+-- export phases): an export job running, of a type no phase exports, that does not expire
+-- while the bench runs. No fetch is in flight: history attributes what it stores to no run.
+WITH run AS (
+    INSERT INTO public.runs (portal_id, kind, status, content_types, started_at)
+    VALUES (%(portal_id)s, 'export', 'running', ARRAY['hubdb_table']::text[], now())
+    RETURNING id
+)
+INSERT INTO public.jobs (run_id, portal_id, kind, content_type, status, attempts, locked_at,
+                         locked_by, lease_token, heartbeat_at)
+SELECT run.id, %(portal_id)s, 'export', 'hubdb_table', 'running', 1, now(), 'bench',
+       gen_random_uuid(), now() + interval '1 day'
+FROM run
+RETURNING *
 
 -- name: history_bench_triggers_off
 -- The same database without history: content_items' history triggers disabled.

@@ -130,7 +130,7 @@ async def test_objects_come_back_as_hubspot_sent_them(
         archived=False,
         raw=raw,
     )
-    async with worker_db.for_portal(portal_id) as scoped:
+    async with worker_db.for_job(await factory.lease(portal_id)) as scoped:
         await content_upsert_page(scoped, portal_id, ContentType.SITE_PAGE, run.id, [record])
 
     response = await client.get("/v1/portals/82/content", headers=alice.headers)
