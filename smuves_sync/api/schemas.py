@@ -141,9 +141,12 @@ class JobOut(_Out):
     status: JobStatus
     processed: int
     total: int | None = Field(
-        description="what the job goes through: for a fetch, the type's objects in HubSpot "
-        "(live and archived), counted as the fetch started or else by the job before its "
-        "first page; for an export, the rows to write. null until counted"
+        description="what the job goes through: for a fetch read in full, the type's objects "
+        "in HubSpot (live and archived), counted as the fetch started or else by the job "
+        "before its first page; for a fetch read incrementally, the objects changed since "
+        "the type's last fetch, counted by the job's first requests before it stores "
+        "anything; for an export, the rows to write. null until counted. Never below "
+        "processed; a completed fetch's total is what it processed"
     )
     attempts: int
     max_attempts: int
@@ -238,7 +241,10 @@ class FetchAccepted(_RunAccepted):
     totals: dict[ContentType, int | None] = Field(
         description="each new job's type: its objects in HubSpot (live and archived), counted "
         "with limit=1 requests as the fetch started; null when HubSpot did not count it in "
-        "time (slow, rate limited or failing): the job counts it before its first page"
+        "time (slow, rate limited or failing): the job counts it before its first page; null "
+        "too for a type read incrementally (only what changed since its last fetch): its job "
+        "counts the changes with its first requests, before it stores anything (poll the run "
+        "for the jobs' totals)"
     )
 
 

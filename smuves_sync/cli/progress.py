@@ -5,7 +5,9 @@
 A `Runner` limited to the run works its jobs (other workers may help; progress comes from
 the database, so their work shows too). One bar per content type shows processed / total;
 a fetch's jobs usually carry their totals from the start (counted as the run was started),
-else the total appears as soon as the job has counted its type. SIGINT or SIGTERM stops the
+else the total appears as soon as the job has counted its type (an incremental read: what
+changed, counted by its first requests to HubSpot). A job ends with its total equal to what it
+processed, so every bar ends full. SIGINT or SIGTERM stops the
 runner gracefully: its jobs are handed back with their cursors for a worker to finish.
 """
 

@@ -65,11 +65,12 @@ def seen_key(reject: RejectedObject) -> str:
 
 async def content_seen_add(
     db: Database, job_id: int, portal_id: int, hubspot_ids: Sequence[str]
-) -> None:
-    """Record `hubspot_ids` as seen by fetch job `job_id`."""
-    if hubspot_ids:
-        params = {"job_id": job_id, "portal_id": portal_id, "hubspot_ids": list(hubspot_ids)}
-        await db.execute("content_seen_add", params)
+) -> int:
+    """Record `hubspot_ids` as seen by fetch job `job_id`; how many it had not seen before."""
+    if not hubspot_ids:
+        return 0
+    params = {"job_id": job_id, "portal_id": portal_id, "hubspot_ids": list(hubspot_ids)}
+    return await db.execute("content_seen_add", params)
 
 
 async def content_seen_start(db: Database, job_id: int, portal_id: int) -> None:

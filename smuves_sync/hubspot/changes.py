@@ -1,6 +1,7 @@
 """The listings of an incremental fetch: what changed since a moment, ids only, changed parents.
 
-    async for page in changed_pages(client, "site_page", since_ms, cursor):
+    opening = await open_changes(client, "site_page", since_ms)   # opening.changed: the total
+    async for page in changed_pages(client, "site_page", since_ms, cursor, opening=opening):
         store(page.items); checkpoint(page.cursor)      # page.counted: HubSpot's count
     async for ids in listed_ids(client, "site_page", archived=False):
         ...                                             # every id of the pass, nothing else
@@ -15,6 +16,12 @@ next fetch reads it. An answer that is not newest first (an API that ignores the
 listed oldest first by `updatedAfter` instead. A HubDB table's rows take `sort` but no change
 filters: they are paged by `paging.next` newest first until the listing reaches the moment.
 Cursors resume after the last page, like a full listing's (`Cursor`).
+
+`open_changes` asks those first requests of every pass before anything is stored, so that the
+job knows how many objects it will read: a first answer that reaches back to the moment lists
+every change of its pass; otherwise one ``limit=1`` request with `updatedAfter` counts them
+(a HubDB table's rows cannot be counted so: their count stays unknown). `changed_pages` then
+reads each first answer as its pass's first page instead of asking again.
 """
 
 from __future__ import annotations
@@ -59,6 +66,63 @@ def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cu
     return Cursor(spec.name, archived, done=True)
 
 
+# One answer of a listing: its body, its results, whether it announces another page.
+Answer = tuple[dict[str, Any], list[Any], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """The first answer of each pass of a change listing, held until its pass is read, and
+    how many objects the listing will show (`changed`; None when HubSpot did not say)."""
+
+    answers: Mapping[bool, Answer]
+    changed: int | None
+
+
+async def open_changes(
+    client: HubSpotClient, content_type: str, since_ms: int, *, parent_id: str | None = None
+) -> Opening:
+    """Ask each pass its first page (the requests `changed_pages` starts with) and count what
+    changed: the page's changed objects when it reaches back to `since_ms`, else HubSpot's
+    count of the objects updated after it (``limit=1``: one request more, made only when more
+    than a page changed)."""
+    spec = client.spec(content_type)
+    path = client.path(spec, parent_id)
+    passes = [False, True] if spec.archived_pass else [False]
+    answers: dict[bool, Answer] = {}
+    changed: int | None = 0
+    lane = client.lane(len(passes))
+    try:
+        for archived in passes:
+            params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
+            answers[archived] = await _get_page(client, spec, path, params, archived, lane)
+            found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
+            if found is None and spec.change_filters:
+                params = {"limit": "1", **Position(updated_after=since_ms).query()}
+                body, _, _ = await _get_page(client, spec, path, params, archived, lane)
+                found = _count(body.get("total"))
+            changed = None if found is None or changed is None else changed + found
+    finally:
+        lane.close()
+    return Opening(answers, changed)
+
+
+def _changed_on(
+    spec: ContentTypeSpec, answer: Answer, archived: bool, since_ms: int, parent_id: str | None
+) -> int | None:
+    """The objects a pass's first answer lists as changed when it is the pass's whole change
+    listing (newest first and reaching back to `since_ms`, or the last page), else None."""
+    _, results, more = answer
+    records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+    times = [_ms(record) for record in records]
+    if not _newest_first_order(times):
+        return None
+    if more and min((ms for ms in times if ms is not None), default=since_ms) > since_ms:
+        return None
+    changed = tuple(r for r, ms in zip(records, times, strict=True) if ms is None or ms > since_ms)
+    return Page(changed, "", archived, rejects=rejects).objects
+
+
 async def changed_pages(
     client: HubSpotClient,
     content_type: str,
@@ -66,15 +130,18 @@ async def changed_pages(
     cursor: str | None = None,
     *,
     parent_id: str | None = None,
+    opening: Opening | None = None,
 ) -> AsyncGenerator[Page, None]:
     """The pages of objects updated after `since_ms` (live, then archived), from `cursor`; of
-    one parent's children (a HubDB table's rows) with `parent_id`."""
+    one parent's children (a HubDB table's rows) with `parent_id`. A pass that starts from its
+    beginning takes its first answer from `opening` when it has it (`open_changes`)."""
     spec = client.spec(content_type)
     state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
     if state.done:
         return
     passes = [False, True] if spec.archived_pass else [False]
     lane = client.lane(len(passes))
+    answers = opening.answers if opening is not None else {}
     try:
         for archived in passes:
             if state.archived and not archived:
@@ -82,7 +149,10 @@ async def changed_pages(
             resuming = state.archived == archived
             start = state.position if resuming else Position()
             counted = state.part_total if resuming else None
-            walk = _newest_first(client, spec, archived, since_ms, start, counted, lane, parent_id)
+            first = answers.get(archived) if start == Position() else None
+            walk = _newest_first(
+                client, spec, archived, since_ms, start, counted, lane, parent_id, first
+            )
             async for page in walk:
                 if not page.cursor:
                     after = _after_pass(spec, archived, passes).encode()
@@ -101,13 +171,15 @@ async def _newest_first(
     counted: int | None,
     lane: Lane,
     parent_id: str | None,
+    first: Answer | None = None,
 ) -> AsyncIterator[Page]:
     """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
-    is unfiltered, so its `total` is the pass's count. The next pages ask for what was updated
-    before the oldest the listing has (plus a millisecond, so that what shares it is not
-    skipped) where the type takes change filters, else follow `paging.next`. An answer that is
-    not newest first is listed again by `updatedAfter` (or, without filters, read whole). The
-    last page's cursor is "" (the caller names the next pass)."""
+    (`first`, when it was asked already) is unfiltered, so its `total` is the pass's count.
+    The next pages ask for what was updated before the oldest the listing has (plus a
+    millisecond, so that what shares it is not skipped) where the type takes change filters,
+    else follow `paging.next`. An answer that is not newest first is listed again by
+    `updatedAfter` (or, without filters, read whole). The last page's cursor is "" (the caller
+    names the next pass)."""
     if position.updated_after is not None:  # resumed in the oldest-first listing
         since_ms = position.updated_after
         async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
@@ -118,7 +190,10 @@ async def _newest_first(
     whole = False
     while True:
         params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
-        body, results, more = await _get_page(client, spec, path, params, archived, lane)
+        if first is None:
+            body, results, more = await _get_page(client, spec, path, params, archived, lane)
+        else:
+            (body, results, more), first = first, None
         try:
             nxt = None if spec.change_filters else paging.advance(body, len(results))
         except (ValueError, PagingError) as exc:
@@ -154,7 +229,7 @@ async def _get_page(
     params: dict[str, str],
     archived: bool,
     lane: Lane,
-) -> tuple[dict[str, Any], list[Any], bool]:
+) -> Answer:
     """One page of a listing (of the archived pass if asked): its body, its results and
     whether it announces another page."""
     if archived:

@@ -146,7 +146,12 @@ class Queue:
         total: int | None = None,
         now: datetime | None = None,
     ) -> Job:
-        """Save where the job got to (resume point, progress); extends the lease."""
+        """Save where the job got to (resume point, progress); extends the lease. A total
+        below `processed` (HubSpot's count moved while the job ran) is raised to it: progress
+        never shows more than all."""
+        known = job.total if total is None else total
+        if known is not None and processed > known:
+            total = processed
         changed = await jobs.job_checkpoint(
             self.db, job.id, _token(job), cursor, processed, total=total, now=now
         )

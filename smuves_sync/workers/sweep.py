@@ -22,7 +22,8 @@ one, still live, across a page boundary, and the listing never shows that one.
    where its counts showed something missing (`SweepScope`: the live or archived objects, of
    one HubDB table). Then, in one transaction, the type's last confirmation (`content_syncs`),
    what the job cost and found (`fetch_reads`) and the job's completion, which also drops its
-   ids.
+   ids. The job's total becomes what it saw or confirmed, so its bar ends full however
+   HubSpot's count moved while it ran.
 """
 
 from __future__ import annotations
@@ -88,12 +89,11 @@ async def finish_fetch(
     *,
     scopes: Sequence[SweepScope] = (SweepScope(),),
     changed: int = 0,
-    incremental: bool = False,
 ) -> Job:
     """Confirm with HubSpot what the listing did not see (in `scopes`: an incremental read
     sweeps only where its counts differed), mark the gone deleted, record the type's
     confirmation, what the job cost and found (`changed`: rows its pages wrote), and complete
-    the job (an `incremental` one with the objects it read as its total); returns the
+    the job with the objects it saw or confirmed as its processed and its total; returns the
     completed job."""
     portal_id, content_type = job.portal_id, job.content_type
     deleted = stored = unknown = 0
@@ -123,7 +123,7 @@ async def finish_fetch(
             deleted=deleted,
             unchanged=max(seen - changed, 0),
         )
-        if incremental:  # its total is what it read: nothing was counted up front
+        if job.total != seen:  # HubSpot's count moved while it ran: the bar ends at all
             job = await ctx.queue(scoped).checkpoint(job, job.cursor, seen, total=seen)
         job = await ctx.queue(scoped).complete(job, processed=seen)
     log.info(

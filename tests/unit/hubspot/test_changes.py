@@ -1,6 +1,6 @@
 """The listings of an incremental fetch (hubspot.changes) against answers HubSpot could give:
 newest first in one request, a keyset by updatedBefore, an API that ignores the sort, a page
-updated within one millisecond, ids only."""
+updated within one millisecond, ids only; the count of what changed (open_changes)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import respx
 
-from smuves_sync.hubspot.changes import changed_pages, listed_ids
+from smuves_sync.hubspot.changes import changed_pages, listed_ids, open_changes
 from smuves_sync.hubspot.client import Page
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.paging import iso_ms
@@ -23,6 +23,11 @@ SINCE = 1_700_000_000_000
 def page_object(object_id: int, updated_ms: int) -> dict[str, Any]:
     moment = datetime.fromtimestamp(updated_ms / 1000, tz=UTC)
     return {"id": str(object_id), "name": f"page {object_id}", "updatedAt": moment.isoformat()}
+
+
+def newest_page(size: int) -> list[dict[str, Any]]:
+    """A full page of objects changed after SINCE, newest first."""
+    return [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
 
 
 def body(objects: list[dict[str, Any]], total: int, more: bool) -> dict[str, Any]:
@@ -62,7 +67,7 @@ async def test_more_changes_than_a_page_are_read_by_updated_before(
 ) -> None:
     client = make_client()
     size = client.spec("site_page").page_size
-    newest = [page_object(1000 + i, SINCE + 500 - i) for i in range(size)]
+    newest = newest_page(size)
     older = [page_object(2000, SINCE + 1), page_object(2001, SINCE - 1)]
     asked: list[dict[str, str]] = []
 
@@ -84,6 +89,69 @@ async def test_more_changes_than_a_page_are_read_by_updated_before(
     assert pages[0].counted == pages[1].counted == 5000
     resumed = Cursor.decode(pages[0].cursor, "site_page")
     assert resumed.position.updated_before == oldest + 1 and resumed.part_total == 5000
+
+
+async def test_the_opening_counts_what_changed_from_the_first_answers_and_asks_nothing_again(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    live = [page_object(3, SINCE + 30), page_object(2, SINCE + 20), page_object(1, SINCE - 5)]
+    archived = [page_object(7, SINCE + 9), page_object(6, SINCE - 9)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        assert "updatedAfter" not in request.url.params
+        if request.url.params.get("archived") == "true":
+            return json_response(body(archived, 40, more=True))
+        return json_response(body(live, 1200, more=True))
+
+    route = router.get(PATH).mock(side_effect=answer)
+    client = make_client()
+    opening = await open_changes(client, "site_page", SINCE)
+    pages = [page async for page in changed_pages(client, "site_page", SINCE, opening=opening)]
+
+    assert opening.changed == 3  # two live, one archived
+    assert route.call_count == 2  # the pages were the opening's answers
+    assert [[r.hubspot_id for r in p.items] for p in pages] == [["3", "2"], ["7"]]
+    assert [(p.archived, p.counted) for p in pages] == [(False, 1200), (True, 40)]
+
+
+async def test_more_changes_than_a_page_are_counted_with_one_request_more(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    client = make_client()
+    newest = newest_page(client.spec("site_page").page_size)
+    asked: list[dict[str, str]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        params = dict(request.url.params)
+        asked.append(params)
+        if "updatedAfter" in params:
+            return json_response(body([newest[0]], 321, more=True))
+        if params.get("archived") == "true":
+            return json_response(body([], 0, more=False))
+        return json_response(body(newest, 5000, more=True))
+
+    router.get(PATH).mock(side_effect=answer)
+    opening = await open_changes(client, "site_page", SINCE)
+
+    assert opening.changed == 321
+    assert len(asked) == 3 and "updatedAfter" not in asked[0]
+    assert (asked[1]["limit"], asked[1]["updatedAfter"]) == ("1", iso_ms(SINCE))
+
+
+async def test_an_opening_without_a_count_leaves_the_total_unknown(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    client = make_client()
+    newest = newest_page(client.spec("site_page").page_size)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if "updatedAfter" in request.url.params:
+            return json_response({"results": []})  # no total
+        return json_response(body(newest, 5000, more=True))
+
+    router.get(PATH).mock(side_effect=answer)
+
+    assert (await open_changes(client, "site_page", SINCE)).changed is None
 
 
 async def test_an_answer_not_newest_first_is_listed_by_updated_after_instead(
