@@ -74,7 +74,7 @@ bench: bench-queue bench-client bench-sync bench-resync bench-fleet ## run every
 bench-queue: $(STAMP) ## benchmark queue drain rate and NOTIFY wake-up (scripts/bench_queue.py)
 	$(BIN)/python scripts/bench_queue.py $(ARGS)
 
-bench-fleet: $(STAMP) ## benchmark a fleet: N portals, K workers, a wave of schedules and a person's sync (scripts/bench_fleet.py; needs SMUVES_DATABASE_URL)
+bench-fleet: $(STAMP) ## benchmark a fleet: N portals, K workers, a wave of schedules and a person's sync (scripts/bench_fleet.py)
 	$(BIN)/python scripts/bench_fleet.py $(ARGS)
 
 bench-client: $(STAMP) ## benchmark the HubSpot client against the rate-limit bound (scripts/bench_client.py)

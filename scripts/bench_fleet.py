@@ -31,9 +31,14 @@ Printed (with --json, one JSON object last):
 With --compare-portals M (default --portals / 4; 0: off) a fleet of M portals runs first, the
 same way, and `worker_rss_ratio` is the peak RSS at --portals over the peak RSS at M.
 
-The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL; each
-fleet gets a scratch database, dropped afterwards. Postgres must run on this machine for its
-CPU to be read (else that figure is null).
+The workers log in as smuves_worker_login (`smuves_sync.testing.worker_processes`), as on a
+worker host; one that exits, or a fleet HubSpot hears nothing from for two minutes, ends the
+benchmark with the worker's exit code and the last lines of its output.
+
+The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL, else
+the embedded PostgreSQL in a temporary directory; each fleet gets a scratch database, dropped
+afterwards. Postgres must run on this machine for its CPU to be read (else that figure is
+null).
 """
 
 from __future__ import annotations
@@ -42,9 +47,7 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -54,18 +57,31 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 from pydantic import SecretStr
 
-from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db import Database, pool_for
 from smuves_sync.db.portals import app_user_ensure, portal_store
 from smuves_sync.db.schedules import schedule_add
 from smuves_sync.models import ContentType, JobPriority
 from smuves_sync.orchestrator import start_fetch
-from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
+from smuves_sync.testing.fake_hubspot import (
+    FakeHubSpotProcess,
+    PortalSpec,
+    ServerConfig,
+    serve_in_subprocess,
+)
 from smuves_sync.testing.queries import testing_queries
-from smuves_sync.testing.scratch import scratch_database
+from smuves_sync.testing.scratch import scratch_database, scratch_server
+from smuves_sync.testing.worker_processes import (
+    Reaped,
+    Worker,
+    WorkerFailed,
+    Workers,
+    start_worker,
+    worker_env,
+    worker_login,
+)
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 
 SECRET = new_secret_key()
@@ -137,47 +153,29 @@ async def plant(url: str, specs: Sequence[PortalSpec], scheduled: int) -> None:
                 await schedule_add(db, spec.portal_id, "0 3 * * *", types, next_run_at=later)
 
 
-def start_workers(
-    url: str, base_url: str, fleet: Fleet, logs: Path
-) -> list[subprocess.Popen[bytes]]:
-    """`smuves worker` processes, one log each, in `fleet.hosts` process groups (hosts) of
-    their own SMUVES_WORKER_ID."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-    # The workers log in as smuves_worker_login (no password: a server that trusts local
-    # connections, as the test and bench servers do).
-    worker_url = make_conninfo(**{**conninfo_to_dict(url), "user": DbRole.WORKER.login})
-    env.update(
-        SMUVES_ENV_FILE="",
-        SMUVES_DATABASE_URL=url,
-        SMUVES_WORKER_DATABASE_URL=worker_url,
+def start_workers(login: str, base_url: str, fleet: Fleet, logs: Path) -> Workers:
+    """`smuves worker` processes logged in as `login` (smuves_worker_login), one log each, in
+    `fleet.hosts` process groups (hosts) of their own SMUVES_WORKER_ID."""
+    env = worker_env(
+        login,
         SMUVES_HUBSPOT_BASE_URL=base_url,
         SMUVES_SECRET_KEY=SECRET,
         SMUVES_POLL_INTERVAL_SECONDS="0.5",
     )
-    command = [
-        sys.executable,
-        "-m",
-        "smuves_sync.cli",
-        "worker",
-        "--kinds",
-        "fetch",
-        "--concurrency",
-        str(fleet.concurrency),
-    ]
-    workers: list[subprocess.Popen[bytes]] = []
+    args = ("--kinds", "fetch", "--concurrency", str(fleet.concurrency))
+    workers: list[Worker] = []
     groups: dict[int, int] = {}  # host -> its process group (its first worker's pid)
     for n in range(fleet.workers):
         host = n % fleet.hosts
-        worker = subprocess.Popen(
-            command,
-            env={**env, "SMUVES_WORKER_ID": f"host{host}"},
-            stdout=(logs / f"worker{n}.log").open("wb"),
-            stderr=subprocess.STDOUT,
+        worker = start_worker(
+            {**env, "SMUVES_WORKER_ID": f"host{host}"},
+            logs / f"worker{n}.log",
+            *args,
             process_group=groups.get(host, 0),
         )
-        groups.setdefault(host, worker.pid)
+        groups.setdefault(host, worker.process.pid)
         workers.append(worker)
-    return workers
+    return Workers(workers)
 
 
 def proc_cpu_s(pid: int) -> float | None:
@@ -223,29 +221,19 @@ async def interactive(url: str, portal_id: int, after: float) -> float:
     return await first_progress(url, portal_id, enqueued)
 
 
-async def wait_settled(url: str, runs: int, cpu: BackendCpu) -> list[dict[str, Any]]:
-    """The fetch runs once `runs` of them have settled, sampling the server's CPU meanwhile."""
+async def wait_settled(
+    url: str, runs: int, cpu: BackendCpu, workers: Workers, fake: FakeHubSpotProcess
+) -> list[dict[str, Any]]:
+    """The fetch runs once `runs` of them have settled, sampling the server's CPU meanwhile;
+    `WorkerFailed` when a worker exits or HubSpot hears nothing more for a long while."""
     while True:
         await cpu.sample(url)
         rows = await sql(url, "fleet_fetch_runs")
         if sum(r["status"] not in ("pending", "running") for r in rows) >= runs:
             return rows
+        requests = sum(s.requests for s in fake.all_stats().values())
+        workers.check(progress=(requests, [r["status"] for r in rows]))
         await asyncio.sleep(1.0)
-
-
-def reap(process: subprocess.Popen[bytes]) -> tuple[float, float]:
-    """Stop and reap a worker: (its CPU seconds, its peak RSS in MB)."""
-    process.send_signal(signal.SIGTERM)
-    _, _, usage = os.wait4(process.pid, 0)
-    process.returncode = 0  # reaped here; keep Popen from waiting again
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
-
-
-async def wait_idle(logs: Path, workers: int) -> None:
-    """Until every worker has logged that it started."""
-    paths = [logs / f"worker{n}.log" for n in range(workers)]
-    while not all(p.exists() and "kinds fetch" in p.read_text() for p in paths):
-        await asyncio.sleep(0.1)
 
 
 async def run_fleet(server_url: str, fleet: Fleet, logs: Path) -> dict[str, Any]:
@@ -257,24 +245,28 @@ async def run_fleet(server_url: str, fleet: Fleet, logs: Path) -> dict[str, Any]
     )
     async with scratch_database(server_url, prefix="smuves_bench_fleet") as url:
         await plant(url, [*specs, small], scheduled=fleet.portals)
+        login = await worker_login(url)
         with serve_in_subprocess([*specs, small], config) as fake:
-            workers = start_workers(url, fake.base_url, fleet, logs)
+            workers = start_workers(login, fake.base_url, fleet, logs)
             cpu = BackendCpu()
+            person: asyncio.Task[float] | None = None
             try:
-                await wait_idle(logs, fleet.workers)
+                await workers.ready()
                 [wave] = await sql(url, "fleet_wave_start")
                 started = time.perf_counter()
                 person = asyncio.create_task(
                     interactive(url, small.portal_id, fleet.interactive_after)
                 )
-                runs = await wait_settled(url, fleet.portals + 1, cpu)
+                runs = await wait_settled(url, fleet.portals + 1, cpu, workers, fake)
                 elapsed = time.perf_counter() - started
                 first = await person
                 await cpu.sample(url)
                 [storage] = await sql(url, "fleet_storage")
                 hosts = await sql(url, "fleet_jobs_by_host")
             finally:
-                reaped = [reap(w) for w in workers]
+                if person is not None:
+                    person.cancel()
+                reaped = await workers.stop()
             stats = fake.all_stats()
     finish = sorted(
         (r["finished_at"] - wave["started_at"]).total_seconds()
@@ -291,7 +283,7 @@ def summary(
     finish: list[float],
     elapsed: float,
     first: float,
-    reaped: list[tuple[float, float]],
+    reaped: list[Reaped],
     cpu: BackendCpu,
     storage: dict[str, Any],
     stats: dict[int, Any],
@@ -311,9 +303,9 @@ def summary(
         "portal_finish_p50_s": round(p50, 2),
         "portal_finish_p95_s": round(p95, 2),
         "portal_finish_spread": round(p95 / p50, 2),
-        "cpu_s_per_1k_objects_workers": round(sum(c for c, _ in reaped) * per_1k, 3),
+        "cpu_s_per_1k_objects_workers": round(sum(r.cpu_s for r in reaped) * per_1k, 3),
         "cpu_s_per_1k_objects_postgres": None if postgres is None else round(postgres * per_1k, 3),
-        "worker_peak_rss_mb": round(max(r for _, r in reaped), 1),
+        "worker_peak_rss_mb": round(max(r.peak_rss_mb for r in reaped), 1),
         "share_429": round(sum(s.status_429 for s in stats.values()) / max(requests, 1), 4),
         "requests": requests,
         "bytes_per_object": round(int(storage["content_bytes"]) / max(objects, 1)),
@@ -324,9 +316,6 @@ def summary(
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     """The fleets, measured in one run."""
-    server_url = args.database_url or os.environ.get("SMUVES_DATABASE_URL")
-    if not server_url:
-        raise SystemExit("--database-url or SMUVES_DATABASE_URL: a server to create databases on")
     fleet = Fleet(
         args.portals,
         args.objects,
@@ -342,15 +331,17 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     compare = args.portals // 4 if args.compare_portals is None else args.compare_portals
     print(f"load average {os.getloadavg()[0]:.2f}; {fleet}")
     figures: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="smuves-fleet") as tmp:
-        if compare:
-            small = await run_fleet(
-                server_url, Fleet(**{**vars(fleet), "portals": compare}), Path(tmp)
-            )
-            print(f"  {compare} portals: {json.dumps(small)}")
-            figures["small_fleet"] = small
-        large = await run_fleet(server_url, fleet, Path(tmp))
-        print(f"  {fleet.portals} portals: {json.dumps(large)}")
+    server_url = args.database_url or os.environ.get("SMUVES_DATABASE_URL")
+    async with scratch_server(server_url) as server:
+        with tempfile.TemporaryDirectory(prefix="smuves-fleet") as tmp:
+            if compare:
+                small = await run_fleet(
+                    server, Fleet(**{**vars(fleet), "portals": compare}), Path(tmp)
+                )
+                print(f"  {compare} portals: {json.dumps(small)}")
+                figures["small_fleet"] = small
+            large = await run_fleet(server, fleet, Path(tmp))
+            print(f"  {fleet.portals} portals: {json.dumps(large)}")
     figures.update(large)
     if compare:
         ratio = large["worker_peak_rss_mb"] / figures["small_fleet"]["worker_peak_rss_mb"]
@@ -379,6 +370,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 if __name__ == "__main__":
     arguments = parse_args(sys.argv[1:])
-    result = asyncio.run(main(arguments))
+    try:
+        result = asyncio.run(main(arguments))
+    except WorkerFailed as failed:
+        raise SystemExit(f"bench_fleet: {failed}") from None
     if arguments.json:
         print(json.dumps(result))

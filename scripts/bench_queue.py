@@ -48,18 +48,14 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, LiteralString
 
 from psycopg.rows import scalar_row
 
 from smuves_sync.db import Database, DbRole, pool_for
-from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.jobs import Claim, job_claim_next, job_enqueue
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.rows import model_row
@@ -68,7 +64,7 @@ from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
 from smuves_sync.testing.queries import testing_queries
-from smuves_sync.testing.scratch import scratch_database, seed_backlog
+from smuves_sync.testing.scratch import scratch_database, scratch_server, seed_backlog
 
 FETCH = [JobKind.FETCH]
 TYPES = len(ContentType)
@@ -202,17 +198,6 @@ FIFO_LOOPS: dict[str, Loop] = {
 }
 
 
-@asynccontextmanager
-async def server(url: str | None) -> AsyncIterator[str]:
-    """The server to create scratch databases on."""
-    if url:
-        yield url
-        return
-    with tempfile.TemporaryDirectory(prefix="smvb") as tmp:
-        async with embedded_server(Path(tmp) / "pg") as embedded:
-            yield embedded
-
-
 async def drain(url: str, loop: Loop, jobs: int, workers: int, batch: int) -> float:
     """Plant `jobs` jobs and drain them with `workers` workers running `loop`; jobs per second."""
     settings = Settings()
@@ -301,7 +286,7 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
     sizes = {"baseline": args.baseline_jobs, "batched": args.jobs, "pipelined": args.jobs}
     load_before = load_average()
     print(f"load average {load_before}; {args.workers} workers, batch {args.batch}")
-    async with server(args.database_url or Settings().database_url) as server_url:
+    async with scratch_server(args.database_url or Settings().database_url) as server_url:
         for repeat in range(1, args.repeat + 1):
             # The loops take turns inside each repeat, so that a burst of other work on the
             # machine hits all of them rather than one.

@@ -9,10 +9,13 @@ re-sync writes and asks HubSpot for.
 
 Sync: a fake portal of --objects objects over the five types (--mix: even or skewed; the fake
 in a subprocess, 50 ms latency, 190 requests per rolling 10 s), fetched by two `smuves worker`
-processes. The wall
-time from the enqueue to the settled run is set against the rate-limit bound: the requests
-HubSpot admitted (429s excluded) at 190 per 10 s. Each worker's peak RSS is read from the
-kernel when it exits (wait4).
+processes logged in as smuves_worker_login, as on a worker host (only
+SMUVES_WORKER_DATABASE_URL; its password, when the environment's SMUVES_WORKER_DATABASE_URL
+gives one, is set as `smuves db migrate` sets it). The wall time from the enqueue to the
+settled run is set against the rate-limit bound: the requests HubSpot admitted (429s
+excluded) at 190 per 10 s. Each worker's peak RSS is read from the kernel when it exits
+(wait4). A worker that exits, or a run that does not move for two minutes, ends the
+benchmark with the worker's exit code and the last lines of its output.
 
 Ingest: synthetic pages of 100 objects (real fake-HubSpot page bodies, about 2.4 KB of JSON
 each, with fresh ids) stored by `content_upsert_page`, one transaction per page on one
@@ -37,7 +40,8 @@ object, content_versions' bytes per object after the first sync (each object's f
 version), and its growth per version written by the changed rounds.
 
 Export: 100,000 and 10,000 stored rows exported to CSV, each by `smuves export`'s code in a
-child process whose peak RSS is read when it exits; rows/s is timed inside the child.
+child process (its export job logged in as smuves_worker_login) whose peak RSS is read when
+it exits; rows/s is timed inside the child.
 
 Re-sync (--resync, the same as --only resync): a fake portal of --resync-objects objects (no
 latency, no rate limit, HubSpot's offset cursors) synced in full by an in-process worker,
@@ -78,14 +82,12 @@ import dataclasses
 import io
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -98,7 +100,6 @@ from rich.console import Console
 from smuves_sync.cli.export import export_portal
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
-from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.portals import app_user_ensure, portal_store
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
 from smuves_sync.models import ContentType, ExportFormat, Job, JobKind, RunStatus
@@ -127,7 +128,16 @@ from smuves_sync.testing.resync_probe import (
     content_items_updates,
     total,
 )
-from smuves_sync.testing.scratch import scratch_database
+from smuves_sync.testing.scratch import scratch_database, scratch_server
+from smuves_sync.testing.worker_processes import (
+    WorkerFailed,
+    Workers,
+    reap,
+    start_worker,
+    tail,
+    worker_env,
+    worker_login,
+)
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import run_snapshot
 from smuves_sync.workers.runner import Runner
@@ -145,17 +155,6 @@ PageStore = Callable[[Pool, ContentType, Job, Sequence[ContentRecord]], Awaitabl
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-@asynccontextmanager
-async def server(url: str | None) -> AsyncIterator[str]:
-    """The server to create scratch databases on."""
-    if url:
-        yield url
-        return
-    with tempfile.TemporaryDirectory(prefix="smvb") as tmp:
-        async with embedded_server(Path(tmp) / "pg") as embedded:
-            yield embedded
 
 
 def sync_portal(objects: int, mix: str = "even") -> PortalSpec:
@@ -194,56 +193,37 @@ async def add_bench_portal(url: str) -> None:
         await portal_store(db, PORTAL, "bench", owner, token, "UTC")
 
 
-def wait_rss_mb(process: subprocess.Popen[bytes]) -> float:
-    """Reap `process`; its peak resident set size in MB (Linux reports ru_maxrss in KB)."""
-    _, _, usage = os.wait4(process.pid, 0)
-    process.returncode = 0  # reaped here; keep Popen from waiting again
-    return usage.ru_maxrss / 1024
-
-
 # -- sync ----------------------------------------------------------------------------------
 
 
 async def bench_sync(
     server_url: str, objects: int, workers: int, logs: Path, mix: str
 ) -> dict[str, Any]:
-    """Two worker processes fetch the portal; wall time, bound and worker RSS."""
+    """Two worker processes, logged in as smuves_worker_login, fetch the portal; wall time,
+    bound and worker RSS. A worker that exits, or a run that stops moving for two minutes,
+    ends the benchmark with the worker's exit code and its last lines."""
     spec = sync_portal(objects, mix)
     config = ServerConfig(latency_ms=50, ten_second_limit=LIMIT_PER_10S, daily_limit=None)
     async with scratch_database(server_url, prefix="smuves_bench_sync") as url:
         await add_bench_portal(url)
+        login = await worker_login(url)
         with serve_in_subprocess([spec], config) as fake:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("SMUVES_")}
-            env.update(
-                SMUVES_ENV_FILE="",  # the playground's .env, if any, is not the bench's
-                SMUVES_DATABASE_URL=url,
+            env = worker_env(
+                login,
                 SMUVES_HUBSPOT_BASE_URL=fake.base_url,
                 SMUVES_SECRET_KEY=SECRET,
                 SMUVES_POLL_INTERVAL_SECONDS="0.5",
             )
-            paths = [logs / f"worker{n}.log" for n in range(workers)]
-            procs = [
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "smuves_sync.cli",
-                        "worker",
-                        "--kinds",
-                        "fetch",
-                        "--concurrency",
-                        "3",
-                    ],
-                    env=env,
-                    stdout=path.open("wb"),
-                    stderr=subprocess.STDOUT,
-                )
-                for path in paths
-            ]
+            procs = Workers(
+                [
+                    start_worker(
+                        env, logs / f"worker{n}.log", "--kinds", "fetch", "--concurrency", "3"
+                    )
+                    for n in range(workers)
+                ]
+            )
             try:
-                # Both workers are up (and idle) before the run is enqueued.
-                while not all(p.exists() and "kinds fetch" in p.read_text() for p in paths):
-                    await asyncio.sleep(0.1)
+                await procs.ready()  # both are up (and idle) before the run is enqueued
                 async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
                     db = Database(pool)
                     started_at = time.perf_counter()
@@ -252,12 +232,11 @@ async def bench_sync(
                         snapshot = await run_snapshot(db, PORTAL, started.run.id)
                         if snapshot.run.status.is_terminal:
                             break
+                        procs.check(progress=[(j.status, j.processed) for j in snapshot.jobs])
                         await asyncio.sleep(0.1)
                     wall = time.perf_counter() - started_at
             finally:
-                for proc in procs:
-                    proc.send_signal(signal.SIGTERM)
-                rss = [wait_rss_mb(proc) for proc in procs]
+                reaped = await procs.stop()
             stats = fake.stats(PORTAL)
     if snapshot.run.status is not RunStatus.COMPLETED or any(
         j.processed != j.total for j in snapshot.jobs
@@ -273,7 +252,7 @@ async def bench_sync(
         "sync_429": stats.status_429,
         "rate_limit_bound_s": round(bound, 2),
         "ratio_to_bound": round(wall / bound, 3),
-        "worker_peak_rss_mb": round(max(rss), 1),
+        "worker_peak_rss_mb": round(max(r.peak_rss_mb for r in reaped), 1),
     }
 
 
@@ -544,22 +523,33 @@ def export_child(url: str, content_type: str, out: Path) -> None:
     print(json.dumps({"rows": export.row_count, "bytes": export.bytes, "seconds": seconds}))
 
 
-def run_export_child(url: str, content_type: ContentType, out: Path) -> dict[str, Any]:
-    with tempfile.TemporaryFile() as sink:
+def run_export_child(url: str, login: str, content_type: ContentType, out: Path) -> dict[str, Any]:
+    """`export_child` in a process of its own, whose export job logs in as `login`."""
+    errors = out.with_suffix(".stderr")
+    with tempfile.TemporaryFile() as sink, errors.open("wb") as stderr:
         child = subprocess.Popen(
             [sys.executable, __file__, "--export-child", url, str(content_type), str(out)],
+            env=worker_env(login),
             stdout=sink,
+            stderr=stderr,
         )
-        rss = wait_rss_mb(child)
+        reaped = reap(child)
         sink.seek(0)
-        result: dict[str, Any] = json.loads(sink.read().decode().strip().splitlines()[-1])
-    result["peak_rss_mb"] = rss
+        printed = sink.read().decode().strip().splitlines()
+    if reaped.code != 0 or not printed:
+        raise SystemExit(
+            f"the export of {content_type} exited with code {reaped.code}; the last lines of "
+            f"its stderr:\n{tail(errors)}"
+        )
+    result: dict[str, Any] = json.loads(printed[-1])
+    result["peak_rss_mb"] = reaped.peak_rss_mb
     return result
 
 
 async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> dict[str, Any]:
     async with scratch_database(server_url, prefix="smuves_bench_export") as url:
         await add_bench_portal(url)
+        login = await worker_login(url)
         lease = await plant_job(url, "bench_lease_job", {"portal_id": PORTAL})
         async with pool_for(url, role=DbRole.WORKER, max_size=2) as pool:
             await ingest(pool, lease, ContentType.SITE_PAGE, big)
@@ -570,7 +560,7 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
             ("big", ContentType.SITE_PAGE),
         ):
             results[label] = await asyncio.to_thread(
-                run_export_child, url, content_type, workdir / f"{content_type}.csv"
+                run_export_child, url, login, content_type, workdir / f"{content_type}.csv"
             )
     for label, expected in (("big", big), ("small", small)):
         if results[label]["rows"] != expected:
@@ -767,7 +757,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="smuves-bench-") as tmp:
         workdir = Path(tmp)
-        async with server(args.database_url or os.environ.get("SMUVES_DATABASE_URL")) as url:
+        async with scratch_server(
+            args.database_url or os.environ.get("SMUVES_DATABASE_URL")
+        ) as url:
             if "sync" in phases:
                 log(f"sync: {args.objects:,} objects, 50 ms, {LIMIT_PER_10S}/10 s, 2 workers")
                 figures.update(await bench_sync(url, args.objects, 2, workdir, args.mix))
@@ -831,7 +823,10 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="end with one JSON object")
     args = parser.parse_args()
-    figures = asyncio.run(main_async(args))
+    try:
+        figures = asyncio.run(main_async(args))
+    except WorkerFailed as failed:
+        raise SystemExit(f"bench_sync: {failed}") from None
     for key, value in figures.items():
         print(f"{key:40} {value}")
     if args.json:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`make demo`: a full sync and an export on a machine with no database and no HubSpot account.
 
-1. Starts the embedded Postgres (SMUVES_DATABASE_URL unset; set it to use your own) and
-   applies the migrations.
+1. Starts the embedded Postgres (SMUVES_DATABASE_URL unset; set it to use your own, with
+   SMUVES_WORKER_DATABASE_URL for the workers' login: README, Security) and applies the
+   migrations.
 2. Starts the bundled fake HubSpot in a subprocess: portal 1001 with about 20,500 objects
    over every content type, under a generous rate limit.
 3. Adds the portal (its token stored encrypted), fetches everything with live progress bars,
@@ -42,7 +43,8 @@ from smuves_sync.cli.export import export_portal
 from smuves_sync.cli.portal import add_portal
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.cli.sync import configure_logging, sync_portal
-from smuves_sync.db import database_url, migrate, with_login_urls
+from smuves_sync.db import DbRole, database_url, migrate, with_login_urls
+from smuves_sync.db.pool import runtime_conninfo
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
@@ -286,6 +288,8 @@ def main() -> int:
     settings = playground_settings(load_settings())
     try:
         TokenCipher(settings.secret_key)
+        if settings.database_url is not None:  # the embedded server's logins are derived
+            runtime_conninfo(settings, DbRole.WORKER)
     except ConfigurationError as error:
         console.print(str(error), highlight=False)
         return int(ExitCode.USAGE)

@@ -1,7 +1,8 @@
 """Throw-away databases for benchmarks and experiments.
 
-    async with scratch_database(server_url) as url:    # created and migrated; dropped on exit
-        n = await seed_backlog(url, portals=4000, owners=40)  # 36,000 pending fetch jobs
+    async with scratch_server(args.database_url) as server_url:    # or an embedded one
+        async with scratch_database(server_url) as url:   # created and migrated; dropped on exit
+            n = await seed_backlog(url, portals=4000, owners=40)  # 36,000 pending fetch jobs
 
 `server_url` must be allowed to CREATE DATABASE (a superuser, or a role with CREATEDB that
 can also create the smuves roles).
@@ -10,13 +11,16 @@ can also create the smuves roles).
 from __future__ import annotations
 
 import secrets
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from psycopg import AsyncConnection, sql
 from psycopg.conninfo import make_conninfo
 
+from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.migrations import migrate
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.testing.queries import testing_queries
@@ -26,6 +30,18 @@ async def _admin(server_url: str, name: str, database: str) -> None:
     statement = sql.SQL(testing_queries()[name]).format(db=sql.Identifier(database))
     async with await AsyncConnection.connect(server_url, autocommit=True) as conn:
         await conn.execute(statement)
+
+
+@asynccontextmanager
+async def scratch_server(url: str | None) -> AsyncIterator[str]:
+    """`url`, else an embedded PostgreSQL in a temporary directory for as long as this is
+    open: a server to create scratch databases on."""
+    if url:
+        yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="smvb") as tmp:
+        async with embedded_server(Path(tmp) / "pg") as embedded:
+            yield embedded
 
 
 @asynccontextmanager

@@ -1,10 +1,12 @@
-"""scripts/bench_sync.py's ingest and history phases run end to end on a few pages, baseline,
-bound and the database without history included (their figures are not checked: a benchmark
-prints numbers, tests do not time things)."""
+"""scripts/bench_sync.py's phases run end to end at tiny sizes: the sync and the export in
+processes of their own logged in as smuves_worker_login, the ingest and history phases on a
+few pages, baseline, bound and the database without history included (their figures are not
+checked: a benchmark prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,12 +16,47 @@ from tests.support import run
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
 
 
-async def _figures(pg_server: str, *args: str) -> dict[str, Any]:
+async def _figures(pg_server: str, *args: str, timeout: float = 120) -> dict[str, Any]:
     """Run the benchmark with `args` against `pg_server`; the figures it prints as JSON."""
-    done = await run(sys.executable, str(SCRIPT), *args, "--json", "--database-url", pg_server)
+    done = await run(
+        sys.executable, str(SCRIPT), *args, "--json", "--database-url", pg_server, timeout=timeout
+    )
     assert done.code == 0, done.stderr
     figures: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return figures
+
+
+async def test_the_worker_processes_sync_the_portal_and_the_export_child_exports(
+    pg_server: str,
+) -> None:
+    figures = await _figures(
+        pg_server,
+        *("--only", "sync", "--objects", "60", "--only", "export", "--export-rows", "200"),
+        timeout=60,
+    )
+    # Two `smuves worker` processes stored every object (they log in as smuves_worker_login:
+    # the bench gives them nothing else) and `smuves export`'s code wrote every row.
+    assert figures["sync_objects"] == 60
+    assert figures["sync_requests"] > 0 and figures["worker_peak_rss_mb"] > 0
+    assert (figures["export_rows"], figures["export_peak_rss_mb_10k"] > 0) == (200, True)
+
+
+async def test_a_worker_that_exits_ends_the_sync_with_its_exit_code_and_last_lines(
+    pg_server: str,
+) -> None:
+    # The operator's own (superuser) login as the workers': each refuses it and exits 2.
+    env = {**os.environ, "SMUVES_WORKER_DATABASE_URL": pg_server}
+    done = await run(
+        sys.executable,
+        str(SCRIPT),
+        *("--only", "sync", "--objects", "60", "--database-url", pg_server),
+        env=env,
+        timeout=60,
+    )
+
+    assert done.code == 1
+    assert "exited with code 2 while the benchmark waited on it" in done.stderr
+    assert "the workers must log in as smuves_worker_login" in done.stderr
 
 
 async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server: str) -> None:

@@ -18,6 +18,7 @@ from smuves_sync.models import RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import new_secret_key
 from tests.logins import runtime_urls
+from tests.support import clean_env, run
 
 pytestmark = pytest.mark.slow
 
@@ -70,3 +71,14 @@ async def test_the_demo_syncs_the_fake_portal_and_exports_its_site_pages(
     with path.open(newline="", encoding="utf-8") as stream:
         assert len(list(csv.DictReader(stream))) == spec.site_pages == result.export.row_count
     assert f"The CSV is at {path}" in output.getvalue().replace("\n", "")
+
+
+async def test_the_demo_on_a_configured_database_without_the_workers_login_says_so(
+    db_url: str,
+) -> None:
+    done = await run(
+        sys.executable, str(DEMO), "--scale", "0.01", env=clean_env(SMUVES_DATABASE_URL=db_url)
+    )
+
+    assert done.code == ExitCode.USAGE
+    assert "SMUVES_WORKER_DATABASE_URL is not set" in " ".join(done.stdout.split())
