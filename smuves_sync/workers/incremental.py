@@ -56,9 +56,6 @@ def _since_ms(read: FetchRead) -> int:
     return round(read.since.timestamp() * 1000)
 
 
-_NOTHING = Page((), "")
-
-
 @dataclass(slots=True)
 class _Passes:
     """What a change listing read, as it reads: rows written, and per pass (archived or not)
@@ -85,6 +82,12 @@ async def _store(
     return job, written
 
 
+async def _checkpoint(ctx: JobContext, job: Job, cursor: str | None, total: int) -> Job:
+    """Checkpoint the job between pages: its cursor and a new `total`, nothing stored."""
+    async with ctx.db.for_job(job) as scoped:
+        return await ctx.queue(scoped).checkpoint(job, cursor, job.processed, total=total)
+
+
 async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: FetchRead) -> Job:
     """Read what changed of a flat type, then confirm deletions; completes the job."""
     opening = None
@@ -92,7 +95,7 @@ async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: F
         opening = await open_changes(client, job.content_type, _since_ms(read))
         if opening.changed is not None:
             total = job.processed + opening.changed
-            job, _ = await _store(ctx, job, _NOTHING, job.processed, job.cursor, total)
+            job = await _checkpoint(ctx, job, job.cursor, total)
     job, passes = await _read_pages(ctx, client, job, read, opening=opening)
     async with ctx.db.for_job(job) as scoped:
         stored = await content_present_counts(scoped, job.portal_id, job.content_type)
@@ -164,7 +167,7 @@ async def _check_counts(
         if job.total is not None and held is not None:
             # The ids listing shows the whole pass, the changes read among them.
             total = job.total - passes.shown.get(archived, 0) + held
-            job, _ = await _store(ctx, job, _NOTHING, job.processed, job.cursor, total)
+            job = await _checkpoint(ctx, job, job.cursor, total)
         ids = listed_ids(client, job.content_type, archived=archived, parent_id=parent_id)
         job = await _see_ids(ctx, job, ids)
         changed += await _store_unstored(ctx, client, job)
@@ -219,7 +222,7 @@ async def read_changed_children(
     # its first answer says how many changed.
     bounds = [s.child_count or 0 for s in left]
     total = job.processed + sum(bounds)
-    job, _ = await _store(ctx, job, _NOTHING, job.processed, job.cursor, total)
+    job = await _checkpoint(ctx, job, job.cursor, total)
     changed, scopes = 0, []
     for at, state in enumerate(left):
         job, written, swept = await _read_child_changes(
@@ -249,7 +252,7 @@ async def _read_child_changes(
     opening = await open_changes(client, job.content_type, _since_ms(read), parent_id=parent_id)
     if opening.changed is not None:
         total = job.processed + opening.changed + later
-        job, _ = await _store(ctx, job, _NOTHING, job.processed, job.cursor, total)
+        job = await _checkpoint(ctx, job, job.cursor, total)
     job, passes = await _read_pages(ctx, client, job, read, parent_id, opening)
     async with ctx.db.for_job(job) as scoped:
         held = await content_children_present(scoped, job.portal_id, job.content_type)
@@ -258,7 +261,7 @@ async def _read_child_changes(
     )
     after = Cursor(spec.name, parent=parent_id, parent_done=True).encode()
     # The parent is done: what it showed is in the total exactly.
-    job, _ = await _store(ctx, job, _NOTHING, job.processed, after, job.processed + later)
+    job = await _checkpoint(ctx, job, after, job.processed + later)
     return job, passes.written + found, swept
 
 
