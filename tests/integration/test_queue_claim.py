@@ -195,6 +195,26 @@ async def test_complete_and_claim_finishes_a_batch_and_claims_the_next(
     assert await query(db, "run_statuses") == [{"status": "completed", "n": 2}]
 
 
+async def test_complete_and_claim_settles_a_finished_run_and_not_one_it_claims_from(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings
+) -> None:
+    await factory.backlog(2, content_types=FIVE, run_after=T0 - timedelta(seconds=1))
+    queue = Queue(worker_db, settings, worker_id="w1")
+    first = await queue.claim([JobKind.FETCH], limit=9, now=T0)
+    finished_run = Counter(j.run_id for j in first).most_common(1)[0][0]
+
+    # the batch finishes one run, and the next claim takes the other run's last job
+    _, second = await queue.complete_and_claim(first, [JobKind.FETCH], limit=1, now=T0)
+
+    (last,) = second
+    assert last.run_id != finished_run
+    done, open_ = await run_get(db, finished_run), await run_get(db, last.run_id)
+    assert done is not None and done.status is RunStatus.COMPLETED
+    assert open_ is not None and open_.status is RunStatus.RUNNING
+    await queue.complete_and_claim(second, [JobKind.FETCH], limit=1, now=T0)
+    assert await query(db, "run_statuses") == [{"status": "completed", "n": 2}]
+
+
 async def test_complete_and_claim_is_one_transaction(
     factory: Factory, worker_db: Database, db: Database, settings: Settings
 ) -> None:
