@@ -37,6 +37,7 @@ from smuves_sync.db.versions import (
     ContentVersion,
     VersionDocument,
     changes_page,
+    compared_versions,
     version_documents,
     version_latest,
     versions_of_object,
@@ -167,8 +168,7 @@ async def diff_versions(
     as a unified diff. Without `from`, version 1 is diffed against nothing (all added)."""
     async with user_session(ctx, principal) as db:
         latest = await _latest(db, portal_id, type, hubspot_id)
-        newer = to if to is not None else latest
-        older = from_ if from_ is not None else (newer - 1 or None)
+        older, newer = compared_versions(latest, from_, to)
         asked = [newer] if older is None else [older, newer]
         documents = await version_documents(db, portal_id, type, hubspot_id, asked)
     for number in asked:
