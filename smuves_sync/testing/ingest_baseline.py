@@ -20,7 +20,7 @@ from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Pool, queries
-from smuves_sync.db.content import ContentRow, _page_columns
+from smuves_sync.db.content import ContentRow, content_page_columns
 from smuves_sync.models import ContentType, Job
 from smuves_sync.testing.queries import testing_queries
 
@@ -66,7 +66,7 @@ async def content_upsert_one_by_one(
 
 async def content_parse_only(pool: Pool, lease: Job, items: Sequence[ContentRow]) -> int:
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
-    documents = _page_columns(items)["documents"]
+    documents = content_page_columns(items)[0]["documents"]
     async with lease_transaction(pool, lease) as conn:
         cur = await conn.execute(
             testing_queries()["content_parse_documents"], {"documents": documents}
