@@ -41,7 +41,9 @@ def _kinds(text: str) -> tuple[JobKind, ...]:
     return tuple(JobKind(w) for w in dict.fromkeys(words))
 
 
-def _schedules(settings: Settings) -> Periodic:
+def schedule_firing(settings: Settings) -> Periodic:
+    """The runner's periodic task that fires the due schedules, as every `smuves worker` runs it."""
+
     async def fire(db: Database) -> None:
         await fire_due_schedules(
             db,
@@ -67,7 +69,7 @@ async def run_worker(
             kinds=kinds,
             concurrency=concurrency,
             burst=burst,
-            periodic=[_schedules(settings)],
+            periodic=[schedule_firing(settings)],
             wakeups_conninfo=conninfo,
         )
         loop = asyncio.get_running_loop()

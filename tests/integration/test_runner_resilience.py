@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from smuves_sync.cli.worker import _schedules
+from smuves_sync.cli.worker import schedule_firing
 from smuves_sync.db import Database
 from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.orchestrator import start_fetch
@@ -46,7 +46,7 @@ async def work_through(
         concurrency=concurrency,
         burst=True,
         handlers={JobKind.FETCH: handler},
-        periodic=[_schedules(settings)],
+        periodic=[schedule_firing(settings)],
     )
     return await asyncio.wait_for(runner.run(), 30)
 

@@ -82,7 +82,8 @@ def parse_portal(text: str, default_seed: int, archived_share: float) -> PortalS
     )
 
 
-def _parser() -> argparse.ArgumentParser:
+def argument_parser() -> argparse.ArgumentParser:
+    """The fake server's command line, also for tests that set a fake up as it would."""
     parser = argparse.ArgumentParser(
         prog="fake_hubspot.py",
         description="A fake HubSpot CMS API (pages, landing pages, blog posts, HubDB, blog "
@@ -181,7 +182,7 @@ def parse_churn(text: str) -> Churn:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse flags, then serve until SIGTERM (or, with --advance, step a running fake)."""
-    parser = _parser()
+    parser = argument_parser()
     args = parser.parse_args(argv)
     try:
         churn = parse_churn(args.churn)

@@ -17,7 +17,7 @@ from smuves_sync.testing.fake_hubspot import (
     PortalSpec,
     ServerConfig,
 )
-from smuves_sync.testing.fake_hubspot.cli import _parser, setup_from_args
+from smuves_sync.testing.fake_hubspot.cli import argument_parser, setup_from_args
 from smuves_sync.testing.fake_hubspot.spec import (
     SPEC_VALID_POISONS,
     decode_setup,
@@ -135,7 +135,7 @@ async def test_poisons_the_spec_allows_keep_the_answers_valid(serve: Serve) -> N
 def test_poisons_travel_to_a_subprocess_and_come_from_flags() -> None:
     portals, _ = decode_setup(encode_setup((SPEC,), ServerConfig()))
     assert portals == (SPEC,)
-    args = _parser().parse_args(
+    args = argument_parser().parse_args(
         [
             "--portal",
             "1001:t:20,0,10,1,5",
@@ -151,6 +151,8 @@ def test_poisons_travel_to_a_subprocess_and_come_from_flags() -> None:
         Poison(PoisonKind.LONE_SURROGATE, ContentType.HUBDB_ROW, 2, table_slot=0),
     )
     with pytest.raises(ValueError, match="not hosted"):
-        setup_from_args(_parser().parse_args(["--poison", "7:kind=no_id,type=blog_post,slot=1"]))
+        setup_from_args(
+            argument_parser().parse_args(["--poison", "7:kind=no_id,type=blog_post,slot=1"])
+        )
     with pytest.raises(ValueError, match="one poison"):
         PortalSpec(1, "t", poison=(SPEC.poison[0], SPEC.poison[0]))

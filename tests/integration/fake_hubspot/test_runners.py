@@ -20,7 +20,7 @@ from smuves_sync.testing.fake_hubspot import (
     serve_in_subprocess,
     serve_in_thread,
 )
-from smuves_sync.testing.fake_hubspot.cli import _parser, parse_portal, setup_from_args
+from smuves_sync.testing.fake_hubspot.cli import argument_parser, parse_portal, setup_from_args
 from smuves_sync.testing.fake_hubspot.runner import LAUNCHER
 from smuves_sync.testing.fake_hubspot.spec import decode_setup, encode_setup, fault_from_text
 from tests.integration.fake_hubspot.conftest import SMALL, TOKEN, client, fetch_all
@@ -68,7 +68,7 @@ def test_the_launcher_documents_its_flags() -> None:
 
 
 def test_flags_become_portals_and_config() -> None:
-    args = _parser().parse_args(
+    args = argument_parser().parse_args(
         [
             "--portal", "7:tok-a:10,0,5,2,30",
             "--portal", "8:tok-b:1,2,3,0,0:99",
