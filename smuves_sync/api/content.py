@@ -12,8 +12,6 @@ smuves_sync.content_text) is decoded.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import json
 from typing import Annotated, Any, Literal
@@ -23,7 +21,8 @@ from fastapi.responses import JSONResponse
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, found
+from smuves_sync.api.cursors import decode_page_cursor, encode_page_cursor
+from smuves_sync.api.errors import error_responses, found
 from smuves_sync.api.params import HubSpotId, PageLimit, PortalId, TypePath, member_portal
 from smuves_sync.api.schemas import (
     ContentItemOut,
@@ -44,22 +43,19 @@ Groups = dict[tuple[ContentType, str], tuple[ContentItem, ...]]
 
 def encode_cursor(key: tuple[ContentType, str]) -> str:
     """The opaque `next` cursor of a key."""
-    raw = json.dumps([str(key[0]), key[1]], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_page_cursor([str(key[0]), key[1]])
 
 
 def decode_cursor(cursor: str) -> tuple[ContentType, str]:
     """The key of a cursor `encode_cursor` made; 422 naming `after` otherwise."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        content_type, hubspot_id = json.loads(raw)
-        if not isinstance(hubspot_id, str) or "\x00" in hubspot_id:
-            raise ValueError(hubspot_id)
-        return ContentType(content_type), hubspot_id
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
-        raise ApiError(
-            422, "INVALID_INPUT", "after: not a cursor from a previous page's `next`"
-        ) from None
+    return decode_page_cursor(cursor, _content_key)
+
+
+def _content_key(decoded: Any) -> tuple[ContentType, str]:
+    content_type, hubspot_id = decoded
+    if not isinstance(hubspot_id, str) or "\x00" in hubspot_id:
+        raise ValueError(hubspot_id)
+    return ContentType(content_type), hubspot_id
 
 
 def like_pattern(text: str) -> str:

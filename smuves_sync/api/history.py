@@ -11,17 +11,15 @@ all answer 404.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
-from smuves_sync.api.errors import ApiError, error_responses, found, not_found
+from smuves_sync.api.cursors import decode_page_cursor, encode_page_cursor
+from smuves_sync.api.errors import error_responses, found, not_found
 from smuves_sync.api.params import HubSpotId, PageLimit, PortalId, TypePath, member_portal
 from smuves_sync.api.schemas import (
     MAX_ID,
@@ -39,6 +37,7 @@ from smuves_sync.db.versions import (
     ContentVersion,
     VersionDocument,
     changes_page,
+    compared_versions,
     version_documents,
     version_latest,
     versions_of_object,
@@ -55,25 +54,22 @@ OBJECT = "/v1/portals/{portal_id}/content/{type}/{hubspot_id}"
 
 def encode_change_cursor(key: tuple[datetime, int]) -> str:
     """The opaque `next` cursor of a change's key."""
-    raw = json.dumps([key[0].isoformat(), key[1]], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_page_cursor([key[0].isoformat(), key[1]])
 
 
 def decode_change_cursor(cursor: str) -> tuple[datetime, int]:
     """The key of a cursor `encode_change_cursor` made; 422 naming `after` otherwise."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        moment, change_id = json.loads(raw)
-        if not isinstance(change_id, int) or isinstance(change_id, bool):
-            raise ValueError(change_id)
-        when = datetime.fromisoformat(moment)
-        if when.tzinfo is None or not 0 < change_id <= MAX_ID:
-            raise ValueError(moment)
-        return when, change_id
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
-        raise ApiError(
-            422, "INVALID_INPUT", "after: not a cursor from a previous page's `next`"
-        ) from None
+    return decode_page_cursor(cursor, _change_key)
+
+
+def _change_key(decoded: Any) -> tuple[datetime, int]:
+    moment, change_id = decoded
+    if not isinstance(change_id, int) or isinstance(change_id, bool):
+        raise ValueError(change_id)
+    when = datetime.fromisoformat(moment)
+    if when.tzinfo is None or not 0 < change_id <= MAX_ID:
+        raise ValueError(moment)
+    return when, change_id
 
 
 def _version_out(version: ContentVersion) -> VersionOut:
@@ -172,8 +168,7 @@ async def diff_versions(
     as a unified diff. Without `from`, version 1 is diffed against nothing (all added)."""
     async with user_session(ctx, principal) as db:
         latest = await _latest(db, portal_id, type, hubspot_id)
-        newer = to if to is not None else latest
-        older = from_ if from_ is not None else (newer - 1 or None)
+        older, newer = compared_versions(latest, from_, to)
         asked = [newer] if older is None else [older, newer]
         documents = await version_documents(db, portal_id, type, hubspot_id, asked)
     for number in asked:

@@ -33,6 +33,7 @@ from smuves_sync.db.versions import (
     ContentVersion,
     VersionDocument,
     changes_stream,
+    compared_versions,
     version_documents,
     version_latest,
     versions_of_object,
@@ -200,8 +201,7 @@ def diff(
 
     async def work(db: Database) -> tuple[VersionDocument | None, VersionDocument]:
         latest = await _require_history(db, portal_id, wanted, hubspot_id)
-        to = to_version if to_version is not None else latest
-        since = from_version if from_version is not None else (to - 1 or None)
+        since, to = compared_versions(latest, from_version, to_version)
         asked = [to] if since is None else [since, to]
         found = await version_documents(db, portal_id, wanted, hubspot_id, asked)
         missing = [v for v in asked if v not in found]

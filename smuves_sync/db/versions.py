@@ -119,6 +119,14 @@ async def version_latest(
     return found
 
 
+def compared_versions(latest: int, older: int | None, newer: int | None) -> tuple[int | None, int]:
+    """The two versions a diff of an object compares, as (older, newer): `newer` is the latest
+    unless asked, `older` the one before it unless asked; version 1 is compared with nothing
+    (None)."""
+    newer = latest if newer is None else newer
+    return (newer - 1 or None) if older is None else older, newer
+
+
 async def version_documents(
     db: Database,
     portal_id: int,
