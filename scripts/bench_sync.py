@@ -21,11 +21,13 @@ Ingest: synthetic pages of 100 objects (real fake-HubSpot page bodies, about 2.4
 each, with fresh ids) stored by `content_upsert_page`, one transaction per page on one
 connection as one fetch job does, and on four connections at once (four jobs ingesting);
 beside each, the bound: the same pages sent the same way with Postgres only parsing the
-documents into jsonb (most of what storing them costs). Ours and its bound take turns every
-2,000 objects (8,000 on four connections), so that on a busy machine a burst of other work
-slows both alike; each ratio is that of the time the two spent storing. This is done in
---repeat rounds (each with fresh ids, ours and the bound taking turns at going first): the
-rates and ratios are the medians of the rounds'. Once: a second pass over unchanged objects,
+documents into jsonb (most of what storing them costs), and the floor: the same, the parsed
+documents also written into a table with no key, index, trigger or policy, compressed as
+content_items.data is (what writing the documents costs before anything of ours). The three
+take turns every 2,000 objects (8,000 on four connections), so that on a busy machine a burst
+of other work slows them alike; each ratio is that of the time two of them spent storing.
+This is done in --repeat rounds (each with fresh ids, the sides taking turns at going first):
+the rates and ratios are the medians of the rounds'. Once: a second pass over unchanged objects,
 and the baseline of one INSERT per object.
 
 History: the same pages stored into two scratch databases, one keeping content history
@@ -119,7 +121,12 @@ from smuves_sync.testing.history_bench import (
     plant_job,
     storage,
 )
-from smuves_sync.testing.ingest_baseline import content_parse_only, content_upsert_one_by_one
+from smuves_sync.testing.ingest_baseline import (
+    content_parse_only,
+    content_store_bare,
+    content_upsert_one_by_one,
+    floor_table_create,
+)
 from smuves_sync.testing.resync_probe import (
     ResyncCost,
     ResyncProbe,
@@ -324,6 +331,14 @@ async def parse_only(
     return await content_parse_only(pool, lease, page)
 
 
+async def bare_table(
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
+) -> int:
+    """The floor: the page sent as `upsert_page` sends it, its documents written into a table
+    with no key, index, trigger or policy."""
+    return await content_store_bare(pool, lease, page)
+
+
 async def ingest(
     pool: Pool,
     lease: Job,
@@ -360,11 +375,11 @@ async def ingest(
 
 async def alternating(
     pool: Pool, lease: Job, writers: int, rows: int, first_id: int, ours_first: bool
-) -> tuple[float, float]:
-    """Our page store (fresh site pages on one connection, blog posts on more) and the bound,
-    each storing `rows` objects on `writers` connections, taking turns every 2,000 objects a
-    connection so that a burst of other work on the machine slows both alike; the rates
-    (rows/s) of the two, from the time each spent storing."""
+) -> dict[str, float]:
+    """Our page store (fresh site pages on one connection, blog posts on more), the bound and
+    the floor, each storing `rows` objects on `writers` connections, taking turns every 2,000
+    objects a connection so that a burst of other work on the machine slows them alike; the
+    rates (rows/s) of each, from the time each spent storing."""
     ours_type = ContentType.SITE_PAGE if writers == 1 else ContentType.BLOG_POST
     sides = [
         ("ours", partial(ingest, pool, lease, ours_type, writers=writers)),
@@ -372,30 +387,41 @@ async def alternating(
             "bound",
             partial(ingest, pool, lease, ContentType.SITE_PAGE, writers=writers, store=parse_only),
         ),
+        (
+            "floor",
+            partial(ingest, pool, lease, ContentType.SITE_PAGE, writers=writers, store=bare_table),
+        ),
     ]
-    spent = {"ours": 0.0, "bound": 0.0}
+    spent = dict.fromkeys((name for name, _ in sides), 0.0)
     chunk = 2_000 * writers
     for start in range(0, rows, chunk):
         size = min(chunk, rows - start)
         for name, side in sides if ours_first else sides[::-1]:
             spent[name] += size / await side(size, first_id=first_id + start)
-    return rows / spent["ours"], rows / spent["bound"]
+    return {name: rows / seconds for name, seconds in spent.items()}
 
 
 async def ingest_round(pool: Pool, lease: Job, rows: int, round_: int) -> dict[str, float]:
-    """One round of the ingest rates against their bounds, on one connection and on four, with
-    fresh ids; which of the two goes first alternates from round to round."""
+    """One round of the ingest rates against their bound and floor, on one connection and on
+    four, with fresh ids; which side goes first alternates from round to round."""
     figures: dict[str, float] = {}
     for label, writers in (("one", 1), ("four", 4)):
-        ours, bound = await alternating(
+        rates = await alternating(
             pool, lease, writers, rows, 1 + round_ * rows, ours_first=round_ % 2 == 0
         )
-        figures |= {f"ours_{label}": ours, f"bound_{label}": bound, f"ratio_{label}": ours / bound}
+        bound = rates["bound"]
+        figures |= {f"{name}_{label}": rate for name, rate in rates.items()}
+        figures |= {
+            f"ratio_{label}": rates["ours"] / bound,
+            f"floor_ratio_{label}": rates["floor"] / bound,
+        }
     log(
         f"  round {round_ + 1}: one writer {figures['ours_one']:,.0f} rows/s, bound "
-        f"{figures['bound_one']:,.0f} ({figures['ratio_one']:.2f}); four writers "
+        f"{figures['bound_one']:,.0f} ({figures['ratio_one']:.2f}), floor "
+        f"{figures['floor_one']:,.0f} ({figures['floor_ratio_one']:.2f}); four writers "
         f"{figures['ours_four']:,.0f}, bound {figures['bound_four']:,.0f} "
-        f"({figures['ratio_four']:.2f})"
+        f"({figures['ratio_four']:.2f}), floor {figures['floor_four']:,.0f} "
+        f"({figures['floor_ratio_four']:.2f})"
     )
     return figures
 
@@ -405,6 +431,7 @@ async def bench_ingest(
 ) -> dict[str, Any]:
     async with scratch_database(server_url, prefix="smuves_bench_ingest") as url:
         await add_bench_portal(url)
+        await floor_table_create(url)
         lease = await plant_job(url, "bench_lease_job", {"portal_id": PORTAL})
         async with pool_for(url, role=DbRole.WORKER, max_size=4) as pool:
             rounds = [await ingest_round(pool, lease, rows, 0)]
@@ -427,6 +454,10 @@ async def bench_ingest(
         "ingest_bound_jsonb_parse_only_4_writers_rows_per_s": round(rate["bound_four"]),
         "ingest_ratio_to_bound": round(rate["ratio_one"], 3),
         "ingest_4_writers_ratio_to_bound": round(rate["ratio_four"], 3),
+        "ingest_floor_bare_table_rows_per_s": round(rate["floor_one"]),
+        "ingest_floor_bare_table_4_writers_rows_per_s": round(rate["floor_four"]),
+        "ingest_floor_ratio_to_bound": round(rate["floor_ratio_one"], 3),
+        "ingest_floor_4_writers_ratio_to_bound": round(rate["floor_ratio_four"], 3),
     }
 
 

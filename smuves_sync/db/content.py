@@ -9,12 +9,12 @@
     async for row in content_rows(scoped, portal_id, content_type, with_data=False): ...
 
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in
-binary; each object's JSON text and its hash are made here, so that Postgres parses only the
-documents that changed, and writes only the rows in which something a user can see changed
-(a re-sync of an unchanged portal writes no content row). It takes the records the HubSpot
-client reads (`content_fields.ContentRecord`, here `ContentRow`). What a fetch job saw is
-kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every row; when it was
-last confirmed is one row per portal and type (`content_syncs`).
+binary (`content_page_columns`); each object's JSON text and its hash are made here, so that
+Postgres parses only the documents that changed, and writes only the rows in which something
+a user can see changed (a re-sync of an unchanged portal writes no content row). It takes the
+records the HubSpot client reads (`content_fields.ContentRecord`, here `ContentRow`). What a
+fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every row;
+when it was last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
 `transaction`). `content_page` and `content_language_groups` run as the API's caller
@@ -164,29 +164,29 @@ def _prepare_page(
     return list(kept.values()), rejects
 
 
-def _columns(page: Sequence[_Storable]) -> dict[str, list[Any]]:
-    """The prepared page as one list per column, the shape `content_upsert_page` unnests."""
-    items = [p.item for p in page]
-    return {
+def content_page_columns(
+    items: Sequence[ContentRow],
+) -> tuple[dict[str, list[Any]], list[RejectedObject]]:
+    """The page as `content_upsert_page` sends it, one list per column (its storable objects,
+    one per id), and the objects that cannot be stored."""
+    page, rejects = _prepare_page(items)
+    records = [p.item for p in page]
+    columns: dict[str, list[Any]] = {
         "hubspot_ids": [p.hubspot_id for p in page],
-        "names": [_text(item.name) for item in items],
-        "slugs": [_text(item.slug) for item in items],
-        "urls": [_text(item.url) for item in items],
-        "states": [_text(item.state) for item in items],
-        "languages": [_text(item.language) for item in items],
-        "updated_ats": [item.updated_at for item in items],
-        "archived": [item.archived for item in items],
-        "translated_from_ids": [_text(item.translated_from_id) for item in items],
+        "names": [_text(item.name) for item in records],
+        "slugs": [_text(item.slug) for item in records],
+        "urls": [_text(item.url) for item in records],
+        "states": [_text(item.state) for item in records],
+        "languages": [_text(item.language) for item in records],
+        "updated_ats": [item.updated_at for item in records],
+        "archived": [item.archived for item in records],
+        "translated_from_ids": [_text(item.translated_from_id) for item in records],
         "documents": [p.document.decode() for p in page],
         # The same object sent again encodes to the same bytes, so an unchanged hash means
         # an unchanged document (a reordering by HubSpot only costs one rewrite).
         "content_hashes": [hashlib.sha256(p.document).hexdigest() for p in page],
     }
-
-
-def _page_columns(items: Sequence[ContentRow]) -> dict[str, list[Any]]:
-    """The page's storable objects as one list per column (what cannot be stored left out)."""
-    return _columns(_prepare_page(items)[0])
+    return columns, rejects
 
 
 async def content_upsert_page(
@@ -208,15 +208,15 @@ async def content_upsert_page(
     and its count of objects: a rejected object's too (HubSpot holds it and counts it), under
     a key of its own when it has no usable id.
     """
-    page, rejects = _prepare_page(items)
+    columns, rejects = content_page_columns(items)
     all_rejects = [*rejected, *rejects]
     await content_rejects_add(db, portal_id, content_type, run_id, all_rejects)
     written = 0
-    if page:
+    if columns["hubspot_ids"]:
         params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
-        written = await db.execute("content_upsert_page", {**params, **_columns(page)})
+        written = await db.execute("content_upsert_page", {**params, **columns})
     if seen_by is not None:
-        seen = [p.hubspot_id for p in page]
+        seen = list(columns["hubspot_ids"])
         seen += [seen_key(r) for r in all_rejects]
         await content_seen_add(db, seen_by, portal_id, seen)
     return written

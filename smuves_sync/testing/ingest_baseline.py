@@ -3,7 +3,11 @@ what the fetch handler uses:
 
 - `content_upsert_one_by_one`: the naive page store, one INSERT per object (the baseline);
 - `content_parse_only`: the page sent as `content_upsert_page` sends it, with Postgres doing
-  nothing but parse the documents into jsonb, the largest part of storing them (the bound).
+  nothing but parse the documents into jsonb, the largest part of storing them (the bound);
+- `content_store_bare`: the same, the documents also written into a table with no key,
+  index, trigger or policy, compressed as content_items.data is (the floor: what storing
+  the documents costs before anything of ours, made by `floor_table_create` in a scratch
+  database).
 
 Each runs in one transaction of a worker-role pool under the lease of a job of one portal,
 as a fetch job's page does. Their SQL is in smuves_sync/testing/sql/ingest_baseline.sql.
@@ -20,18 +24,21 @@ from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Pool, queries
-from smuves_sync.db.content import ContentRow, _page_columns
+from smuves_sync.db.content import ContentRow, content_page_columns
 from smuves_sync.models import ContentType, Job
 from smuves_sync.testing.queries import testing_queries
 
 
 @asynccontextmanager
-async def lease_transaction(pool: Pool, lease: Job) -> AsyncIterator[AsyncConnection[TupleRow]]:
+async def lease_transaction(
+    pool: Pool, lease: Job, *, async_commit: bool = False
+) -> AsyncIterator[AsyncConnection[TupleRow]]:
     """A connection of `pool` in a transaction under `lease`, a running job's (its portal's
-    rows, which it may write)."""
+    rows, which it may write); with `async_commit`, committed as a fetched page is."""
     params = {"portal_id": lease.portal_id, "job_id": lease.id, "lease_token": lease.lease_token}
+    setting = "session_set_job_async_commit" if async_commit else "session_set_job"
     async with pool.connection() as conn, conn.transaction():
-        await conn.execute(queries()["session_set_job"], params)
+        await conn.execute(queries()[setting], params)
         yield conn
 
 
@@ -66,10 +73,26 @@ async def content_upsert_one_by_one(
 
 async def content_parse_only(pool: Pool, lease: Job, items: Sequence[ContentRow]) -> int:
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
-    documents = _page_columns(items)["documents"]
+    documents = content_page_columns(items)[0]["documents"]
     async with lease_transaction(pool, lease) as conn:
         cur = await conn.execute(
             testing_queries()["content_parse_documents"], {"documents": documents}
         )
         row = await cur.fetchone()
     return int(row[0]) if row else 0
+
+
+async def floor_table_create(url: str) -> None:
+    """Make the bare table `content_store_bare` writes, in the database of `url` (a scratch
+    one: the product's databases have no such table)."""
+    async with await AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute(testing_queries()["content_floor_table_create"])
+
+
+async def content_store_bare(pool: Pool, lease: Job, items: Sequence[ContentRow]) -> int:
+    """Write the page's documents, parsed, into the bare table and nothing else, in a
+    transaction committed as a fetched page is; how many."""
+    documents = content_page_columns(items)[0]["documents"]
+    async with lease_transaction(pool, lease, async_commit=True) as conn:
+        cur = await conn.execute(testing_queries()["content_store_bare"], {"documents": documents})
+    return cur.rowcount

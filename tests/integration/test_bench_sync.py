@@ -1,6 +1,6 @@
 """scripts/bench_sync.py's phases run end to end at tiny sizes: the sync and the export in
 processes of their own logged in as smuves_worker_login, the ingest and history phases on a
-few pages, baseline, bound and the database without history included (their figures are not
+few pages, baseline, bound, floor and the database without history included (their figures are not
 checked: a benchmark prints numbers, tests do not time things)."""
 
 from __future__ import annotations
@@ -71,8 +71,12 @@ async def test_the_ingest_phase_stores_pages_every_way_and_prints_json(pg_server
         "ingest_baseline_one_by_one_rows_per_s",
         "ingest_bound_jsonb_parse_only_rows_per_s",
         "ingest_bound_jsonb_parse_only_4_writers_rows_per_s",
+        "ingest_floor_bare_table_rows_per_s",
+        "ingest_floor_bare_table_4_writers_rows_per_s",
+        "ingest_floor_ratio_to_bound",
+        "ingest_floor_4_writers_ratio_to_bound",
     ):
-        assert figures[name] > 0
+        assert figures[name] > 0, name
 
 
 async def test_the_history_phase_measures_both_databases_and_prints_json(pg_server: str) -> None:

@@ -13,7 +13,7 @@ from psycopg.types.json import Jsonb
 
 from smuves_sync.content_text import escape_value, unescape_text, unescape_value
 from smuves_sync.db import Database, content
-from smuves_sync.db.content import _page_columns, content_upsert_page
+from smuves_sync.db.content import content_page_columns, content_upsert_page
 from smuves_sync.db.fetch_seen import content_mark_deleted
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
@@ -140,7 +140,7 @@ async def test_an_unchanged_object_is_not_parsed_again(
         "content_set_hash",
         portal_id=first.portal_id,
         hubspot_id="1",
-        content_hash=_page_columns([refused])["content_hashes"][0],
+        content_hash=content_page_columns([refused])[0]["content_hashes"][0],
     )
 
     before = (await rows(db, first.portal_id))["1"]

@@ -19,3 +19,27 @@ SET name = excluded.name, slug = excluded.slug, url = excluded.url, state = excl
 -- The floor under content_upsert_page: the same page sent the same way, and Postgres only
 -- parsing its documents into jsonb (no row written).
 SELECT count(d::jsonb) AS n FROM unnest(%(documents)b::text[]) AS d
+
+-- name: content_floor_table_create
+-- The table under the floor (content_store_bare), made in the benchmark's scratch database
+-- only: the documents alone, no key, index, trigger or policy, compressed as
+-- content_items.data is (lz4 where the server has it, else pglz: the same TOAST work per
+-- document as ours).
+DO $$
+BEGIN
+    CREATE TABLE public.ingest_floor_documents (data jsonb NOT NULL);
+    EXECUTE pg_catalog.format(
+        'ALTER TABLE public.ingest_floor_documents ALTER COLUMN data SET COMPRESSION %s',
+        (SELECT CASE a.attcompression WHEN 'l' THEN 'lz4' WHEN 'p' THEN 'pglz'
+                                      ELSE 'default' END
+         FROM pg_catalog.pg_attribute AS a
+         WHERE a.attrelid = 'public.content_items'::regclass AND a.attname = 'data'));
+    GRANT INSERT ON public.ingest_floor_documents TO smuves_worker;
+END
+$$
+
+-- name: content_store_bare
+-- The floor under content_upsert_page: the same page sent the same way, its documents parsed
+-- and written into the bare table above, and nothing else.
+INSERT INTO public.ingest_floor_documents (data)
+SELECT d::jsonb FROM unnest(%(documents)b::text[]) AS d
