@@ -53,6 +53,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
+from psycopg.errors import DeadlockDetected
 from psycopg.rows import scalar_row
 
 from smuves_sync.db import Database, DbRole, pool_for
@@ -179,15 +180,35 @@ async def fifo_pipelined(worker: Worker, batch: int) -> int:
     while claimed:
         for job in claimed:
             await noop_handler(job)
-        async with worker.pool.connection() as conn:
-            completing = conn.cursor(row_factory=scalar_row)
-            claiming = conn.cursor(row_factory=model_row(Job))
-            async with conn.pipeline():
-                await completing.execute(fifo_query("bench_fifo_complete"), fifo_leases(claimed))
-                await claiming.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, batch))
-            done += len(await completing.fetchall())
-            claimed = await claiming.fetchall()
+        completed, claimed = await fifo_complete_and_claim(worker, claimed, batch)
+        done += completed
     return done
+
+
+async def fifo_complete_and_claim(
+    worker: Worker, claimed: list[Job], batch: int
+) -> tuple[int, list[Job]]:
+    """Complete `claimed` and claim the next batch in one transaction: (completed, claimed).
+
+    The old completion settles its runs before the claim, an order that can deadlock with
+    another worker's claim (README "Lock order"); Postgres then undoes one of the two
+    transactions, which is tried again here, as a worker would, rather than ending the bench.
+    """
+    while True:
+        try:
+            async with worker.pool.connection() as conn:
+                completing = conn.cursor(row_factory=scalar_row)
+                claiming = conn.cursor(row_factory=model_row(Job))
+                async with conn.pipeline():
+                    await completing.execute(
+                        fifo_query("bench_fifo_complete"), fifo_leases(claimed)
+                    )
+                    await claiming.execute(
+                        fifo_query("bench_fifo_claim"), fifo_claiming(worker, batch)
+                    )
+                return len(await completing.fetchall()), await claiming.fetchall()
+        except DeadlockDetected:
+            continue
 
 
 LOOPS: dict[str, Loop] = {"baseline": one_at_a_time, "batched": batched, "pipelined": pipelined}
