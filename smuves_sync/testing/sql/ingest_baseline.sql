@@ -16,8 +16,8 @@ SET name = excluded.name, slug = excluded.slug, url = excluded.url, state = excl
     changed_at = now()
 
 -- name: content_parse_documents
--- The floor under content_upsert_page: the same page sent the same way, and Postgres only
--- parsing its documents into jsonb (no row written).
+-- The bound over content_upsert_page's rate: the same page sent the same way, and Postgres
+-- only parsing its documents into jsonb (no row written).
 SELECT count(d::jsonb) AS n FROM unnest(%(documents)b::text[]) AS d
 
 -- name: content_floor_table_create
