@@ -14,7 +14,7 @@ import pytest
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.jobs import Claim, job_claim_next, job_get
 from smuves_sync.db.runs import run_get
-from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.factories import Factory
@@ -23,6 +23,20 @@ from tests.support import T0, query
 # The backlogs below are five jobs per portal (the counts are written for five), of the types
 # a portal has had from the start.
 FIVE = tuple(ContentType)[:5]
+
+
+async def due_backlog(factory: Factory, portals: int) -> list[int]:
+    """The five jobs of each of `portals` new portals (a run each), due a second before T0."""
+    return await factory.backlog(portals, content_types=FIVE, run_after=T0 - timedelta(seconds=1))
+
+
+async def first_claim(
+    factory: Factory, worker_db: Database, settings: Settings, *, portals: int, limit: int
+) -> tuple[Queue, list[Job]]:
+    """Worker w1, and its first claim of up to `limit` jobs of a due backlog of `portals`."""
+    await due_backlog(factory, portals)
+    queue = Queue(worker_db, settings, worker_id="w1")
+    return queue, await queue.claim([JobKind.FETCH], limit=limit, now=T0)
 
 
 async def test_eight_claimers_on_separate_connections_drain_2000_jobs_each_once(
@@ -140,7 +154,7 @@ async def test_claims_take_the_oldest_due_job_and_respect_kinds_and_run_after(
 async def test_claim_next_job_claims_at_most_one(
     factory: Factory, worker_db: Database, settings: Settings
 ) -> None:
-    await factory.backlog(1, content_types=FIVE, run_after=T0 - timedelta(seconds=1))
+    await due_backlog(factory, 1)
     queue = Queue(worker_db, settings)
     claim = Claim("w", [JobKind.FETCH])
     first = await job_claim_next(worker_db, claim, now=T0)
@@ -179,9 +193,7 @@ async def test_a_claim_takes_expired_leases_first_then_due_jobs_within_its_limit
 async def test_complete_and_claim_finishes_a_batch_and_claims_the_next(
     factory: Factory, worker_db: Database, db: Database, settings: Settings
 ) -> None:
-    job_ids = await factory.backlog(
-        2, content_types=FIVE, run_after=T0 - timedelta(seconds=1)
-    )  # 10 jobs, 2 runs
+    job_ids = await due_backlog(factory, 2)  # 10 jobs, 2 runs
     queue = Queue(worker_db, settings, worker_id="w1")
     first = await queue.claim([JobKind.FETCH], limit=6, now=T0)
 
@@ -198,9 +210,7 @@ async def test_complete_and_claim_finishes_a_batch_and_claims_the_next(
 async def test_complete_and_claim_settles_a_finished_run_and_not_one_it_claims_from(
     factory: Factory, worker_db: Database, db: Database, settings: Settings
 ) -> None:
-    await factory.backlog(2, content_types=FIVE, run_after=T0 - timedelta(seconds=1))
-    queue = Queue(worker_db, settings, worker_id="w1")
-    first = await queue.claim([JobKind.FETCH], limit=9, now=T0)
+    queue, first = await first_claim(factory, worker_db, settings, portals=2, limit=9)
     finished_run = Counter(j.run_id for j in first).most_common(1)[0][0]
 
     # the batch finishes one run, and the next claim takes the other run's last job
@@ -218,9 +228,7 @@ async def test_complete_and_claim_settles_a_finished_run_and_not_one_it_claims_f
 async def test_complete_and_claim_is_one_transaction(
     factory: Factory, worker_db: Database, db: Database, settings: Settings
 ) -> None:
-    await factory.backlog(1, content_types=FIVE, run_after=T0 - timedelta(seconds=1))
-    queue = Queue(worker_db, settings, worker_id="w1")
-    claimed = await queue.claim([JobKind.FETCH], limit=2, now=T0)
+    queue, claimed = await first_claim(factory, worker_db, settings, portals=1, limit=2)
 
     # the claim is refused, so the completions sent with it are undone
     with pytest.raises(psycopg.errors.InvalidParameterValue):
