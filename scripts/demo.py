@@ -46,6 +46,7 @@ from smuves_sync.cli.sync import configure_logging, sync_portal
 from smuves_sync.db import DbRole, database_url, migrate, with_login_urls
 from smuves_sync.db.pool import runtime_conninfo
 from smuves_sync.errors import ConfigurationError
+from smuves_sync.export_files import export_file_path
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
@@ -100,6 +101,8 @@ class DemoResult:
     export: Export | None
     seconds: float
     hubspot_base_url: str = ""
+    # where the export's file was written
+    export_file: Path | None = None
 
 
 @asynccontextmanager
@@ -140,7 +143,8 @@ async def run_demo(
                     wait=True,
                     console=console,
                 )
-    return DemoResult(code, fetch, export, time.monotonic() - started, fake.base_url)
+    written = export_file_path(settings.export_dir, export) if export is not None else None
+    return DemoResult(code, fetch, export, time.monotonic() - started, fake.base_url, written)
 
 
 def print_summary(console: Console, result: DemoResult) -> None:
@@ -156,12 +160,12 @@ def print_summary(console: Console, result: DemoResult) -> None:
             table.add_row(f"  {job.content_type}", f"{job.processed:,}")
     if result.export is not None and result.export.row_count is not None:
         table.add_row("site pages exported", f"{result.export.row_count:,} rows")
-        table.add_row("export file", str(result.export.path))
+        table.add_row("export file", str(result.export_file))
         table.add_row("file size", f"{result.export.bytes or 0:,} bytes")
     table.add_row("elapsed", f"{result.seconds:.1f} s")
     console.print(table)
     if result.export is not None:
-        console.print(f"The CSV is at [bold]{result.export.path}[/]")
+        console.print(f"The CSV is at [bold]{result.export_file}[/]")
 
 
 def playground_settings(settings: Settings) -> Settings:

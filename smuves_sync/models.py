@@ -127,7 +127,9 @@ class Export:
     content_type: ContentType
     format: ExportFormat
     status: JobStatus
-    # Where the file is (or will be) written; None until the worker picks the default place.
+    # Where an operator's `smuves export --out` copied the file (only the operator's login
+    # writes it); None otherwise. Never where a file is written or served from: that place is
+    # derived (smuves_sync.export_files.export_file_path).
     path: str | None
     row_count: int | None
     bytes: int | None

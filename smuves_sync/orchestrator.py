@@ -47,7 +47,6 @@ import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
@@ -352,14 +351,14 @@ async def start_export(
     export_format: ExportFormat,
     *,
     owner_id: uuid.UUID | None = None,
-    path: Path | None = None,
     max_attempts: int | None = None,
     priority: JobPriority = JobPriority.INTERACTIVE,
 ) -> ExportStarted:
     """Create an export run of one content type: its job and its exports row.
 
-    `path` is where the worker writes the file (None: a file under SMUVES_EXPORT_DIR).
-    Raises `AllDuplicateJobs` when an export of that type is already in flight.
+    The worker writes the file at its one place under SMUVES_EXPORT_DIR
+    (`smuves_sync.export_files.export_file_path`). Raises `AllDuplicateJobs` when an export
+    of that type is already in flight.
     """
     (content_type,) = _requested([content_type])
     export_format = ExportFormat(export_format)
@@ -369,12 +368,5 @@ async def start_export(
         found = await _enqueue_or_holder(scoped, run, content_type, max_attempts, priority)
         if not isinstance(found, Job):
             raise AllDuplicateJobs(portal_id, [found])
-        export = await export_create(
-            scoped,
-            run.id,
-            portal_id,
-            content_type,
-            export_format,
-            str(path.expanduser().resolve()) if path is not None else None,
-        )
+        export = await export_create(scoped, run.id, portal_id, content_type, export_format)
     return ExportStarted(run=run, job=found, export=export)

@@ -1,7 +1,9 @@
 """`/v1/exports/{id}`: an export's state, and its file streamed once a worker wrote it.
 
-Only files inside ``SMUVES_EXPORT_DIR`` are served: the path comes from the database, and a
-row pointing elsewhere (an operator's `--path`, a tampered row) is not a way to read the
+The file served is the export's own, at the one place derived from its portal, run, type and
+format (`smuves_sync.export_files`): a regular file in that portal's directory under
+``SMUVES_EXPORT_DIR``, reached through no symbolic link. Nothing of the row says where to
+read, so no row (however it was written) is a way to read another tenant's file or the
 server's disk.
 """
 
@@ -18,6 +20,7 @@ from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import ApiError, error_responses, found
 from smuves_sync.api.schemas import MAX_ID, ExportOut
 from smuves_sync.db.exports import export_get
+from smuves_sync.export_files import servable_export_file
 from smuves_sync.models import Export, ExportFormat, JobStatus
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"], responses=error_responses(401, 404, 422))
@@ -35,12 +38,12 @@ async def get_export(export_id: ExportId, ctx: Context, principal: CurrentPrinci
 
 
 def _servable_file(export: Export, export_dir: FilePath) -> FilePath:
-    if export.status is not JobStatus.COMPLETED or export.path is None:
+    if export.status is not JobStatus.COMPLETED:
         raise ApiError(
             409, "EXPORT_NOT_READY", f"export {export.id} is {export.status}; no file to download"
         )
-    path = FilePath(export.path).expanduser().resolve()
-    if not path.is_relative_to(export_dir.expanduser().resolve()) or not path.is_file():
+    path = servable_export_file(export_dir, export)
+    if path is None:
         raise ApiError(410, "EXPORT_FILE_GONE", f"the file of export {export.id} is not available")
     return path
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Annotated, Any
 
@@ -34,6 +35,7 @@ from smuves_sync.db.portals import (
     portal_list,
 )
 from smuves_sync.errors import HubSpotError, TokenPortalMismatch, TokenRejected
+from smuves_sync.export_files import remove_portal_exports
 from smuves_sync.hubspot.client import verify_portal_token
 from smuves_sync.orchestrator import start_export, start_fetch
 
@@ -118,11 +120,13 @@ async def list_portals(ctx: Context, principal: CurrentPrincipal) -> PortalList:
     summary="Delete a portal you own, with its runs, content and exports",
 )
 async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPrincipal) -> None:
-    """Workers still running one of its jobs lose their lease at their next heartbeat."""
+    """Workers still running one of its jobs lose their lease at their next heartbeat; its
+    export files are removed once the delete has committed."""
     async with user_session(ctx, principal) as db:
         portal = await member_portal(db, portal_id)
         if portal.owner_id != principal.user_id or not await portal_delete(db, portal_id):
             raise ApiError(403, "FORBIDDEN", f"only the owner of portal {portal_id} may delete it")
+    await asyncio.to_thread(remove_portal_exports, ctx.settings.export_dir, portal_id)
 
 
 @router.post(

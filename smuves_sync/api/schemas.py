@@ -255,7 +255,7 @@ class ExportOut(_record_body(Export, omit={"path"}), _Out):  # type: ignore[misc
     @classmethod
     def of(cls, export: Export) -> ExportOut:
         """From the exports record, with where to download the file once it is written."""
-        ready = export.status is JobStatus.COMPLETED and export.path is not None
+        ready = export.status is JobStatus.COMPLETED
         url = f"/v1/exports/{export.id}/download" if ready else None
         return cls.model_validate({**_attributes(export), "download_url": url})
 

@@ -9,6 +9,7 @@ content history `admin prune` deletes).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 
@@ -24,6 +25,7 @@ from smuves_sync.db.jobs import RequeueOutcome, RequeueResult, job_requeue, jobs
 from smuves_sync.db.runs import PruneCounts, history_prune, run_reconcile
 from smuves_sync.db.versions import VersionsPruneCounts, versions_prune
 from smuves_sync.errors import InvalidInput
+from smuves_sync.export_files import remove_export_files
 from smuves_sync.models import Run
 
 _AGE = re.compile(r"^\s*(?P<n>\d+)\s*(?P<unit>[smhdw])\s*$")
@@ -133,11 +135,12 @@ def retry_failed(portal_id: int | None, run_id: int | None, as_json: bool) -> No
 @click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
 @json_option
 def prune(older_than: str | None, dry_run: bool, as_json: bool) -> None:
-    """Delete settled runs (with their jobs, exports, notifications) and notifications older
-    than --older-than; open runs are never touched, export files on disk are left alone.
-    Without --older-than: delete the content versions superseded more than
-    SMUVES_HISTORY_DAYS days ago (default 90; 0 keeps them all), in batches of short
-    transactions; an object's current version is never deleted."""
+    """Delete settled runs (with their jobs, exports and the exports' files under
+    SMUVES_EXPORT_DIR, notifications) and notifications older than --older-than; open runs
+    are never touched. Without --older-than: delete the content versions superseded more
+    than SMUVES_HISTORY_DAYS days ago (default 90; 0 keeps them all), and the objects deleted
+    in HubSpot more than that ago with all their versions, in batches of short transactions;
+    an existing object's current version is never deleted."""
     if older_than is None:
         _prune_versions(dry_run, as_json)
         return
@@ -145,22 +148,29 @@ def prune(older_than: str | None, dry_run: bool, as_json: bool) -> None:
         age = parse_age(older_than)
     except InvalidInput as error:
         raise command_error(str(error), ExitCode.USAGE) from error
+    export_dir = load_settings().export_dir
 
-    async def work(db: Database) -> PruneCounts:
-        return await history_prune(db, age, dry_run=dry_run)
+    async def work(db: Database) -> tuple[PruneCounts, int]:
+        # `db` is unscoped: the prune has committed when it returns, so no file of an export
+        # that is kept is removed.
+        counts = await history_prune(db, age, dry_run=dry_run)
+        if dry_run:
+            return counts, 0
+        return counts, await asyncio.to_thread(remove_export_files, export_dir, counts.export_files)
 
-    counts = with_database(work)
+    counts, files = with_database(work)
     if as_json:
         age_seconds = age.total_seconds()
-        out.echo_json(
-            {"dry_run": dry_run, "older_than_seconds": age_seconds, **out.record_json(counts)}
-        )
+        record = out.record_json(counts, leave_out={"export_files"})
+        out.echo_json({"dry_run": dry_run, "older_than_seconds": age_seconds, **record})
         return
     verb = "would delete" if dry_run else "deleted"
     click.echo(
         f"{verb} {counts.runs} run(s), {counts.jobs} job(s), {counts.exports} export(s), "
         f"{counts.notifications} notification(s) older than {older_than.strip()}"
     )
+    if files:
+        click.echo(f"removed {files} export file(s) from {export_dir}")
 
 
 def _prune_versions(dry_run: bool, as_json: bool) -> None:
@@ -185,6 +195,8 @@ def _prune_versions(dry_run: bool, as_json: bool) -> None:
                 "cutoff": counts.cutoff,
                 "versions": counts.deleted,
                 "documents_moved": counts.documents_moved,
+                "deleted_objects": counts.objects,
+                "deleted_objects_versions": counts.object_versions,
             }
         )
         return
@@ -192,6 +204,10 @@ def _prune_versions(dry_run: bool, as_json: bool) -> None:
     click.echo(
         f"{verb} {counts.deleted} content version(s) superseded more than {days} day(s) ago "
         f"(before {out.when(counts.cutoff)}); current versions are kept"
+    )
+    click.echo(
+        f"{verb} {counts.objects} object(s) deleted in HubSpot before then, with their "
+        f"{counts.object_versions} version(s)"
     )
 
 

@@ -1,23 +1,29 @@
 """`smuves export <portal> --type T --format csv|jsonl [--out FILE]`: write a content file.
 
 An export run and job (2-minute lease, heartbeats) are enqueued and worked here: rows are
-streamed from Postgres into the file (SMUVES_EXPORT_DIR/portal-<id>/<type>-run<run>.<ext>
-unless --out says otherwise), and the exports row records path, rows and bytes. CSV cells
-that a spreadsheet would run as a formula are neutralised. Exit codes as for `smuves sync`.
+streamed from Postgres into the export's one file, SMUVES_EXPORT_DIR/portal-<id>/
+<type>-run<run>.<ext> (the worker writes nowhere else), and the exports row records rows and
+bytes. With --out this process, once the export has completed, copies that file to FILE
+under the operator's own user and records FILE in the row's `path` with the operator's login
+(no runtime login may write that column, and no worker reads it); so --out needs the wait,
+and --no-wait refuses it. CSV cells that a spreadsheet would run as a formula are
+neutralised. Exit codes as for `smuves sync`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from smuves_sync.cli.common import ID, ExitCode, run_async
+from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.progress import elapsed, settled_ok, summary_table, work_run
 from smuves_sync.cli.session import load_settings, login_database, worker_database
 from smuves_sync.cli.sync import configure_logging
-from smuves_sync.db.exports import export_of_run
+from smuves_sync.db.exports import export_of_run, export_record_copy
+from smuves_sync.export_files import copy_export_file, export_file_path
 from smuves_sync.models import ContentType, Export, ExportFormat
 from smuves_sync.orchestrator import parse_content_types, start_export
 from smuves_sync.settings import Settings
@@ -42,7 +48,6 @@ async def export_portal(
                 portal_id,
                 wanted,
                 export_format,
-                path=out,
                 max_attempts=settings.max_attempts,
             )
         run = started.run
@@ -55,8 +60,17 @@ async def export_portal(
     if export is None or not settled_ok(snapshot):
         console.print(summary_table(snapshot))
         return ExitCode.FAILED, export
+    written = export_file_path(settings.export_dir, export)
+    if out is not None:
+        try:
+            written = await asyncio.to_thread(copy_export_file, written, out)
+        except OSError as error:
+            console.print(f"export {export.id} was written to {written} but not copied: {error}")
+            return ExitCode.FAILED, export
+        async with login_database(settings) as operator:
+            export = await export_record_copy(operator, export.id, str(written)) or export
     console.print(
-        f"exported {export.row_count:,} rows ({export.bytes:,} bytes) to {export.path} "
+        f"exported {export.row_count:,} rows ({export.bytes:,} bytes) to {written} "
         f"in {elapsed(snapshot)}"
     )
     return ExitCode.OK, export
@@ -76,7 +90,7 @@ async def export_portal(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The file to write (default: under SMUVES_EXPORT_DIR).",
+    help="Also copy the written file here (it is written under SMUVES_EXPORT_DIR).",
 )
 @click.option("--no-wait", is_flag=True, help="Only enqueue the export; workers will write it.")
 @click.pass_context
@@ -89,6 +103,13 @@ def export(
     no_wait: bool,
 ) -> None:
     """Export PORTAL_ID's stored content of one type to a CSV or JSON Lines file."""
+    if out is not None and no_wait:
+        raise command_error(
+            "--out needs the export to be waited for (this command copies the file there once "
+            "it is written); without --no-wait, or without --out: workers write it under "
+            "SMUVES_EXPORT_DIR",
+            ExitCode.USAGE,
+        )
     settings = load_settings()
     console = Console()
     configure_logging(console)

@@ -1,12 +1,14 @@
 """The exports table: noun-verb functions over ``queries/exports.sql``.
 
-    export = await export_create(db, run_id, portal_id, content_type, ExportFormat.CSV, path)
+    export = await export_create(db, run_id, portal_id, content_type, ExportFormat.CSV)
     export = await export_of_run(db, run_id, content_type)           # Export | None
-    export = await export_record_file(db, export.id, path, rows, nbytes)
+    export = await export_record_file(db, export.id, rows, nbytes)
+    export = await export_record_copy(db, export.id, path)           # operator's login only
     export = await export_get(db, export_id)                         # as visible, or None
 
 An export's status follows its job's (a trigger, migrations/0006); only the file's facts are
-written here.
+written here. Where the file is is derived (`smuves_sync.export_files`), never stored: the
+runtime roles may not write `path`, which records only an operator's copy.
 """
 
 from __future__ import annotations
@@ -22,12 +24,11 @@ async def export_create(
     portal_id: int,
     content_type: ContentType,
     export_format: ExportFormat,
-    path: str | None = None,
 ) -> Export:
-    """A pending export of run `run_id`; `path` None lets the worker choose the file."""
+    """A pending export of run `run_id`."""
     params = {"run_id": run_id, "portal_id": portal_id, "content_type": str(content_type)}
-    more = {"format": str(export_format), "path": path}
-    return await db.only("export_create", {**params, **more}, row=model_row(Export))
+    params["format"] = str(export_format)
+    return await db.only("export_create", params, row=model_row(Export))
 
 
 async def export_get(db: Database, export_id: int) -> Export | None:
@@ -42,8 +43,14 @@ async def export_of_run(db: Database, run_id: int, content_type: ContentType) ->
 
 
 async def export_record_file(
-    db: Database, export_id: int, path: str, row_count: int, nbytes: int
+    db: Database, export_id: int, row_count: int, nbytes: int
 ) -> Export | None:
-    """Record the written file: where, how many rows, how many bytes."""
-    params = {"export_id": export_id, "path": path, "row_count": row_count, "bytes": nbytes}
+    """Record the written file: how many rows, how many bytes."""
+    params = {"export_id": export_id, "row_count": row_count, "bytes": nbytes}
     return await db.one("export_record_file", params, row=model_row(Export))
+
+
+async def export_record_copy(db: Database, export_id: int, path: str) -> Export | None:
+    """Record where an operator's `smuves export --out` copied the file (operator's login)."""
+    params = {"export_id": export_id, "path": path}
+    return await db.one("export_record_copy", params, row=model_row(Export))

@@ -26,7 +26,8 @@ from psycopg.rows import RowMaker, scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
-from smuves_sync.models import ContentType, Job, JobKind, Run, RunStatus
+from smuves_sync.export_files import ExportFile
+from smuves_sync.models import ContentType, ExportFormat, Job, JobKind, Run, RunStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +55,24 @@ class RunProgress:
 
 @dataclass(frozen=True, slots=True)
 class PruneCounts:
-    """Rows deleted (or, in a dry run, that would be) per table."""
+    """Rows deleted (or, in a dry run, that would be) per table, and the exports' files that
+    go with them."""
 
     runs: int
     jobs: int
     exports: int
     notifications: int
+    export_files: tuple[ExportFile, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _PruneRow:
+    runs: int
+    jobs: int
+    exports: int
+    notifications: int
+    # a JSON array of {portal_id, run_id, content_type, format}
+    export_files: list[dict[str, Any]]
 
 
 async def run_get(db: Database, run_id: int) -> Run | None:
@@ -181,6 +194,17 @@ async def history_prune(
     db: Database, older_than: timedelta, *, dry_run: bool = False, now: datetime | None = None
 ) -> PruneCounts:
     """Delete settled runs (with jobs, exports, notifications) and notifications older than
-    `older_than`; with `dry_run`, only count them."""
+    `older_than`; with `dry_run`, only count them. The exports' files are the caller's to
+    remove once this has committed (`export_files.remove_export_files`)."""
     params = {"older_than": older_than, "dry_run": dry_run, "now": now}
-    return await db.only("history_prune", params, row=model_row(PruneCounts))
+    found = await db.only("history_prune", params, row=model_row(_PruneRow))
+    files = tuple(
+        ExportFile(
+            portal_id=f["portal_id"],
+            run_id=f["run_id"],
+            content_type=ContentType(f["content_type"]),
+            format=ExportFormat(f["format"]),
+        )
+        for f in found.export_files
+    )
+    return PruneCounts(found.runs, found.jobs, found.exports, found.notifications, files)

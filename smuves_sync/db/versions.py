@@ -6,6 +6,7 @@ portal, retention (versions.sql).
     page = await changes_page(db, portal_id, ChangeFilter(since_run=17), limit=100)  # pages
     async for change in changes_stream(scoped, portal_id, ChangeFilter(since=midnight)): ...
     counts = await versions_prune(db, timedelta(days=90))                  # login role
+                                          # (and the objects deleted in HubSpot before then)
 
 The history itself is written by triggers on content_items (migrations/0014), whatever
 statement writes content, so nothing here writes a version. Reads run as the API's caller
@@ -29,6 +30,8 @@ from smuves_sync.models import ContentEvent, ContentType
 
 # Versions a prune batch looks at: small enough that a batch is a short transaction.
 PRUNE_BATCH = 5000
+# Deleted objects a batch of their retention removes, each with all its versions.
+PRUNE_DELETED_BATCH = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,9 @@ class VersionsPruneCounts:
     scanned: int
     deleted: int
     documents_moved: int
+    # objects deleted in HubSpot before the cutoff, removed with their versions
+    objects: int = 0
+    object_versions: int = 0
 
 
 def _object(portal_id: int, content_type: ContentType, hubspot_id: str) -> dict[str, Any]:
@@ -210,15 +216,20 @@ async def versions_prune(
     batch_size: int = PRUNE_BATCH,
     now: datetime | None = None,
 ) -> VersionsPruneCounts:
-    """Delete the versions of every portal superseded more than `older_than` ago, a batch
-    per transaction (`db` unscoped: each call commits); the current versions stay. With
-    `dry_run`, only count them."""
+    """Delete the versions of every portal superseded more than `older_than` ago, and the
+    objects deleted in HubSpot more than `older_than` ago with all their versions, a batch
+    per transaction (`db` unscoped: each call commits); the current versions of the other
+    objects stay. With `dry_run`, only count them."""
     cutoff = await db.only(
         "versions_prune_cutoff", {"older_than": older_than, "now": now}, row=scalar_row
     )
     portals = await db.all("versions_portals", {"cutoff": cutoff}, row=scalar_row)
-    scanned = deleted = moved = 0
+    scanned = deleted = moved = objects = object_versions = 0
     for portal_id in portals:
+        # The deleted objects first: their old versions need no document moved.
+        gone = await _prune_deleted(db, portal_id, cutoff, dry_run=dry_run)
+        objects += gone.objects
+        object_versions += gone.versions
         after: tuple[datetime, int] | None = None
         while True:
             batch = await db.only(
@@ -240,8 +251,39 @@ async def versions_prune(
                 break
             after = (batch.last_recorded_at, batch.last_id or 0)
     return VersionsPruneCounts(
-        cutoff=cutoff, scanned=scanned, deleted=deleted, documents_moved=moved
+        cutoff=cutoff,
+        scanned=scanned,
+        deleted=deleted,
+        documents_moved=moved,
+        objects=objects,
+        object_versions=object_versions,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _DeletedBatch:
+    objects: int
+    versions: int
+
+
+async def _prune_deleted(
+    db: Database, portal_id: int, cutoff: datetime, *, dry_run: bool
+) -> _DeletedBatch:
+    """Remove the portal's objects deleted before `cutoff` with their versions, a batch per
+    transaction (a dry run counts them in one)."""
+    objects = versions = 0
+    while True:
+        params = {
+            "portal_id": portal_id,
+            "cutoff": cutoff,
+            "limit": PRUNE_DELETED_BATCH,
+            "dry_run": dry_run,
+        }
+        batch = await db.only("versions_prune_deleted", params, row=model_row(_DeletedBatch))
+        objects += batch.objects
+        versions += batch.versions
+        if dry_run or batch.objects < PRUNE_DELETED_BATCH:
+            return _DeletedBatch(objects, versions)
 
 
 @dataclass(frozen=True, slots=True)

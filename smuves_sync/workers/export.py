@@ -1,8 +1,11 @@
 """The export handler: one content type of one portal, from content_items into a file.
 
+The file goes to the export's one place, derived from its portal, run, type and format
+(`smuves_sync.export_files.export_file_path`), never to a path read from a row: the worker
+login may write an exports row's counts, nothing that says where a file goes.
 Rows are read through a server-side cursor (a batch at a time) inside one transaction, so
 the file is a consistent snapshot and the table is never held in memory. The file is written
-next to its final name; the exports row (path, rows, bytes) and the job's fenced completion
+next to its final name; the exports row (rows, bytes) and the job's fenced completion
 are committed together, and only then is the file moved into place. A completion refused
 (the run was stopped, or the lease was lost to another worker) removes the written file: no
 file is published that no exports row owns. CSV cells a spreadsheet would run as a formula are
@@ -13,24 +16,16 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 
 from smuves_sync.db.content import content_count, content_rows
 from smuves_sync.db.exports import export_of_run, export_record_file
 from smuves_sync.errors import NotFound
-from smuves_sync.models import Export, ExportFormat
+from smuves_sync.export_files import export_file_path
+from smuves_sync.models import ExportFormat
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.export_format import write_export
 
 log = logging.getLogger(__name__)
-
-_EXTENSIONS = {ExportFormat.CSV: "csv", ExportFormat.JSONL: "jsonl"}
-
-
-def default_export_path(export_dir: Path, export: Export) -> Path:
-    """Where an export without a chosen path goes: <dir>/portal-<id>/<type>-run<run>.<ext>."""
-    name = f"{export.content_type}-run{export.run_id}.{_EXTENSIONS[export.format]}"
-    return (export_dir / f"portal-{export.portal_id}" / name).expanduser().resolve()
 
 
 async def handle_export(ctx: JobContext) -> None:
@@ -44,9 +39,7 @@ async def handle_export(ctx: JobContext) -> None:
         raise NotFound(f"run {job.run_id} has no export of {content_type} to write")
     job = await ctx.queue().checkpoint(job, None, 0, total=total)
 
-    path = (
-        Path(export.path) if export.path else default_export_path(ctx.settings.export_dir, export)
-    )
+    path = export_file_path(ctx.settings.export_dir, export)
     partial = path.with_name(path.name + ".part")
     try:
         async with ctx.db.for_job(job) as scoped:
@@ -55,7 +48,7 @@ async def handle_export(ctx: JobContext) -> None:
             )
             result = await write_export(rows, partial, export.format)
         async with ctx.db.for_job(job) as scoped:
-            await export_record_file(scoped, export.id, str(path), result.rows, result.bytes)
+            await export_record_file(scoped, export.id, result.rows, result.bytes)
             await ctx.queue(scoped).complete(job, processed=result.rows)
     except BaseException:
         # A half-written file, or a whole one whose completion was refused (the run was

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from smuves_sync.content_text import replace_escaped, unescape_json
+from smuves_sync.export_files import open_export_file
 from smuves_sync.models import ExportFormat
 
 # The columns an export carries, in order; JSON Lines adds the full HubSpot object as `data`.
@@ -92,10 +93,10 @@ class _JsonLinesSink:
 async def write_export(
     rows: AsyncIterable[Mapping[str, Any]], path: Path, export_format: ExportFormat
 ) -> ExportResult:
-    """Stream `rows` into `path` as `export_format`; return the rows and bytes written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Stream `rows` into `path` (mode 0600, its directory 0700) as `export_format`; return
+    the rows and bytes written."""
     count = 0
-    with path.open("w", encoding="utf-8", newline="") as stream:
+    with open_export_file(path) as stream:
         sink = _CsvSink(stream) if export_format is ExportFormat.CSV else _JsonLinesSink(stream)
         async for row in rows:
             sink.write(row)

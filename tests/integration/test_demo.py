@@ -66,7 +66,7 @@ async def test_the_demo_syncs_the_fake_portal_and_exports_its_site_pages(
         + spec.blogs
     )
     assert sum(j.processed for j in result.fetch.jobs) == expected
-    path = Path(result.export.path)
+    path = result.export_file
     assert path.parent == (tmp_path / "exports" / "portal-1001").resolve()
     with path.open(newline="", encoding="utf-8") as stream:
         assert len(list(csv.DictReader(stream))) == spec.site_pages == result.export.row_count

@@ -1,4 +1,4 @@
-"""The export handler in a runner: default file place, JSON Lines with data, failures recorded."""
+"""The export handler in a runner: the file's one place, JSON Lines with data, failures recorded."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ async def test_a_jsonl_export_goes_under_the_export_dir_with_every_object(
     assert lines[6]["data"] == {"id": "7", "name": "Page 7", "htmlTitle": "x" * 200}
     assert [r["archived"] for r in lines[:10]] == [False] * 9 + [True]
     [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
-    assert (export["status"], export["path"], export["row_count"]) == ("completed", str(path), 50)
+    assert (export["status"], export["path"], export["row_count"]) == ("completed", None, 50)
     assert export["bytes"] == path.stat().st_size
 
 
@@ -64,14 +64,9 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the export wants a directory")
     started = await start_export(
-        db,
-        portal,
-        ContentType.BLOG_POST,
-        ExportFormat.CSV,
-        path=blocker / "x.csv",
-        max_attempts=1,
+        db, portal, ContentType.BLOG_POST, ExportFormat.CSV, max_attempts=1
     )
-    settings = sync.settings
+    settings = sync.settings_with(export_dir=blocker)
 
     stats = await Runner(
         worker_db, settings, kinds=[JobKind.EXPORT], concurrency=1, burst=True
@@ -133,15 +128,13 @@ async def test_an_export_refused_its_completion_after_writing_leaves_no_file(
     assert row["status"] == ("stopped" if how == "stopped" else "running")
 
 
-async def test_a_completed_export_is_published_where_its_row_says(
-    sync: Sync, tmp_path: Path
-) -> None:
+async def test_a_completed_export_is_published_at_its_one_place(sync: Sync, tmp_path: Path) -> None:
     settings = sync.settings_with(export_dir=tmp_path / "out")
     ctx, path = await _claimed_export(sync, settings, await sync.factory.user())
 
     await export.handle_export(ctx)
 
     [row] = await query(sync.db, "sync_exports_of_portal", portal_id=ctx.job.portal_id)
-    assert (row["status"], row["path"], row["row_count"]) == ("completed", str(path), 20)
+    assert (row["status"], row["path"], row["row_count"]) == ("completed", None, 20)
     assert row["bytes"] == path.stat().st_size
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from smuves_sync.export_files import ExportFile, export_file_path
 from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export, start_fetch
 from smuves_sync.testing.fake_hubspot import (
@@ -109,7 +110,14 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
         e["content_type"]: e for e in await query(db, "sync_exports_of_portal", portal_id=portal)
     }
     assert [e["status"] for e in exports.values()] == ["completed", "completed"]
-    lines = Path(exports["blog_post"]["path"]).read_text(encoding="utf-8").splitlines()
+    files = {
+        t: export_file_path(
+            settings.export_dir,
+            ExportFile(portal, e["run_id"], ContentType(t), ExportFormat(e["format"])),
+        )
+        for t, e in exports.items()
+    }
+    lines = files["blog_post"].read_text(encoding="utf-8").splitlines()
     exported = {row["hubspot_id"]: row for row in map(json.loads, lines)}
     posts = fake.ground_truth(SPEC.portal_id, POST, with_data=True)
     assert exported.keys() == {t.hubspot_id for t in posts}
@@ -119,7 +127,7 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
     assert "\x00" in exported[posts[50].hubspot_id]["name"]
     assert exported[posts[60].hubspot_id]["data"]["id"] == int(posts[60].hubspot_id)
     assert "\ud800" in exported[posts[99].hubspot_id]["name"]
-    with Path(exports["site_page"]["path"]).open(encoding="utf-8", newline="") as stream:
+    with files["site_page"].open(encoding="utf-8", newline="") as stream:
         names = {row["hubspot_id"]: row["name"] for row in csv.DictReader(stream)}
     lone = (pages[7].data or {})["name"]
     assert names[pages[7].hubspot_id] == lone.replace("\ud800", "\ufffd")

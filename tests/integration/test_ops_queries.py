@@ -19,7 +19,8 @@ from smuves_sync.db.jobs import (
 )
 from smuves_sync.db.runs import PruneCounts, history_prune, run_jobs, run_list
 from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
-from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.export_files import ExportFile
+from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.support import db_now, query
 
@@ -294,7 +295,10 @@ async def test_prune_deletes_settled_history_strictly_older_than_the_age(
 
     done = await history_prune(db, timedelta(days=30), now=now)
 
-    assert dry == done == PruneCounts(runs=2, jobs=3, exports=1, notifications=2)
+    went = ExportFile(portal, gone.id, ContentType.SITE_PAGE, ExportFormat.CSV)
+    assert (
+        dry == done == PruneCounts(runs=2, jobs=3, exports=1, notifications=2, export_files=(went,))
+    )
     left = await query(db, "opscheck_ids")
     assert {r["id"] for r in left if r["what"] == "run"} == {at_cutoff.id, still_open.id}
     assert len([r for r in left if r["what"] == "job"]) == 2

@@ -22,9 +22,9 @@ SELECT count(*) AS runs FROM public.runs WHERE portal_id = %(portal_id)s
 SELECT id, status, finished_at FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id
 
 -- name: plant_export_file
+-- A completed export; its file is the test's to write at the export's place.
 UPDATE public.exports
-SET status = 'completed', path = %(path)s, row_count = %(row_count)s, bytes = %(bytes)s,
-    finished_at = now()
+SET status = 'completed', row_count = %(row_count)s, bytes = %(bytes)s, finished_at = now()
 WHERE id = %(export_id)s
 
 -- name: plant_content_deleted

@@ -1,9 +1,10 @@
 -- The exports table (smuves_sync/db/exports.py). Its status follows the export job's
--- (trigger jobs_exports_follow, migrations/0006).
+-- (trigger jobs_exports_follow, migrations/0006). The file's place is derived, never stored
+-- (smuves_sync/export_files.py): the runtime roles may not write `path` at all.
 
 -- name: export_create
-INSERT INTO public.exports (run_id, portal_id, content_type, format, path)
-VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(path)s)
+INSERT INTO public.exports (run_id, portal_id, content_type, format)
+VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s)
 RETURNING *
 
 -- name: export_of_run
@@ -12,8 +13,13 @@ WHERE run_id = %(run_id)s AND content_type = %(content_type)s
 
 -- name: export_record_file
 UPDATE public.exports
-SET path = %(path)s, row_count = %(row_count)s, bytes = %(bytes)s
+SET row_count = %(row_count)s, bytes = %(bytes)s
 WHERE id = %(export_id)s
+RETURNING *
+
+-- name: export_record_copy
+-- Where an operator's `smuves export --out` copied the file: the operator's login only.
+UPDATE public.exports SET path = %(path)s WHERE id = %(export_id)s
 RETURNING *
 
 -- name: export_get

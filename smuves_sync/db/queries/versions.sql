@@ -73,11 +73,20 @@ LIMIT %(limit)s
 SELECT coalesce(%(now)s::timestamptz, now()) - %(older_than)s::interval AS cutoff
 
 -- name: versions_portals
--- The portals that have versions recorded before the cutoff (the login role sees every one).
+-- The portals that have versions recorded, or objects deleted, before the cutoff (the login
+-- role sees every one).
 SELECT p.id FROM public.portals AS p
 WHERE EXISTS (SELECT FROM public.content_versions AS v
               WHERE v.portal_id = p.id AND v.recorded_at < %(cutoff)s)
+   OR EXISTS (SELECT FROM public.content_items AS c
+              WHERE c.portal_id = p.id AND c.deleted_at < %(cutoff)s)
 ORDER BY p.id
+
+-- name: versions_prune_deleted
+-- One batch of the retention of objects deleted in HubSpot: the rows and
+-- versions of up to %(limit)s objects of the portal deleted before the cutoff.
+SELECT * FROM public.prune_deleted_content(
+    %(portal_id)s, %(cutoff)s, %(limit)s, %(dry_run)s)
 
 -- name: versions_prune_batch
 -- One batch of content history's retention (migrations/0014), after the key of the last one.

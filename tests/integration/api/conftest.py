@@ -33,7 +33,8 @@ from pydantic import SecretStr
 from smuves_sync.api import create_app
 from smuves_sync.cli import cli
 from smuves_sync.db import DbRole, Pool, pool_for
-from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.export_files import ExportFile, export_file_path
+from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import new_secret_key
@@ -124,17 +125,11 @@ async def plant_one_of_everything(
         portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED
     )
     export_id = await factory.export(export_run, status=JobStatus.COMPLETED)
-    export_file = export_dir / f"portal-{portal_id}.csv"
+    named = ExportFile(portal, export_run.id, ContentType.SITE_PAGE, ExportFormat.CSV)
+    export_file = export_file_path(export_dir, named)
     export_file.parent.mkdir(parents=True, exist_ok=True)
     export_file.write_text("hubspot_id\n1\n")
-    await query(
-        factory.pool,
-        "plant_export_file",
-        export_id=export_id,
-        path=str(export_file),
-        row_count=1,
-        bytes=13,
-    )
+    await query(factory.pool, "plant_export_file", export_id=export_id, row_count=1, bytes=13)
     notification = await factory.notification(owner.id, run)
     return {
         "portal_id": portal,

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from smuves_sync.db import Pool
-from smuves_sync.models import ExportFormat, JobKind, JobStatus, RunStatus
+from smuves_sync.export_files import ExportFile, export_file_path
+from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 from tests.integration.api.conftest import User
@@ -73,22 +74,22 @@ async def test_an_export_of_an_unknown_portal_is_404(
 
 
 async def _written_export(
-    factory: Factory, admin_pool: Pool, owner: User, path: Path, content: bytes
-) -> int:
+    factory: Factory, admin_pool: Pool, owner: User, export_dir: Path, content: bytes
+) -> tuple[int, Path]:
+    """A completed CSV export of a portal of `owner`, its file written at its place; the
+    export's id and that place."""
     portal = await factory.portal(owner.id)
     run = await factory.run(portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED)
     export_id = await factory.export(run, format=ExportFormat.CSV, status=JobStatus.COMPLETED)
+    path = export_file_path(
+        export_dir, ExportFile(portal, run.id, ContentType.SITE_PAGE, ExportFormat.CSV)
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
     await query(
-        admin_pool,
-        "plant_export_file",
-        export_id=export_id,
-        path=str(path),
-        row_count=2,
-        bytes=len(content),
+        admin_pool, "plant_export_file", export_id=export_id, row_count=2, bytes=len(content)
     )
-    return export_id
+    return export_id, path
 
 
 async def test_a_written_export_downloads_as_its_file(
@@ -99,8 +100,9 @@ async def test_a_written_export_downloads_as_its_file(
     alice: User,
 ) -> None:
     content = b"hubspot_id,name\r\n1,Home\r\n2,About\r\n" * 5000  # several chunks
-    path = api_settings.export_dir / "portal-x" / "site_page.csv"
-    export_id = await _written_export(factory, admin_pool, alice, path, content)
+    export_id, _ = await _written_export(
+        factory, admin_pool, alice, api_settings.export_dir, content
+    )
     state = await client.get(f"/v1/exports/{export_id}", headers=alice.headers)
     assert state.json()["download_url"] == f"/v1/exports/{export_id}/download"
     assert (state.json()["row_count"], state.json()["bytes"]) == (2, len(content))
@@ -124,22 +126,18 @@ async def test_an_unfinished_export_cannot_be_downloaded(
     assert response.json()["code"] == "EXPORT_NOT_READY"
 
 
-async def test_a_file_outside_the_export_dir_or_gone_is_not_served(
+async def test_a_gone_file_is_not_served(
     client: httpx.AsyncClient,
     factory: Factory,
     admin_pool: Pool,
     api_settings: Settings,
-    tmp_path: Path,
     alice: User,
 ) -> None:
-    outside = await _written_export(factory, admin_pool, alice, tmp_path / "secret.csv", b"x")
-    inside = api_settings.export_dir / "gone.csv"
-    gone = await _written_export(factory, admin_pool, alice, inside, b"y")
-    inside.unlink()
-    for export_id in (outside, gone):
-        response = await client.get(f"/v1/exports/{export_id}/download", headers=alice.headers)
-        assert response.status_code == 410
-        assert response.json()["code"] == "EXPORT_FILE_GONE"
+    gone, path = await _written_export(factory, admin_pool, alice, api_settings.export_dir, b"y")
+    path.unlink()
+    response = await client.get(f"/v1/exports/{gone}/download", headers=alice.headers)
+    assert response.status_code == 410
+    assert response.json()["code"] == "EXPORT_FILE_GONE"
 
 
 @pytest.mark.parametrize("suffix", ["", "/download"])
