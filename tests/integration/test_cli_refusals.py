@@ -107,3 +107,10 @@ async def test_real_undecodable_bytes_from_argv_and_stdin(db: Database, db_url: 
 
     code, out = await _run(env, b"portal", b"add", BIG.encode(), b"--name", b"Big")
     assert (code, out.count("\n")) == (2, 1), out
+
+
+async def test_an_export_copied_to_out_must_be_waited_for(db: Database, db_url: str) -> None:
+    # Workers elsewhere write only the export's own place; only this process could copy it.
+    args = ("export", "5", "--type", "site_page", "--out", "pages.csv", "--no-wait")
+    _refused(await invoke(db_url, *args, env=ENV), "--out needs the export to be waited for")
+    assert await query(db, "sync_portal_row", portal_id=5) == []

@@ -303,3 +303,31 @@ async def test_retention_prunes_old_superseded_versions_and_never_the_current_on
     assert await documents(db, portal, "2") == [record("2").raw, record("2", name="C").raw]
     assert await counts(db, portal) == (4, 3)
     assert (await versions_prune(db, timedelta(days=90), now=now)).deleted == 0
+
+
+async def test_retention_removes_objects_deleted_before_it_with_all_their_versions(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    portal = await factory.portal()
+    objects = [record("old"), record("recent"), record("live")]
+    await fetch(factory, worker_db, portal, objects)
+    await fetch(factory, worker_db, portal, [record("old", name="B"), *objects[1:]])
+    await fetch(factory, worker_db, portal, [objects[2]], gone=("old", "recent"))
+    # "old" went from HubSpot 100 days ago, "recent" just now; "live" is still there.
+    await query(db.pool, "versions_age_deletion", portal_id=portal, hubspot_id="old", by="100 days")
+    await query(db.pool, "versions_age", portal_id=portal, hubspot_id="old", by="100 days")
+    now = await db_now(db)
+
+    dry = await versions_prune(db, timedelta(days=90), dry_run=True, now=now)
+    assert (dry.objects, dry.object_versions) == (1, 3)
+    assert len(await query(db, "versions_objects", portal_id=portal)) == 3
+
+    done = await versions_prune(db, timedelta(days=90), now=now)
+
+    assert (done.objects, done.object_versions) == (1, 3)
+    left = await query(db, "versions_objects", portal_id=portal)
+    assert [(r["hubspot_id"], r["deleted"]) for r in left] == [("live", False), ("recent", True)]
+    assert await history(db, portal, "old") == []
+    assert [v[1] for v in await history(db, portal, "recent")] == [CREATED, DELETED]
+    assert [v[1] for v in await history(db, portal, "live")] == [CREATED]
+    assert (await versions_prune(db, timedelta(days=90), now=now)).objects == 0

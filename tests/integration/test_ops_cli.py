@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.export_files import ExportFile, export_file_path
+from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 from tests.support import db_now, invoke, json_out, query
 
@@ -311,6 +313,35 @@ async def test_admin_prune(db_url: str, factory: Factory, db: Database) -> None:
     )
     left = await query(db, "opscheck_ids")
     assert [(r["what"], r["id"]) for r in left] == [("run", recent.id)]
+
+
+async def test_admin_prune_removes_the_files_of_the_exports_it_deletes(
+    db_url: str, factory: Factory, db: Database, tmp_path: Path
+) -> None:
+    now = await db_now(db)
+    files = []
+    for days in (45, 5):
+        run = await factory.run(
+            kind=JobKind.EXPORT,
+            status=RunStatus.COMPLETED,
+            finished_at=now - timedelta(days=days),
+        )
+        await factory.export(run, status=JobStatus.COMPLETED)
+        named = ExportFile(run.portal_id, run.id, ContentType.SITE_PAGE, ExportFormat.CSV)
+        path = export_file_path(tmp_path, named)
+        path.parent.mkdir(parents=True)
+        path.write_text("hubspot_id\n")
+        files.append(path)
+    old, recent = files
+    env = {"SMUVES_EXPORT_DIR": str(tmp_path)}
+
+    dry = await invoke(db_url, "admin", "prune", "--older-than", "30d", "--dry-run", env=env)
+    assert dry.exit_code == 0 and old.exists()
+    done = await invoke(db_url, "admin", "prune", "--older-than", "30d", env=env)
+
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines()[-1] == f"removed 1 export file(s) from {tmp_path}"
+    assert not old.exists() and recent.exists()
 
 
 @pytest.mark.parametrize("age", ["0d", "30", "30x", "-1d", "d"])

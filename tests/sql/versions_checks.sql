@@ -50,3 +50,12 @@ DELETE FROM public.portals WHERE id = %(portal_id)s
 -- name: versions_insert_as_worker
 INSERT INTO public.content_versions (portal_id, content_type, hubspot_id, version, event, hash)
 VALUES (%(portal_id)s, 'site_page', 'forged', 1, 'created', 'x')
+
+-- name: versions_age_deletion
+-- Date an object's deletion %(by)s back, as if HubSpot had lost it then.
+UPDATE public.content_items SET deleted_at = deleted_at - %(by)s::interval
+WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s AND deleted_at IS NOT NULL
+
+-- name: versions_objects
+SELECT hubspot_id, deleted_at IS NOT NULL AS deleted FROM public.content_items
+WHERE portal_id = %(portal_id)s ORDER BY hubspot_id

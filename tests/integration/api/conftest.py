@@ -158,6 +158,25 @@ async def new_user(factory: Factory, name: str) -> User:
     return User(user_id, email, make_token(user_id, email=email))
 
 
+async def written_export(
+    factory: Factory, admin_pool: Pool, owner: User, export_dir: Path, content: bytes
+) -> tuple[int, Path]:
+    """A completed CSV export of a portal of `owner`, its file written at its place; the
+    export's id and that place."""
+    portal = await factory.portal(owner.id)
+    run = await factory.run(portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED)
+    export_id = await factory.export(run, format=ExportFormat.CSV, status=JobStatus.COMPLETED)
+    path = export_file_path(
+        export_dir, ExportFile(portal, run.id, ContentType.SITE_PAGE, ExportFormat.CSV)
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    await query(
+        admin_pool, "plant_export_file", export_id=export_id, row_count=2, bytes=len(content)
+    )
+    return export_id, path
+
+
 def hubspot_fake() -> FakeHubSpot:
     """A fake HubSpot that knows the portal (and time zone) of every token of HUBSPOT_TOKENS."""
     first: dict[int, str] = {}

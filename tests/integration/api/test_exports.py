@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 
 from smuves_sync.db import Pool
-from smuves_sync.export_files import ExportFile, export_file_path
-from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
+from smuves_sync.models import JobKind, JobStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
-from tests.integration.api.conftest import User
-from tests.support import query
+from tests.integration.api.conftest import User, written_export
 
 
 async def test_an_export_is_202_then_followed(
@@ -73,25 +69,6 @@ async def test_an_export_of_an_unknown_portal_is_404(
     assert response.status_code == 404
 
 
-async def _written_export(
-    factory: Factory, admin_pool: Pool, owner: User, export_dir: Path, content: bytes
-) -> tuple[int, Path]:
-    """A completed CSV export of a portal of `owner`, its file written at its place; the
-    export's id and that place."""
-    portal = await factory.portal(owner.id)
-    run = await factory.run(portal, owner=owner.id, kind=JobKind.EXPORT, status=RunStatus.COMPLETED)
-    export_id = await factory.export(run, format=ExportFormat.CSV, status=JobStatus.COMPLETED)
-    path = export_file_path(
-        export_dir, ExportFile(portal, run.id, ContentType.SITE_PAGE, ExportFormat.CSV)
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
-    await query(
-        admin_pool, "plant_export_file", export_id=export_id, row_count=2, bytes=len(content)
-    )
-    return export_id, path
-
-
 async def test_a_written_export_downloads_as_its_file(
     client: httpx.AsyncClient,
     factory: Factory,
@@ -100,7 +77,7 @@ async def test_a_written_export_downloads_as_its_file(
     alice: User,
 ) -> None:
     content = b"hubspot_id,name\r\n1,Home\r\n2,About\r\n" * 5000  # several chunks
-    export_id, _ = await _written_export(
+    export_id, _ = await written_export(
         factory, admin_pool, alice, api_settings.export_dir, content
     )
     state = await client.get(f"/v1/exports/{export_id}", headers=alice.headers)
@@ -133,7 +110,7 @@ async def test_a_gone_file_is_not_served(
     api_settings: Settings,
     alice: User,
 ) -> None:
-    gone, path = await _written_export(factory, admin_pool, alice, api_settings.export_dir, b"y")
+    gone, path = await written_export(factory, admin_pool, alice, api_settings.export_dir, b"y")
     path.unlink()
     response = await client.get(f"/v1/exports/{gone}/download", headers=alice.headers)
     assert response.status_code == 410
