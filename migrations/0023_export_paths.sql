@@ -14,7 +14,8 @@
 -- * prune_history: also returns the exports it deleted (their portal, run, type and format),
 --   so that `smuves admin prune` removes their files once the delete has committed.
 -- * prune_deleted_content: retention of objects deleted in HubSpot. `smuves admin prune`
---   removes the content_items rows deleted before its cutoff, with every version of them.
+--   removes the content_items rows deleted before its cutoff, with every version of them;
+--   prune_content_versions leaves those objects' versions to it.
 
 SET LOCAL ROLE smuves_owner;
 
@@ -154,4 +155,83 @@ CREATE FUNCTION public.prune_deleted_content(
                             ON v.portal_id = p_portal_id AND v.content_type = d.content_type
                            AND v.hubspot_id = d.hubspot_id)
                     ELSE (SELECT count(*) FROM versions_gone) END
+    $$;
+
+-- One batch of content history's retention, as before, but for the versions of an object
+-- deleted before the cutoff: prune_deleted_content removes those whole, before this runs, so
+-- a dry run (which deletes nothing) counts each of them once, as the real run removes it.
+CREATE OR REPLACE FUNCTION public.prune_content_versions(
+    p_portal_id bigint,
+    p_cutoff timestamptz,
+    p_after_at timestamptz DEFAULT '-infinity',
+    p_after_id bigint DEFAULT 0,
+    p_limit integer DEFAULT 5000,
+    p_dry_run boolean DEFAULT false
+)
+    RETURNS TABLE (scanned bigint, deleted bigint, documents_moved bigint,
+                   last_recorded_at timestamptz, last_id bigint)
+    LANGUAGE sql
+    AS $$
+        WITH batch AS (
+            SELECT v.content_type, v.hubspot_id, v.version, v.recorded_at, v.id,
+                   coalesce(v.superseded_at < p_cutoff, false)
+                   AND NOT EXISTS (
+                       SELECT FROM public.content_items AS c
+                       WHERE c.portal_id = p_portal_id AND c.content_type = v.content_type
+                         AND c.hubspot_id = v.hubspot_id AND c.deleted_at < p_cutoff)
+                       AS doomed
+            FROM public.content_versions AS v
+            WHERE v.portal_id = p_portal_id AND v.recorded_at < p_cutoff
+              AND (v.recorded_at, v.id) > (p_after_at, p_after_id)
+            ORDER BY v.recorded_at, v.id
+            LIMIT greatest(p_limit, 1)
+        ),
+        doomed AS (
+            SELECT v.content_type, v.hubspot_id, v.version, v.hash, v.document
+            FROM batch AS b
+            JOIN public.content_versions AS v
+              ON v.portal_id = p_portal_id AND v.content_type = b.content_type
+             AND v.hubspot_id = b.hubspot_id AND v.version = b.version
+            WHERE b.doomed
+        ),
+        heirs AS (
+            SELECT DISTINCT ON (d.content_type, d.hubspot_id, d.hash)
+                   d.content_type, d.hubspot_id, k.version, d.document
+            FROM doomed AS d
+            JOIN public.content_versions AS k
+              ON k.portal_id = p_portal_id AND k.content_type = d.content_type
+             AND k.hubspot_id = d.hubspot_id AND k.hash = d.hash
+            WHERE d.document IS NOT NULL
+              AND (k.superseded_at IS NULL OR k.superseded_at >= p_cutoff)
+            ORDER BY d.content_type, d.hubspot_id, d.hash, k.version
+        ),
+        moved AS (
+            UPDATE public.content_versions AS k
+            SET document = coalesce(k.document, h.document)
+            FROM heirs AS h
+            WHERE NOT p_dry_run
+              AND k.portal_id = p_portal_id AND k.content_type = h.content_type
+              AND k.hubspot_id = h.hubspot_id AND k.version = h.version
+            RETURNING 1
+        ),
+        gone AS (
+            DELETE FROM public.content_versions AS v
+            USING doomed AS d
+            WHERE NOT p_dry_run
+              AND v.portal_id = p_portal_id AND v.content_type = d.content_type
+              AND v.hubspot_id = d.hubspot_id AND v.version = d.version
+            RETURNING 1
+        ),
+        last AS (
+            SELECT b.recorded_at, b.id FROM batch AS b
+            ORDER BY b.recorded_at DESC, b.id DESC
+            LIMIT 1
+        )
+        SELECT (SELECT count(*) FROM batch),
+               CASE WHEN p_dry_run THEN (SELECT count(*) FROM doomed)
+                    ELSE (SELECT count(*) FROM gone) END,
+               CASE WHEN p_dry_run THEN (SELECT count(*) FROM heirs)
+                    ELSE (SELECT count(*) FROM moved) END,
+               (SELECT l.recorded_at FROM last AS l),
+               (SELECT l.id FROM last AS l)
     $$;
