@@ -26,8 +26,12 @@ async def export_create(
     export_format: ExportFormat,
 ) -> Export:
     """A pending export of run `run_id`."""
-    params = {"run_id": run_id, "portal_id": portal_id, "content_type": str(content_type)}
-    params["format"] = str(export_format)
+    params = {
+        "run_id": run_id,
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "format": str(export_format),
+    }
     return await db.only("export_create", params, row=model_row(Export))
 
 

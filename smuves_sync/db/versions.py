@@ -6,13 +6,13 @@ portal, retention (versions.sql).
     page = await changes_page(db, portal_id, ChangeFilter(since_run=17), limit=100)  # pages
     async for change in changes_stream(scoped, portal_id, ChangeFilter(since=midnight)): ...
     counts = await versions_prune(db, timedelta(days=90))                  # login role
-                                          # (and the objects deleted in HubSpot before then)
 
 The history itself is written by triggers on content_items (migrations/0014), whatever
-statement writes content, so nothing here writes a version. Reads run as the API's caller
-(`Database.as_user`) or as the operator's login role; row-level security is that of
-content_items. `changes_stream` reads through a server-side cursor and must run inside a
-transaction.
+statement writes content, so nothing here writes a version. Retention (`versions_prune`)
+also removes the objects deleted in HubSpot before its cutoff, rows and versions. Reads run
+as the API's caller (`Database.as_user`) or as the operator's login role; row-level security
+is that of content_items. `changes_stream` reads through a server-side cursor and must run
+inside a transaction.
 """
 
 from __future__ import annotations

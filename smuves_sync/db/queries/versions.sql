@@ -83,8 +83,8 @@ WHERE EXISTS (SELECT FROM public.content_versions AS v
 ORDER BY p.id
 
 -- name: versions_prune_deleted
--- One batch of the retention of objects deleted in HubSpot: the rows and
--- versions of up to %(limit)s objects of the portal deleted before the cutoff.
+-- One batch of the retention of objects deleted in HubSpot: the rows and versions of up to
+-- %(limit)s objects of the portal deleted before the cutoff.
 SELECT * FROM public.prune_deleted_content(
     %(portal_id)s, %(cutoff)s, %(limit)s, %(dry_run)s)
 
