@@ -1,4 +1,4 @@
--- Least privilege for the runtime roles.
+-- Least privilege for the runtime roles, and a database only this install's logins reach.
 --
 -- smuves_app (the HTTP API) and smuves_worker (the workers) keep exactly the tables, columns
 -- and functions their code uses; everything else granted to them before is revoked here. The
@@ -24,6 +24,26 @@
 --                marks objects deleted); the schedules columns worker_may_create_run does not
 --                read; claim_next_job_v2, complete_job, complete_jobs and run_rejects_note,
 --                which no worker calls.
+
+-- Roles are the whole server's: without this every login of the server may connect here,
+-- another install's runtime logins among them. The migration runner grants CONNECT to this
+-- install's own logins (`SMUVES_ROLE_PREFIX`) once the migrations are applied. Run as the
+-- migrating login, which owns the database or is a superuser; any other keeps its way in.
+DO $$
+DECLARE
+    v_database text := pg_catalog.current_database();
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.rolname = current_user
+                                                           AND r.rolsuper)
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_database AS d
+                       WHERE d.datname = v_database
+                         AND pg_catalog.pg_has_role(current_user, d.datdba, 'MEMBER')) THEN
+        EXECUTE pg_catalog.format('GRANT CONNECT ON DATABASE %I TO %I', v_database,
+                                  current_user);
+    END IF;
+    EXECUTE pg_catalog.format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', v_database);
+END
+$$;
 
 SET LOCAL ROLE smuves_owner;
 
