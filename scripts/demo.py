@@ -109,7 +109,7 @@ class DemoResult:
 async def _database(settings: Settings) -> AsyncIterator[Settings]:
     """Settings whose database stays up (and migrated) for the whole demo."""
     async with database_url(settings) as url:
-        await migrate(url, settings.migrations_dir)
+        await migrate(url, settings.migrations_dir, role_prefix=settings.role_prefix)
         yield with_login_urls(settings, url)
 
 

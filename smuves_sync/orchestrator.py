@@ -52,7 +52,11 @@ from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
 from smuves_sync.db.fetch_reads import fetch_read_incremental_types
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
-from smuves_sync.db.portals import portal_get, portal_token_for_member, portal_token_for_operator
+from smuves_sync.db.portals import (
+    portal_exists,
+    portal_token_for_member,
+    portal_token_for_operator,
+)
 from smuves_sync.db.runs import run_create
 from smuves_sync.errors import (
     AllDuplicateJobs,
@@ -253,7 +257,7 @@ def _first_error(error: BaseException | None) -> BaseException | None:
 async def _require_portal(db: Database, portal_id: int) -> None:
     if portal_id <= 0:
         raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
-    if await portal_get(db, portal_id) is None:
+    if not await portal_exists(db, portal_id):
         raise NotFound(
             f"portal {portal_id} is not known; add it first with "
             f"`smuves portal add {portal_id} --name NAME`"

@@ -25,6 +25,11 @@ class Settings(BaseSettings):
     api_database_url: str | None = None
     worker_database_url: str | None = None
     shared_database_login: bool = False
+    # Names this install's runtime logins: <prefix>_api_login and <prefix>_worker_login
+    # (empty: smuves_api_login and smuves_worker_login). Roles are the whole server's, so two
+    # installs on one server give each its own prefix: each `smuves db migrate` then makes and
+    # sets the passwords of its own logins only, and only they may connect to its database.
+    role_prefix: str = Field(default="", pattern=r"^([a-z][a-z0-9_]{0,39})?$")
     data_dir: Path = Path(".smuves/pgdata")
     pool_min_size: int = Field(default=1, ge=1)
     pool_max_size: int = Field(default=10, ge=1)

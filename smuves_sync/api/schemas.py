@@ -159,9 +159,10 @@ class JobOut(_Out):
 
     @classmethod
     def of(cls, job: Job) -> JobOut:
-        """From the jobs record: its users' account of the last error, not the operators'."""
+        """From the jobs record: its users' account of the last error, not the operators'
+        (which the API's role may not read: a failed job without a note says it failed)."""
         public = job.last_error_public
-        if public is None and job.last_error is not None:
+        if public is None and (job.last_error is not None or job.status is JobStatus.FAILED):
             public = _FAILED
         return cls.model_validate({**_attributes(job), "last_error": public})
 

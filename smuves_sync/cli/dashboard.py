@@ -69,7 +69,7 @@ async def serve_dashboard(settings: Settings, host: str, port: int, log_level: s
     auth = DashboardAuth(password=settings.dashboard_password, token=settings.dashboard_token)
     async with database_url(settings) as url:
         if settings.database_url is None:
-            await migrate(url, settings.migrations_dir)
+            await migrate(url, settings.migrations_dir, role_prefix=settings.role_prefix)
         async with pool_for(url, min_size=1, max_size=8, name="smuves_dashboard") as pool:
             app = create_dashboard_app(settings, pool=pool, auth=auth)
             sock = _listen(host, port)

@@ -29,14 +29,17 @@ def db() -> None:
 def db_migrate(migrations_dir: Path | None) -> None:
     """Apply pending migrations (starts the embedded Postgres when SMUVES_DATABASE_URL is unset).
 
-    The migrations create the runtime logins smuves_api_login and smuves_worker_login; when
+    The runtime logins smuves_api_login and smuves_worker_login (<prefix>_… with
+    SMUVES_ROLE_PREFIX) are created where missing and may connect to this database only; when
     SMUVES_API_DATABASE_URL / SMUVES_WORKER_DATABASE_URL carry a password for them, it is set.
     """
     settings = load_settings()
 
     async def run() -> tuple[list[str], list[str]]:
         async with database_url(settings) as url:
-            applied = await migrate(url, migrations_dir or settings.migrations_dir)
+            applied = await migrate(
+                url, migrations_dir or settings.migrations_dir, role_prefix=settings.role_prefix
+            )
             logins = await set_login_passwords(url, settings)
         return [m.filename for m in applied], logins
 

@@ -83,7 +83,7 @@ async def _serve(
         else:
             url = await stack.enter_async_context(database_url(settings))
             if settings.database_url is None:
-                await migrate(url, settings.migrations_dir)
+                await migrate(url, settings.migrations_dir, role_prefix=settings.role_prefix)
             ready = with_login_urls(settings, url)
         if metrics is None:
             await uvicorn.Server(_config(create_app(ready), host, port, log_level)).serve()

@@ -62,7 +62,7 @@ def token_cipher(settings: Settings) -> TokenCipher:
 async def _url(settings: Settings) -> AsyncIterator[str]:
     async with database_url(settings) as url:
         if settings.database_url is None:
-            await migrate(url, settings.migrations_dir)
+            await migrate(url, settings.migrations_dir, role_prefix=settings.role_prefix)
         yield url
 
 

@@ -6,7 +6,8 @@
     database_url(settings)              async context -> str (starts the embedded server)
     with_login_urls(settings, url)      settings for a running server (embedded: derived logins)
     DbRole.APP / DbRole.WORKER          roles a pool acts as (None: the login role); .login is
-                                        the runtime LOGIN role of each
+                                        the runtime LOGIN role of each (.login_in(settings):
+                                        of the install's SMUVES_ROLE_PREFIX)
     Database(pool)                      one, all, execute, stream, pipeline; transaction,
                                         as_user, for_portal, custom_plans (database.py)
     OnPool(pool)                        base of an app's context: .db, a Database on its pool

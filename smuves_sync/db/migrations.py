@@ -12,17 +12,24 @@ Where the files are: an explicit directory (argument or ``SMUVES_MIGRATIONS_DIR`
 the copy a plain install puts under ``<prefix>/share/smuves-sync/migrations`` (pyproject's
 data-files).
 
-    applied = await migrate(conninfo)            # -> list[Migration] newly applied
+    applied = await migrate(conninfo, role_prefix=settings.role_prefix)   # newly applied
     changed = await set_login_passwords(conninfo, settings)   # runtime logins' passwords
 
-`set_login_passwords` gives the runtime logins (migrations/0001) the passwords of the URLs the
-API and the workers are configured with, so that a managed Postgres needs no hand-made
-ALTER ROLE: the secret lives in the runtime URL only. The server gets libpq's SCRAM verifier,
-never the password.
+After the files, `migrate` makes sure this install's runtime logins exist (named by the role
+prefix, ``SMUVES_ROLE_PREFIX``: ``<prefix>_api_login``, ``<prefix>_worker_login``; empty:
+``smuves_…``), each as harmless as migrations/0001 requires and a member of its group role,
+and grants them CONNECT on this database, which no other login of the server may connect to.
+
+`set_login_passwords` gives the runtime logins the passwords of the URLs the API and the
+workers are configured with, so that a managed Postgres needs no hand-made ALTER ROLE: the
+secret lives in the runtime URL only. The server gets libpq's SCRAM verifier, never the
+password. Only the logins of the configured prefix are touched: another install's stay as
+they are.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -33,6 +40,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import TupleRow
 
 from smuves_sync.db.pool import DbRole
 from smuves_sync.db.queries import queries
@@ -44,6 +52,8 @@ log = logging.getLogger(__name__)
 FILE_NAME = re.compile(r"^(?P<version>\d{4})_(?P<name>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
 # An arbitrary constant shared by every smuves migrator (the letters "smuvesmg" as a number).
 LOCK_KEY = 0x736D7576_65736D67
+# What SMUVES_ROLE_PREFIX may be (settings.py checks the same): it becomes part of role names.
+VALID_PREFIX = re.compile(r"^([a-z][a-z0-9_]{0,39})?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +126,11 @@ def _check_history(known: list[Migration], applied: dict[int, tuple[str, str]]) 
             )
 
 
-async def migrate(conninfo: str, directory: Path | None = None) -> list[Migration]:
-    """Apply every pending migration to the database at `conninfo`; return those applied."""
+async def migrate(
+    conninfo: str, directory: Path | None = None, *, role_prefix: str = ""
+) -> list[Migration]:
+    """Apply every pending migration to the database at `conninfo`, then `ensure_logins` of
+    `role_prefix`; return the migrations applied."""
     known = discover(find_migrations_dir(directory))
     q = queries()
     newly_applied: list[Migration] = []
@@ -146,36 +159,98 @@ async def migrate(conninfo: str, directory: Path | None = None) -> list[Migratio
                 except psycopg.Error as exc:
                     raise MigrationError(f"{migration.filename} failed: {exc}") from exc
                 newly_applied.append(migration)
+            await ensure_logins(conn, role_prefix)
         finally:
             if not conn.broken:
                 await conn.execute(q["migrations_unlock"], {"key": LOCK_KEY})
     return newly_applied
 
 
-def _login_password(url: str, role: DbRole) -> str | None:
-    """The password `url` carries for `role`'s login; None when it has none or names another
-    user (a pooler may append its tenant: ``smuves_api_login.<project>``)."""
+async def ensure_logins(conn: psycopg.AsyncConnection[TupleRow], role_prefix: str) -> None:
+    """Create the runtime logins of `role_prefix` where missing, each in its group role, and
+    let them (and no other runtime login) connect to this database. `MigrationError` for a
+    login that exists with more rights than a runtime login may have. Nothing to do where the
+    group roles do not exist (a database migrated from a directory of other files)."""
+    q = queries()
+    if not VALID_PREFIX.match(role_prefix):
+        raise MigrationError(f"role prefix {role_prefix!r} is not a lower-case identifier")
+    database = str(await _scalar(conn, "migrations_database", {}))
+    for role in DbRole:
+        if not await _scalar(conn, "migrations_group_exists", {"group": role.value}):
+            continue
+        login = role.login_of(role_prefix)
+        names = {"login": sql.Identifier(login), "group": sql.Identifier(role.value)}
+        state = await _login_state(conn, login, role)
+        if not state[0]:
+            # A concurrent migrator of another database may make it first.
+            with contextlib.suppress(
+                psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation
+            ):
+                await conn.execute(sql.SQL(q["migrations_login_create"]).format(**names))
+            state = await _login_state(conn, login, role)
+        if not state[1]:
+            raise MigrationError(
+                f"role {login} exists with more rights than a runtime login may have (it must "
+                f"be LOGIN, INHERIT, no superuser, createrole, createdb, replication or "
+                f"bypassrls, and a member of {role.value} only)"
+            )
+        if not state[2]:
+            with contextlib.suppress(psycopg.errors.UniqueViolation):  # a concurrent migrator
+                await conn.execute(sql.SQL(q["migrations_login_join"]).format(**names))
+        await conn.execute(
+            sql.SQL(q["migrations_login_connect"]).format(
+                database=sql.Identifier(database), login=names["login"]
+            )
+        )
+
+
+async def _scalar(
+    conn: psycopg.AsyncConnection[TupleRow], name: str, params: dict[str, str]
+) -> object:
+    cur = await conn.execute(queries()[name], params)
+    row = await cur.fetchone()
+    assert row is not None  # each of these queries returns one row
+    return row[0]
+
+
+async def _login_state(
+    conn: psycopg.AsyncConnection[TupleRow], login: str, role: DbRole
+) -> tuple[bool, bool, bool]:
+    """(exists, as harmless as a runtime login, a member of `role`)."""
+    cur = await conn.execute(
+        queries()["migrations_login_state"], {"login": login, "group": role.value}
+    )
+    row = await cur.fetchone()
+    assert row is not None
+    return bool(row[0]), bool(row[0]) and bool(row[1]), bool(row[0]) and bool(row[2])
+
+
+def _login_password(url: str, login: str) -> str | None:
+    """The password `url` carries for `login`; None when it has none or names another user
+    (a pooler may append its tenant: ``smuves_api_login.<project>``)."""
     params = conninfo_to_dict(url)
     user = str(params.get("user") or "")
     password = params.get("password")
-    if not password or (user != role.login and not user.startswith(role.login + ".")):
+    if not password or (user != login and not user.startswith(login + ".")):
         return None
     return str(password)
 
 
 async def set_login_passwords(conninfo: str, settings: Settings) -> list[str]:
-    """Set each runtime login's password from its configured URL; the logins set."""
+    """Set the password of each runtime login of `settings`' role prefix from its configured
+    URL; the logins set."""
     changed = []
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
         for role in DbRole:
+            login = role.login_in(settings)
             url = role.configured_url(settings)
-            password = _login_password(url, role) if url else None
+            password = _login_password(url, login) if url else None
             if password is None:
                 continue
-            verifier = conn.pgconn.encrypt_password(password.encode(), role.login.encode())
+            verifier = conn.pgconn.encrypt_password(password.encode(), login.encode())
             statement = sql.SQL(queries()["migrations_login_password"]).format(
-                login=sql.Identifier(role.login), password=sql.Literal(verifier.decode())
+                login=sql.Identifier(login), password=sql.Literal(verifier.decode())
             )
             await conn.execute(statement)
-            changed.append(role.login)
+            changed.append(login)
     return changed

@@ -6,9 +6,11 @@
 
 The API and the workers log in as their own roles (migrations/0001): ``smuves_api_login``
 (a member of smuves_app) at ``SMUVES_API_DATABASE_URL``, ``smuves_worker_login`` (a member of
-smuves_worker) at ``SMUVES_WORKER_DATABASE_URL``. Neither can become anything with more
-rights, so a ``RESET ROLE`` on one of their connections gains nothing; a runtime pool refuses
-to open on a login that is a superuser, bypasses row-level security or may act as the owner.
+smuves_worker) at ``SMUVES_WORKER_DATABASE_URL``; with ``SMUVES_ROLE_PREFIX=acme``,
+``acme_api_login`` and ``acme_worker_login`` (`DbRole.login_in`). Neither can become anything
+with more rights, so a ``RESET ROLE`` on one of their connections gains nothing; a runtime pool
+refuses to open on a login (of any name) that is a superuser, bypasses row-level security or
+may act as the owner.
 With the embedded server (``SMUVES_DATABASE_URL`` unset) both logins are on its socket, which
 trusts them. Only ``SMUVES_SHARED_DATABASE_LOGIN=1`` makes the runtime pools log in with
 ``SMUVES_DATABASE_URL`` and ``SET ROLE`` (one login for everything: escalation is one
@@ -50,8 +52,18 @@ class DbRole(StrEnum):
 
     @property
     def login(self) -> str:
-        """The LOGIN role that connects with this role's rights (a member of it only)."""
-        return "smuves_api_login" if self is DbRole.APP else "smuves_worker_login"
+        """The LOGIN role that connects with this role's rights (a member of it only), with
+        the default (empty) role prefix."""
+        return self.login_of("")
+
+    def login_of(self, prefix: str) -> str:
+        """This role's LOGIN role in the install of role prefix `prefix` (``SMUVES_ROLE_PREFIX``;
+        empty: ``smuves``)."""
+        return f"{prefix or 'smuves'}_{'api' if self is DbRole.APP else 'worker'}_login"
+
+    def login_in(self, settings: Settings) -> str:
+        """This role's LOGIN role in the install `settings` configure."""
+        return self.login_of(settings.role_prefix)
 
     @property
     def url_variable(self) -> str:
@@ -63,12 +75,12 @@ class DbRole(StrEnum):
         return settings.api_database_url if self is DbRole.APP else settings.worker_database_url
 
 
-def login_url(url: str, role: DbRole) -> str:
-    """`url` with `role`'s runtime login as its user and no password (a server that trusts
-    its local connections, as the embedded one does)."""
+def login_url(url: str, role: DbRole, prefix: str = "") -> str:
+    """`url` with `role`'s runtime login (of role prefix `prefix`) as its user and no password
+    (a server that trusts its local connections, as the embedded one does)."""
     params = conninfo_to_dict(url)
     params.pop("password", None)
-    params["user"] = role.login
+    params["user"] = role.login_of(prefix)
     return make_conninfo("", **params)
 
 
@@ -81,8 +93,10 @@ def with_login_urls(settings: Settings, url: str) -> Settings:
     return settings.model_copy(
         update={
             "database_url": url,
-            "api_database_url": settings.api_database_url or login_url(url, DbRole.APP),
-            "worker_database_url": settings.worker_database_url or login_url(url, DbRole.WORKER),
+            "api_database_url": settings.api_database_url
+            or login_url(url, DbRole.APP, settings.role_prefix),
+            "worker_database_url": settings.worker_database_url
+            or login_url(url, DbRole.WORKER, settings.role_prefix),
         }
     )
 
@@ -96,7 +110,8 @@ def runtime_conninfo(settings: Settings, role: DbRole) -> tuple[str, DbRole | No
     if settings.shared_database_login and settings.database_url:
         return settings.database_url, role
     raise ConfigurationError(
-        f"{role.url_variable} is not set: the {_WHO[role]} log(s) in as {role.login} "
+        f"{role.url_variable} is not set: the {_WHO[role]} log(s) in as "
+        f"{role.login_in(settings)} "
         f"(created by `smuves db migrate`), never as the login of SMUVES_DATABASE_URL; set "
         f"it, or SMUVES_SHARED_DATABASE_LOGIN=1 to use one login for everything on purpose"
     )
@@ -105,8 +120,10 @@ def runtime_conninfo(settings: Settings, role: DbRole) -> tuple[str, DbRole | No
 _WHO = {DbRole.APP: "HTTP API", DbRole.WORKER: "workers"}
 
 
-async def check_runtime_login(pool: Pool, role: DbRole) -> None:
-    """`ConfigurationError` unless the pool's login has `role`'s rights and nothing more."""
+async def check_runtime_login(pool: Pool, role: DbRole, login: str) -> None:
+    """`ConfigurationError` unless the pool's login has `role`'s rights and nothing more; its
+    name is not checked (`login`, the expected one, is named in the error), so a login of any
+    role prefix passes."""
     async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(queries()["session_login"], {"role": role.value})
         found = await cur.fetchone()
@@ -124,7 +141,7 @@ async def check_runtime_login(pool: Pool, role: DbRole) -> None:
     if wrong:
         raise ConfigurationError(
             f"{role.url_variable} logs in as {found['login']}, which {' and '.join(wrong)}: "
-            f"the {_WHO[role]} must log in as {role.login}"
+            f"the {_WHO[role]} must log in as {login}"
         )
 
 
@@ -207,12 +224,12 @@ async def runtime_pool(
     """A pool logged in as `role`'s runtime login (see the module docstring), and the URL it
     connects to. `settings` name a running server (`with_login_urls` for the embedded one)."""
     conninfo, set_role = runtime_conninfo(settings, role)
-    name = role.value if set_role else role.login
+    name = role.value if set_role else role.login_in(settings)
     async with pool_for(
         conninfo, role=set_role, min_size=min_size, max_size=max_size, name=name
     ) as pool:
         if set_role is None:
-            await check_runtime_login(pool, role)
+            await check_runtime_login(pool, role, role.login_in(settings))
         yield pool, conninfo
 
 

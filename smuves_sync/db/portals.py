@@ -1,6 +1,7 @@
 """Portals, their owners, members and users (portals.sql).
 
     portal = await portal_get(db, 123)                          # Portal | None (as visible)
+    known = await portal_exists(db, 123)                        # bool (as visible; any role)
     owner = await app_user_ensure(db, "ops@example.com")        # created (invited) when missing
 
 The operator's side (`smuves portal add`, login role), inside one transaction::
@@ -91,6 +92,12 @@ class TypeFetchState:
 async def portal_get(db: Database, portal_id: int) -> Portal | None:
     """The portal `portal_id`, or None when it does not exist or is not visible."""
     return await db.one("portal_get", {"portal_id": portal_id}, row=model_row(Portal))
+
+
+async def portal_exists(db: Database, portal_id: int) -> bool:
+    """Whether the portal `portal_id` exists (and is visible); reads no column but its id."""
+    found: bool = await db.only("portal_exists", {"portal_id": portal_id}, row=scalar_row)
+    return found
 
 
 async def app_user_ensure(db: Database, email: str, *, invited: bool = True) -> uuid.UUID:

@@ -76,7 +76,6 @@ async def test_a_worker_runs_on_the_databases_clock(
     assert held.lease_token is not None
     attempts = [
         ("trust_claim_at", {}),
-        ("trust_claim_next_at", {}),
         ("trust_heartbeat_at", {"job_id": held.id, "lease_token": held.lease_token}),
         ("trust_reconcile_at", {}),
         ("trust_schedule_due_at", {}),

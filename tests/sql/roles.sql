@@ -34,3 +34,27 @@ ALTER ROLE {login} PASSWORD NULL
 
 -- name: roles_schedule_next
 SELECT next_run_at FROM public.schedules WHERE id = %(schedule_id)s
+
+-- name: roles_verifiers
+-- The stored password verifiers of these logins (pg_authid: superuser only).
+SELECT rolname::text AS name, rolpassword AS verifier FROM pg_catalog.pg_authid
+WHERE rolname = ANY (%(logins)s::text[])
+ORDER BY 1
+
+-- name: roles_drop_login
+DROP ROLE IF EXISTS {login}
+
+-- name: roles_create_strong_login
+CREATE ROLE {login} LOGIN CREATEDB
+
+-- name: roles_database_access
+-- Who may connect to this database: PUBLIC (every login of the server) and the given logins.
+SELECT EXISTS (SELECT FROM pg_catalog.pg_database AS d,
+                      pg_catalog.aclexplode(coalesce(d.datacl,
+                                                     pg_catalog.acldefault('d', d.datdba))) AS a
+               WHERE d.datname = pg_catalog.current_database() AND a.grantee = 0
+                 AND a.privilege_type = 'CONNECT') AS public,
+       array(SELECT l FROM unnest(%(logins)s::text[]) AS l
+             WHERE pg_catalog.has_database_privilege(l, pg_catalog.current_database(),
+                                                     'CONNECT')
+             ORDER BY 1) AS logins

@@ -29,9 +29,6 @@ SELECT portal_id, token_encrypted FROM public.portal_token(%(job_id)s, %(lease_t
 -- name: trust_claim_at
 SELECT id, lease_token FROM public.claim_jobs_v2('me', NULL, 10, p_now => %(now)s)
 
--- name: trust_claim_next_at
-SELECT id FROM public.claim_next_job_v2('me', NULL, p_now => %(now)s)
-
 -- name: trust_heartbeat_at
 SELECT id FROM public.heartbeat_job(%(job_id)s, %(lease_token)s, %(now)s)
 

@@ -26,11 +26,13 @@ ORDER BY j.id DESC
 LIMIT %(limit)s
 
 -- name: job_list_in_flight
--- Run by the runtime roles, which may not read lease_token (migrations/0015).
+-- Run by the runtime roles (the orchestrator's dedup, as the API too), which read the jobs'
+-- progress only: the lease, the workers' bookkeeping and the operators' error come back NULL.
 SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
-       locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
-       last_error_public, idempotency_key, created_at, finished_at, priority, fair_at,
-       NULL::uuid AS lease_token
+       NULL::timestamptz AS locked_at, NULL::text AS locked_by,
+       NULL::timestamptz AS heartbeat_at, total, processed, NULL::text AS cursor,
+       NULL::text AS last_error, last_error_public, NULL::text AS idempotency_key, created_at,
+       finished_at, priority, fair_at, NULL::uuid AS lease_token
 FROM public.jobs
 WHERE portal_id = %(portal_id)s AND kind = %(kind)s AND status IN ('pending', 'running')
 ORDER BY id

@@ -27,3 +27,34 @@ VALUES (%(version)s, %(name)s, %(checksum)s)
 -- {login} is an identifier, {password} a literal: the verifier libpq computed (never the
 -- password itself, which would reach the server's statement log).
 ALTER ROLE {login} PASSWORD {password}
+
+-- name: migrations_login_state
+-- A runtime login of this install (`ensure_logins`): whether it exists, and whether it is as
+-- harmless as one the runner makes: LOGIN, INHERIT, no superuser, createrole, createdb,
+-- replication or bypassrls, and a member of %(group)s only. NULL columns: no such role.
+SELECT r.rolname IS NOT NULL AS found,
+       NOT (r.rolsuper OR r.rolcreaterole OR r.rolcreatedb OR r.rolreplication
+            OR r.rolbypassrls OR NOT r.rolcanlogin OR NOT r.rolinherit)
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_auth_members AS m
+                       JOIN pg_catalog.pg_roles AS g ON g.oid = m.roleid
+                       WHERE m.member = r.oid AND g.rolname <> %(group)s) AS harmless,
+       pg_catalog.pg_has_role(r.oid, %(group)s, 'USAGE') AS member
+FROM (SELECT %(login)s::name AS wanted) AS w
+LEFT JOIN pg_catalog.pg_roles AS r ON r.rolname = w.wanted
+
+-- name: migrations_group_exists
+SELECT pg_catalog.to_regrole(%(group)s) IS NOT NULL AS found
+
+-- name: migrations_login_create
+-- {login} is an identifier (of a validated role prefix).
+CREATE ROLE {login} LOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
+
+-- name: migrations_login_join
+GRANT {group} TO {login}
+
+-- name: migrations_database
+SELECT pg_catalog.current_database() AS name
+
+-- name: migrations_login_connect
+-- This database only: another install's database does not let this login in.
+GRANT CONNECT ON DATABASE {database} TO {login}

@@ -6,6 +6,11 @@
 -- name: portal_get
 SELECT id, name, owner_id, created_at FROM public.portals WHERE id = %(portal_id)s
 
+-- name: portal_exists
+-- Whether the portal exists (for the worker role: its own portal, which is all it may see;
+-- the worker reads no other column of portals).
+SELECT EXISTS (SELECT FROM public.portals WHERE id = %(portal_id)s) AS found
+
 -- name: portal_ownership
 -- Who has the portal: its owner and the other members, by email. The portal's row stays
 -- locked until the transaction ends, so what is decided on this read still holds when it is

@@ -58,14 +58,16 @@ ORDER BY r.created_at DESC, r.id DESC
 -- The run and its jobs in one statement, so in one snapshot: a worker finishing the last job
 -- between two reads cannot show a finished job under a run still running. One row per job
 -- (the run's columns prefixed r_), or one row with NULL job columns for a run without jobs.
--- Run by the API, which may not read lease_token (migrations/0015).
+-- Run by the API, which reads a job's progress and its users' note (last_error_public), never
+-- the operators' error nor the workers' lease, cursor and keys: those come back NULL.
 SELECT r.id AS r_id, r.portal_id AS r_portal_id, r.owner_id AS r_owner_id, r.kind AS r_kind,
        r.status AS r_status, r.content_types::text[] AS r_content_types,
        r.created_at AS r_created_at, r.started_at AS r_started_at,
        r.finished_at AS r_finished_at,
        j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.status, j.attempts,
-       j.max_attempts, j.run_after, j.locked_at, j.locked_by, j.heartbeat_at, j.total,
-       j.processed, j.cursor, j.last_error, j.last_error_public, j.idempotency_key,
+       j.max_attempts, j.run_after, NULL::timestamptz AS locked_at, NULL::text AS locked_by,
+       NULL::timestamptz AS heartbeat_at, j.total, j.processed, NULL::text AS cursor,
+       NULL::text AS last_error, j.last_error_public, NULL::text AS idempotency_key,
        j.created_at, j.finished_at, j.priority, j.fair_at, NULL::uuid AS lease_token
 FROM public.runs AS r
 LEFT JOIN public.jobs AS j ON j.run_id = r.id
