@@ -33,7 +33,7 @@ APP = [
     "EXECUTE ON FUNCTION stop_run(bigint,timestamp with time zone)",
     "INSERT (id, name, owner_id, token_encrypted, time_zone) ON portals",
     "INSERT (portal_id, owner_id, kind, content_types, full_read) ON runs",
-    "INSERT ON exports",
+    "INSERT (run_id, portal_id, content_type, format) ON exports",
     "SELECT (id, name, owner_id, created_at) ON portals",
     "SELECT (id, portal_id, owner_id, kind, status, content_types, created_at, started_at, "
     "finished_at) ON runs",
@@ -54,7 +54,6 @@ APP = [
     "SELECT ON notifications",
     "UPDATE (name, token_encrypted, time_zone) ON portals",
     "UPDATE (read_at) ON notifications",
-    "UPDATE ON exports",
 ]
 
 WORKER = [
@@ -87,7 +86,6 @@ WORKER = [
     "INSERT ON content_items",
     "INSERT ON content_rejects",
     "INSERT ON content_syncs",
-    "INSERT ON exports",
     "INSERT ON fetch_reads",
     "INSERT ON fetch_seen",
     "SELECT (id) ON portals",
@@ -102,9 +100,9 @@ WORKER = [
     "SELECT ON fetch_seen",
     "SELECT ON job_leases",
     "SELECT ON runs",
+    "UPDATE (row_count, bytes) ON exports",
     "UPDATE ON content_items",
     "UPDATE ON content_syncs",
-    "UPDATE ON exports",
     "UPDATE ON fetch_reads",
 ]
 
