@@ -116,7 +116,7 @@ async def test_a_run_whose_token_is_refused_fails_at_once_after_one_request(
     fake.reset_stats()
 
     # One job at a time (concurrency 1): exactly one request reaches HubSpot. With N slots,
-    # the N jobs claimed together each send their first request before the first 401 is in.
+    # at most one for each job claimed before the first 401 came back.
     settings = sync_settings(db_url, hubspot.base_url, secret_key=SecretStr(SECRET_KEY))
     until = settled(worker_db, SPEC.portal_id, run_id)
     await Runner(worker_db, settings, kinds=[JobKind.FETCH], concurrency=1, until=until).run()
