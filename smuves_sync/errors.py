@@ -2,12 +2,15 @@
 
     SmuvesError
     ├── ConfigurationError          settings missing or contradictory (exit code 2)
+    │   └── TokenKeyMissing         a stored token is under no key of SMUVES_SECRET_KEY
     ├── InvalidInput                a value from outside failed validation; nothing was changed
     │   ├── UnknownContentType
     │   ├── InvalidCronExpression
     │   ├── TokenPortalMismatch     HubSpot says the token belongs to another portal (HTTP 422)
     │   └── TokenRejected           HubSpot refused the token a portal is connected with (422)
     ├── NotFound                    no such portal / run / job / export (or not visible to you)
+    ├── PortalNeedsReconnect        HubSpot refused the portal's token: nothing is asked until
+    │                               it is reconnected (HTTP 422, exit 2)
     ├── DatabaseError
     │   └── MigrationError          a migration failed, or an applied file was edited
     ├── QueueError
@@ -43,6 +46,11 @@ class SmuvesError(Exception):
 
 class ConfigurationError(SmuvesError):
     """Settings are missing or contradictory."""
+
+
+class TokenKeyMissing(ConfigurationError):
+    """A stored portal token decrypts with no key of ``SMUVES_SECRET_KEY``: the key it was
+    encrypted with is not configured in this process."""
 
 
 class InvalidInput(SmuvesError, ValueError):
@@ -83,6 +91,22 @@ class TokenRejected(InvalidInput):
 
 class NotFound(SmuvesError, LookupError):
     """The thing asked for does not exist, or the caller may not see it."""
+
+
+class PortalNeedsReconnect(SmuvesError):
+    """HubSpot refused the portal's token (401); nothing more is asked of HubSpot for the
+    portal until it is reconnected with a new token."""
+
+    code = "PORTAL_NEEDS_RECONNECT"
+
+    def __init__(self, portal_id: int) -> None:
+        super().__init__(
+            f"{self.code}: HubSpot refused the token of portal {portal_id} (401): it was "
+            "revoked, has expired or is wrong. Reconnect the portal with a new private app "
+            f"token (`smuves portal add {portal_id} --name NAME --token-stdin`, or the API's "
+            "POST /v1/portals), then start the fetch again"
+        )
+        self.portal_id = portal_id
 
 
 class DatabaseError(SmuvesError):

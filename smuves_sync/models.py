@@ -75,6 +75,12 @@ class Portal:
     name: str
     owner_id: uuid.UUID
     created_at: datetime
+    token_rejected_at: datetime | None  # HubSpot refused its token (401) then; None: not known
+
+    @property
+    def needs_reconnect(self) -> bool:
+        """True once HubSpot refused the stored token: no fetch starts until a new one."""
+        return self.token_rejected_at is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,11 +38,17 @@ the way of a start: a type HubSpot does not count within ``SMUVES_COUNT_TIMEOUT_
 429, 5xx, down, no token) gets its job without a total, and the fetch job counts it before its
 first page, as it always has. The requests go through the process's `RateLimitRegistry`: the
 same per-portal budget as the fetches of that process.
+
+A token HubSpot refuses (401) is asked once: the first type's live count goes alone, and only
+when HubSpot accepts the token do the other counts follow (hubspot/totals.py). A 401 raises
+`PortalNeedsReconnect`; the caller marks the portal (`portal_mark_token_refused`, in the
+session the plan was read in) and the start is refused, nothing created. While a portal is
+marked (a fetch's job got a 401 too: workers/failures.py), `plan` and `start_fetch` refuse it
+the same way before anything is asked of HubSpot; reconnecting it with a new token clears it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -53,7 +59,7 @@ from smuves_sync.db.exports import export_create
 from smuves_sync.db.fetch_reads import fetch_read_incremental_types
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
 from smuves_sync.db.portals import (
-    portal_exists,
+    portal_needs_reconnect,
     portal_token_for_member,
     portal_token_for_operator,
 )
@@ -61,13 +67,14 @@ from smuves_sync.db.runs import run_create
 from smuves_sync.errors import (
     AllDuplicateJobs,
     ConfigurationError,
-    HubSpotError,
     InvalidInput,
     NotFound,
+    PortalNeedsReconnect,
     QueueError,
     UnknownContentType,
 )
 from smuves_sync.hubspot import HubSpotClient, RateLimitRegistry
+from smuves_sync.hubspot.totals import count_totals
 from smuves_sync.models import ContentType, Export, ExportFormat, Job, JobKind, JobPriority, Run
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
@@ -169,6 +176,8 @@ class TotalsCounter:
         if not self.enabled or portal_id <= 0:
             return CountPlan(portal_id, ())
         async with db.for_portal(portal_id) as scoped:
+            if await portal_needs_reconnect(scoped, portal_id):
+                raise PortalNeedsReconnect(portal_id)
             held = await job_list_in_flight(scoped, portal_id, JobKind.FETCH)
             todo = tuple(t for t in types if t not in {j.content_type for j in held})
             if not todo:
@@ -184,11 +193,14 @@ class TotalsCounter:
             return CountPlan(portal_id, todo, await read(scoped, portal_id))
 
     async def count(self, plan: CountPlan) -> dict[ContentType, int]:
-        """Each planned type's total (live plus archived objects), the types concurrently.
+        """Each planned type's total (live plus archived objects), the types concurrently
+        once the first count has shown that HubSpot accepts the token.
 
-        Call it with no transaction open: it waits on HubSpot. It never raises for HubSpot's
-        sake: a type whose count fails (429, 5xx, 401, 403, a malformed answer) or is not done
-        within ``SMUVES_COUNT_TIMEOUT_SECONDS`` is left out, and its job counts it.
+        Call it with no transaction open: it waits on HubSpot. A 401 to the first count raises
+        `PortalNeedsReconnect` (mark the portal: `db.portals.portal_mark_token_refused`).
+        Otherwise it never raises for HubSpot's sake: a type whose count fails (429, 5xx, 403,
+        a malformed answer) or is not done within ``SMUVES_COUNT_TIMEOUT_SECONDS`` is left
+        out, and its job counts it (hubspot/totals.py).
         """
         if not plan.content_types or plan.sealed_token is None or not self.enabled:
             return {}
@@ -197,71 +209,26 @@ class TotalsCounter:
         except ConfigurationError as unreadable:  # sealed under a key no longer configured
             log.warning("portal %s: not counted at the start: %s", plan.portal_id, unreadable)
             return {}
-        timeout = self.settings.count_timeout_seconds
         async with HubSpotClient(plan.portal_id, token, self.settings, self.limits) as client:
-            tasks = {
-                t: asyncio.create_task(_count_type(client, t), name=f"smuves-count-{t}")
-                for t in plan.content_types
-            }
-            try:
-                await asyncio.wait(tasks.values(), timeout=timeout)
-            finally:
-                for task in tasks.values():
-                    task.cancel()  # the late ones; a finished task ignores it
-                await asyncio.gather(*tasks.values(), return_exceptions=True)
-        totals: dict[ContentType, int] = {}
-        for content_type, task in tasks.items():
-            if task.cancelled():
-                log.info(
-                    "portal %s: %s not counted within %gs at the start; its job counts it",
-                    plan.portal_id,
-                    content_type,
-                    timeout,
-                )
-                continue
-            error = _first_error(task.exception())
-            if error is None:
-                totals[content_type] = task.result()
-            elif isinstance(error, HubSpotError):
-                log.info(
-                    "portal %s: %s not counted at the start (%s); its job counts it",
-                    plan.portal_id,
-                    content_type,
-                    error,
-                )
-            else:
-                log.error(
-                    "portal %s: counting %s at the start failed unexpectedly; its job counts it",
-                    plan.portal_id,
-                    content_type,
-                    exc_info=error,
-                )
-        return totals
+            return await count_totals(
+                client,
+                plan.content_types,
+                timeout=self.settings.count_timeout_seconds,
+                portal_id=plan.portal_id,
+            )
 
 
-async def _count_type(client: HubSpotClient, content_type: ContentType) -> int:
-    """Live plus archived objects of one type, the two counts at once."""
-    async with asyncio.TaskGroup() as group:
-        live = group.create_task(client.count(content_type))
-        archived = group.create_task(client.count(content_type, archived=True))
-    return live.result() + archived.result()
-
-
-def _first_error(error: BaseException | None) -> BaseException | None:
-    """The first error a task group gathered (the one that cancelled its siblings)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
-
-
-async def _require_portal(db: Database, portal_id: int) -> None:
+async def _require_portal(db: Database, portal_id: int, *, fetch: bool = False) -> None:
     if portal_id <= 0:
         raise InvalidInput(f"portal id must be a positive number, got {portal_id}")
-    if not await portal_exists(db, portal_id):
+    needs_reconnect = await portal_needs_reconnect(db, portal_id)
+    if needs_reconnect is None:
         raise NotFound(
             f"portal {portal_id} is not known; add it first with "
             f"`smuves portal add {portal_id} --name NAME`"
         )
+    if fetch and needs_reconnect:
+        raise PortalNeedsReconnect(portal_id)
 
 
 async def _enqueue_or_holder(
@@ -314,7 +281,8 @@ async def start_fetch(
     a job without a total, which the job counts itself. `full`: every type is read in full,
     not only what changed since its last fetch (workers/reads.py).
     Raises `AllDuplicateJobs` when every requested type is in flight, `NotFound` for a portal
-    that does not exist (or is not visible), `UnknownContentType` / `InvalidInput` for bad types.
+    that does not exist (or is not visible), `PortalNeedsReconnect` for one whose token HubSpot
+    refused, `UnknownContentType` / `InvalidInput` for bad types.
     A worker starts only the fetch of the due schedule `schedule_id` (the database refuses it
     any other job). `priority` places the jobs in the claims' line: a person's run is
     INTERACTIVE, a schedule's SCHEDULED.
@@ -322,7 +290,7 @@ async def start_fetch(
     totals = totals or {}
     types = _requested(content_types)
     async with db.for_portal(portal_id) as scoped:
-        await _require_portal(scoped, portal_id)
+        await _require_portal(scoped, portal_id, fetch=True)
         run = await run_create(
             scoped, portal_id, JobKind.FETCH, types, owner_id=owner_id, full_read=full
         )

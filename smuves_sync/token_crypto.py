@@ -10,9 +10,11 @@ A key is Fernet's own format: 32 random bytes in urlsafe base64 (44 characters),
 stretched into a key could be guessed offline from a database dump.
 
 ``SMUVES_SECRET_KEY`` holds one key or several, comma-separated, newest first. Tokens are
-encrypted under the first; any of them decrypts. To rotate, put a new key in front
-(``SMUVES_SECRET_KEY=<new>,<old>``), re-encrypt the stored tokens (`rotate`), then drop the
-old key.
+encrypted under the first; any of them decrypts. To rotate, run every process with a new key
+in front (``SMUVES_SECRET_KEY=<new>,<old>``), re-encrypt the stored tokens (`rotate`), check
+that every one is current (`is_current`: Fernet's tokens do not name their key, so "the
+newest key alone decrypts it"), and only then drop the old key. A token no key decrypts is
+`TokenKeyMissing`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import re
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from pydantic import SecretStr
 
-from smuves_sync.errors import ConfigurationError
+from smuves_sync.errors import ConfigurationError, TokenKeyMissing
 
 NEW_KEY_HINT = "`smuves secret-key` prints a new one"
 # 32 bytes in base64 are 43 significant characters and one '=' of padding.
@@ -111,8 +113,8 @@ class TokenCipher:
         except InvalidToken:
             raise self._unreadable() from None
 
-    def _unreadable(self) -> ConfigurationError:
-        return ConfigurationError(
+    def _unreadable(self) -> TokenKeyMissing:
+        return TokenKeyMissing(
             "a stored portal token cannot be decrypted: SMUVES_SECRET_KEY differs from the key "
             "it was stored with; add that key after the newest one (comma-separated) or "
             "reconnect the portal"

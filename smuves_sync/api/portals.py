@@ -33,8 +33,14 @@ from smuves_sync.db.portals import (
     portal_connect,
     portal_delete,
     portal_list,
+    portal_mark_token_refused,
 )
-from smuves_sync.errors import HubSpotError, TokenPortalMismatch, TokenRejected
+from smuves_sync.errors import (
+    HubSpotError,
+    PortalNeedsReconnect,
+    TokenPortalMismatch,
+    TokenRejected,
+)
 from smuves_sync.export_files import remove_portal_exports
 from smuves_sync.hubspot.client import verify_portal_token
 from smuves_sync.orchestrator import start_export, start_fetch
@@ -52,6 +58,19 @@ _STARTS: dict[str, Any] = {
         409: {
             "model": DuplicateJobsBody,
             "description": "ALL_DUPLICATE_JOBS: every requested type is already in flight",
+        },
+    },
+}
+# A fetch also answers 422 PORTAL_NEEDS_RECONNECT: HubSpot refused the portal's token.
+_FETCH_STARTS: dict[str, Any] = {
+    **_STARTS,
+    "responses": {
+        **_STARTS["responses"],
+        422: {
+            "model": ErrorBody,
+            "description": "Invalid input (INVALID_INPUT); PORTAL_NEEDS_RECONNECT: HubSpot "
+            "refused the portal's token, nothing was started: reconnect the portal with a new "
+            "token (POST /v1/portals) first",
         },
     },
 }
@@ -132,7 +151,7 @@ async def delete_portal(portal_id: PortalId, ctx: Context, principal: CurrentPri
 @router.post(
     "/{portal_id}/fetches",
     summary="Start fetching content types of a portal",
-    **_STARTS,
+    **_FETCH_STARTS,
 )
 async def start_portal_fetch(
     portal_id: PortalId,
@@ -144,6 +163,9 @@ async def start_portal_fetch(
 
     Each new job comes with its type's total when HubSpot counts it in time (a few seconds at
     most, `SMUVES_COUNT_TIMEOUT_SECONDS`); otherwise the job counts it when a worker starts it.
+    A portal whose token HubSpot refused (`needs_reconnect`) is refused with 422
+    PORTAL_NEEDS_RECONNECT before anything is asked of HubSpot; a token HubSpot refuses now is
+    asked one count, marks the portal and is refused the same way.
     """
     types = body.content_types if body is not None else None
     async with user_session(ctx, principal) as db:
@@ -151,7 +173,12 @@ async def start_portal_fetch(
         full = body is not None and body.full
         plan = await ctx.counter.plan(db, portal_id, types, full=full)
     # Between the two transactions: no connection is held while HubSpot answers.
-    totals = await ctx.counter.count(plan)
+    try:
+        totals = await ctx.counter.count(plan)
+    except PortalNeedsReconnect:
+        async with user_session(ctx, principal, sign_in=False) as db:
+            await portal_mark_token_refused(db, portal_id)
+        raise
     async with user_session(ctx, principal, sign_in=False) as db:
         started = await start_fetch(
             db,

@@ -125,6 +125,14 @@ class PortalOut(_Out):
     owner_id: uuid.UUID
     role: str = Field(description="your role in this portal: owner, editor or viewer")
     created_at: datetime
+    needs_reconnect: bool = Field(
+        description="HubSpot refused the portal's stored token (401): no fetch starts until "
+        "the owner reconnects it with a new token (POST /v1/portals), which clears this"
+    )
+    token_rejected_at: datetime | None = Field(
+        description="when HubSpot first refused the stored token; null while it is not known "
+        "to be refused"
+    )
 
 
 class PortalList(BaseModel):

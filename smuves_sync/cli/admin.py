@@ -18,7 +18,7 @@ import click
 from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
 from smuves_sync.cli.ops import json_option, require_portal, require_run, with_database
-from smuves_sync.cli.secret_key import Rotation, rotate_tokens
+from smuves_sync.cli.secret_key import Rotation, Verification, rotate_tokens, verify_tokens
 from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import RequeueOutcome, RequeueResult, job_requeue, jobs_retry_failed
@@ -220,30 +220,56 @@ def _prune_versions(dry_run: bool, as_json: bool) -> None:
     help="Portals re-encrypted per transaction.",
 )
 def rotate_key(batch_size: int) -> None:
-    """Re-encrypt every stored portal token under the newest key of SMUVES_SECRET_KEY.
+    """Re-encrypt every stored portal token under the newest key of SMUVES_SECRET_KEY, then
+    check every stored token.
 
-    Batches by portal id, each its own transaction; tokens already under the newest key are
-    left alone, so a rotation that stopped is finished by running it again. Exit code 1 when
-    a token is under no key of SMUVES_SECRET_KEY (named; keep its key in the list)."""
+    Run it once every process (API, workers) runs with NEW,OLD. Batches by portal id, each its
+    own transaction; tokens already under the newest key are left alone, so a rotation that
+    stopped is finished by running it again. Then a verification pass reads every token
+    again: exit code 1, naming the portals, while one is under an older key (a process with
+    only the old key stored it) or under no key of the list. Only after exit code 0 may the
+    old key leave SMUVES_SECRET_KEY."""
     settings = load_settings()
     cipher = token_cipher(settings)
 
     def batch_done(done: Rotation) -> None:
         click.echo(f"up to portal {done.last_id}: {done.rotated} re-encrypted so far")
 
-    async def main() -> Rotation:
+    async def main() -> tuple[Rotation, Verification]:
         async with login_database(settings) as db:
-            return await rotate_tokens(db, cipher, batch_size=batch_size, on_batch=batch_done)
+            done = await rotate_tokens(db, cipher, batch_size=batch_size, on_batch=batch_done)
+            return done, await verify_tokens(db, cipher, batch_size=batch_size)
 
-    done = run_async(main())
+    done, checked = run_async(main())
     click.echo(
         f"{done.rotated} token(s) re-encrypted under the newest key, {done.current} already were"
     )
-    if done.unreadable:
-        portals = ", ".join(str(p) for p in done.unreadable)
-        raise command_error(
-            f"{len(done.unreadable)} token(s) decrypt with no key of SMUVES_SECRET_KEY (portals "
-            f"{portals}): add the key they were stored with after the newest, or reconnect "
-            "those portals",
-            ExitCode.FAILED,
+    if checked.done:
+        click.echo(
+            f"verified: all {checked.current} stored token(s) are under the newest key; the "
+            "older keys may now leave SMUVES_SECRET_KEY"
         )
+        return
+    raise command_error(verification_problem(checked), ExitCode.FAILED)
+
+
+def _ids(portals: list[int]) -> str:
+    return ", ".join(str(p) for p in portals)
+
+
+def verification_problem(checked: Verification) -> str:
+    """The one line `rotate-key` ends with while a token is not under the newest key."""
+    problems = []
+    if checked.older:
+        problems.append(
+            f"{len(checked.older)} portal(s) still under an older key (portals "
+            f"{_ids(checked.older)}): a process with only the old key stored them; run every "
+            "process with SMUVES_SECRET_KEY=NEW,OLD, then `smuves admin rotate-key` again"
+        )
+    if checked.unreadable:
+        problems.append(
+            f"{len(checked.unreadable)} token(s) decrypt with no key of SMUVES_SECRET_KEY "
+            f"(portals {_ids(checked.unreadable)}): add the key they were stored with after "
+            "the newest, or reconnect those portals"
+        )
+    return "verification failed: " + "; ".join(problems) + "; keep the old key until it exits 0"

@@ -24,6 +24,7 @@ from smuves_sync.errors import (
     InvalidInput,
     MigrationError,
     NotFound,
+    PortalNeedsReconnect,
     SmuvesError,
 )
 
@@ -53,7 +54,9 @@ def exit_code_for(error: SmuvesError) -> ExitCode:
     """Map an error of the tree to the exit code documented above."""
     if isinstance(error, AllDuplicateJobs):
         return ExitCode.ALL_DUPLICATE_JOBS
-    if isinstance(error, ConfigurationError | InvalidInput | NotFound | MigrationError):
+    if isinstance(
+        error, ConfigurationError | InvalidInput | NotFound | MigrationError | PortalNeedsReconnect
+    ):
         return ExitCode.USAGE
     return ExitCode.FAILED
 

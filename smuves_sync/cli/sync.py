@@ -8,7 +8,9 @@ could not be stored, per type, and why: they do not fail the run). Counting is b
 ``SMUVES_COUNT_TIMEOUT_SECONDS``; a type not counted in time is counted by its job. One
 `RateLimitRegistry` paces the counts and the fetches of the process. Exit codes: 0 the run
 completed; 1 it partially failed, failed or did not finish here; 2 usage or configuration
-error; 3 ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait
+error, or a portal whose token HubSpot refused (PORTAL_NEEDS_RECONNECT: nothing is started;
+a refused token is asked one count, then the portal is marked until it is reconnected); 3
+ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait
 the run is only enqueued, for `smuves worker` processes to work.
 """
 
@@ -30,7 +32,9 @@ from smuves_sync.cli.session import (
     worker_database,
 )
 from smuves_sync.db.fetch_reads import fetch_reads_of_run
+from smuves_sync.db.portals import portal_mark_token_refused
 from smuves_sync.db.rejects import run_rejects
+from smuves_sync.errors import PortalNeedsReconnect
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
 from smuves_sync.orchestrator import TotalsCounter, parse_content_types, start_fetch
@@ -52,7 +56,12 @@ async def count_as_operator(
         return {}
     async with login_database(settings) as operator:
         plan = await counter.plan(operator, portal_id, types, operator=True, full=full)
-    return await counter.count(plan)
+    try:
+        return await counter.count(plan)
+    except PortalNeedsReconnect:
+        async with login_database(settings) as operator:
+            await portal_mark_token_refused(operator, portal_id)
+        raise
 
 
 def _with_total(job: Job) -> str:

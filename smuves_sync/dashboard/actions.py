@@ -42,7 +42,7 @@ from smuves_sync.db.jobs import (
 from smuves_sync.db.operator_actions import operator_action_record
 from smuves_sync.db.portals import portal_get
 from smuves_sync.db.runs import run_get, run_operator_stop
-from smuves_sync.errors import AllDuplicateJobs, InvalidInput
+from smuves_sync.errors import AllDuplicateJobs, InvalidInput, PortalNeedsReconnect
 from smuves_sync.models import JobPriority
 from smuves_sync.orchestrator import start_fetch
 
@@ -336,6 +336,9 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
                 "refused": "ALL_DUPLICATE_JOBS",
                 "run_ids": list(error.run_ids),
             }
+        except PortalNeedsReconnect as error:
+            refused = str(error)
+            outcome = {"refused": error.code}
         else:
             outcome = {
                 "run_id": started.run.id,

@@ -319,14 +319,17 @@ async def job_park(
     db: Database,
     job_id: int,
     lease_token: uuid.UUID,
-    until: datetime,
+    until: datetime | timedelta,
     reason: str,
     *,
     now: datetime | None = None,
 ) -> Job | None:
-    """Back to pending until `until`, attempt not spent, cursor kept; None: lease lost."""
-    params = {**_lease(job_id, lease_token, now), "until": until, "reason": reason}
-    return await db.one("job_park", params, row=model_row(Job))
+    """Back to pending until `until` (a time, or a wait from the database's now), attempt not
+    spent, cursor kept; None: lease lost."""
+    params = {**_lease(job_id, lease_token, now), "reason": reason}
+    if isinstance(until, timedelta):
+        return await db.one("job_park_for", {**params, "wait": until}, row=model_row(Job))
+    return await db.one("job_park", {**params, "until": until}, row=model_row(Job))
 
 
 async def job_release(
@@ -355,6 +358,7 @@ class PortalCredentials:
     portal_id: int
     token_encrypted: bytes | None  # None: the portal has no token stored
     time_zone: str  # where the portal's DAILY limit resets (an IANA name)
+    token_rejected_at: datetime | None  # HubSpot refused the token: reconnect before asking
 
 
 async def job_portal_token(

@@ -1,7 +1,7 @@
 """Portals, their owners, members and users (portals.sql).
 
     portal = await portal_get(db, 123)                          # Portal | None (as visible)
-    known = await portal_exists(db, 123)                        # bool (as visible; any role)
+    refused = await portal_needs_reconnect(db, 123)             # bool, None: no portal (any role)
     owner = await app_user_ensure(db, "ops@example.com")        # created (invited) when missing
 
 The operator's side (`smuves portal add`, login role), inside one transaction::
@@ -14,6 +14,7 @@ Key rotation (`smuves admin rotate-key`), one transaction per batch::
 
     batch = await portal_tokens_batch(tx, after=0, limit=500)   # locked, by portal id
     await portal_tokens_replace(tx, [(portal_id, new_ciphertext), ...])
+    page = await portal_tokens_page(db, after=0, limit=500)    # its check: a read, no locks
 
 The HTTP API's side runs in a `Database` scoped to the caller with `Database.as_user`:
 row-level security then makes another user's portals invisible, so "not found" and "not
@@ -33,6 +34,12 @@ hands only to a member of the portal or to the operator (migrations/0013)::
 
     sealed = await portal_token_for_member(scoped, 123)      # as the user: their portals only
     sealed = await portal_token_for_operator(login_db, 123)  # the login role: any portal
+
+HubSpot refused the token: the portal is marked until it is reconnected. While counting, in
+the session the count was planned in; a job's 401, under its live lease, with its whole run::
+
+    await portal_mark_token_refused(scoped_or_login_db, 123)   # False: not the caller's portal
+    failed = await portal_token_refused(worker_db, job_id, lease_token, error, public)
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
-from smuves_sync.models import ContentType, JobStatus, Portal
+from smuves_sync.models import ContentType, Job, JobStatus, Portal
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +72,12 @@ class PortalSummary:
     owner_email: str
     created_at: datetime
     has_token: bool
+    token_rejected_at: datetime | None  # HubSpot refused the token then: reconnect it
+
+    @property
+    def needs_reconnect(self) -> bool:
+        """True once HubSpot refused the stored token."""
+        return self.token_rejected_at is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +107,12 @@ async def portal_get(db: Database, portal_id: int) -> Portal | None:
     return await db.one("portal_get", {"portal_id": portal_id}, row=model_row(Portal))
 
 
-async def portal_exists(db: Database, portal_id: int) -> bool:
-    """Whether the portal `portal_id` exists (and is visible); reads no column but its id."""
-    found: bool = await db.only("portal_exists", {"portal_id": portal_id}, row=scalar_row)
+async def portal_needs_reconnect(db: Database, portal_id: int) -> bool | None:
+    """Whether HubSpot refused portal `portal_id`'s token; None when the portal does not exist
+    (or is not visible). Reads no column of the portal but its id and that mark."""
+    found: bool | None = await db.one(
+        "portal_needs_reconnect", {"portal_id": portal_id}, row=scalar_row
+    )
     return found
 
 
@@ -154,6 +170,12 @@ async def portal_tokens_batch(db: Database, *, after: int, limit: int) -> list[S
     transaction (call it inside one)."""
     params = {"after": after, "limit": limit}
     return await db.all("portal_tokens_batch", params, row=model_row(StoredToken))
+
+
+async def portal_tokens_page(db: Database, *, after: int, limit: int) -> list[StoredToken]:
+    """Up to `limit` stored tokens of portals after `after`, by id, without locking them."""
+    params = {"after": after, "limit": limit}
+    return await db.all("portal_tokens_page", params, row=model_row(StoredToken))
 
 
 async def portal_tokens_replace(db: Database, tokens: Sequence[tuple[int, bytes]]) -> int:
@@ -256,3 +278,29 @@ async def portal_token_for_operator(db: Database, portal_id: int) -> bytes | Non
         "portal_token_for_operator", {"portal_id": portal_id}, row=scalar_row
     )
     return found
+
+
+async def portal_mark_token_refused(db: Database, portal_id: int) -> bool:
+    """Mark the portal's token as refused by HubSpot (a member's session or the login role);
+    False when the caller may not (not a member, or no such portal)."""
+    marked: bool = await db.only(
+        "portal_mark_token_refused", {"portal_id": portal_id}, row=scalar_row
+    )
+    return marked
+
+
+async def portal_token_refused(
+    db: Database,
+    job_id: int,
+    lease_token: uuid.UUID,
+    error: str,
+    error_public: str,
+    *,
+    now: datetime | None = None,
+) -> list[Job]:
+    """Fail every open job of the job's run with `error` (`error_public` for its users) and
+    mark its portal's token refused, under the job's live lease; the jobs failed (none: the
+    lease is lost)."""
+    params = {"job_id": job_id, "lease_token": lease_token, "now": now}
+    params |= {"error": error, "error_public": error_public}
+    return await db.all("portal_token_refused", params, row=model_row(Job))

@@ -12,12 +12,12 @@ portal (account details; `account`) before anyone connects it.
 
 Modules: registry (the content types' specs by word), client (count, pages, confirm: the
 facade), transport (one request: token, budget, retries, bounded answers, the 429 mapping),
-listing (full listings, counts), changes (what changed since a moment, ids only, changed
-parents), confirm (objects asked about by id), paging (after / offset / keysets), cursor
-(resume points), ratelimit (per-portal budgets; lanes: their request chains; limit_headers:
-what the answers say of the limits), retry (the one retry policy), responses (bodies and typed
-errors), clock (injectable time). The content types themselves are
-`smuves_sync.content_types.ContentType`.
+listing (full listings, counts), totals (several types' totals as a fetch starts), changes
+(what changed since a moment, ids only, changed parents), confirm (objects asked about by id),
+paging (after / offset / keysets), cursor (resume points), ratelimit (per-portal budgets;
+lanes: their request chains; limit_headers: what the answers say of the limits), retry (the one
+retry policy), responses (bodies and typed errors), clock (injectable time). The content types
+themselves are `smuves_sync.content_types.ContentType`.
 """
 
 from smuves_sync.hubspot.account import AccountDetails, time_zone

@@ -14,7 +14,8 @@ Public API:
         .complete_many(jobs, *, now=None)                               -> list[int]
         .complete_and_claim(done, kinds, *, limit, now=None)  -> (list[int], list[Job])
         .fail(job, error, *, retryable=None, public=None, now=None)     -> Job
-        .park(job, until, reason, *, now=None)                          -> Job
+        .park(job, until, reason, *, now=None)        -> Job (until: a time or a wait)
+        .fail_run_token_refused(job, message, public, *, now=None)      -> Job
         .release(job, *, now=None)                                      -> Job
         .portal_token(job)                                              -> bytes | None
         .portal_credentials(job)                      -> PortalCredentials (token, time zone)

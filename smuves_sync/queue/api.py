@@ -9,6 +9,7 @@
         await queue.complete(job, processed=n)
     # on error:  await queue.fail(job, exc)            # exc.retryable decides retry vs fail
     # rate limit: await queue.park(job, resets_at, "HubSpot daily limit")  # no attempt spent
+    # token refused: await queue.fail_run_token_refused(job, message, public)  # the whole run
     # shutdown:  await queue.release(job)              # no attempt spent, cursor kept
     # a batch worker: done, jobs = await queue.complete_and_claim(jobs, kinds, limit=n)
 
@@ -31,6 +32,7 @@ from datetime import datetime, timedelta
 
 from smuves_sync.db import jobs
 from smuves_sync.db.database import Database
+from smuves_sync.db.portals import portal_token_refused
 from smuves_sync.db.runs import run_reconcile
 from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, Job, JobKind, JobPriority, Run
@@ -225,11 +227,26 @@ class Queue:
         return _fenced(job, changed)
 
     async def park(
-        self, job: Job, until: datetime, reason: str, *, now: datetime | None = None
+        self,
+        job: Job,
+        until: datetime | timedelta,
+        reason: str,
+        *,
+        now: datetime | None = None,
     ) -> Job:
-        """Wait until `until` (e.g. a daily rate limit) without spending an attempt."""
+        """Wait until `until` (e.g. a daily rate limit), or for `until` from the database's
+        now, without spending an attempt."""
         changed = await jobs.job_park(self.db, job.id, _token(job), until, reason, now=now)
         return _fenced(job, changed)
+
+    async def fail_run_token_refused(
+        self, job: Job, message: str, public: str, *, now: datetime | None = None
+    ) -> Job:
+        """HubSpot refused the portal's token: fail the job and every other open job of its
+        run at once (nothing more is asked of HubSpot for it) and mark the portal, to be
+        reconnected; the job as it is now."""
+        failed = await portal_token_refused(self.db, job.id, _token(job), message, public, now=now)
+        return _fenced(job, next((j for j in failed if j.id == job.id), None))
 
     async def release(self, job: Job, *, now: datetime | None = None) -> Job:
         """Hand the job back for another worker now (shutdown) without spending an attempt."""

@@ -3,8 +3,13 @@
 A handler raises; the runner asks `outcome_for` what to do with the error:
 
 - ``HubSpotDailyLimitReached`` parks the job until the budget resets (no attempt spent);
+- a token under a key this worker does not have (``TokenKeyMissing``: a key rotation whose
+  processes do not all run with ``NEW,OLD``) parks the job for `KEY_MISSING_WAIT`, no attempt
+  spent, saying which setting to fix: another worker, or this one restarted, can read it;
+- a token HubSpot refuses (401), or a portal already marked so, fails the job's whole run at
+  once and marks the portal (`FailRun`): every other job would only be refused too;
 - permanent errors fail the job at once, with a message that tells a person what to do
-  (401: reconnect the portal; 403: grant the scope or leave the type out; an answer past
+  (403: grant the scope or leave the type out; an answer past
   the body limit names the setting that raises it; a listing that never ends says so, and
   the next fetch starts over from a fresh count);
 - everything else is retried with backoff while attempts remain. A page HubSpot sent in the
@@ -21,7 +26,7 @@ is one, and never a word of the error's own text unless it is ours and about Hub
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from smuves_sync.errors import (
     ConfigurationError,
@@ -34,20 +39,36 @@ from smuves_sync.errors import (
     HubSpotRateLimited,
     HubSpotRetryableError,
     MalformedResponse,
+    PortalNeedsReconnect,
     ResponseTooLarge,
     RunawayListing,
     SmuvesError,
+    TokenKeyMissing,
 )
 from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import error_text
 
+# How long a job whose token this worker cannot decrypt waits before it is tried again: long
+# enough not to spin through the queue, short enough that a fixed setting soon shows.
+KEY_MISSING_WAIT = timedelta(minutes=15)
+
 
 @dataclass(frozen=True, slots=True)
 class Park:
-    """Wait until `until` without spending an attempt (`reason` is told to everyone)."""
+    """Wait until `until` (or for `until` from the database's now) without spending an
+    attempt (`reason` is told to everyone)."""
 
-    until: datetime
+    until: datetime | timedelta
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FailRun:
+    """Fail the job and every other open job of its run now, and mark the portal's token
+    refused: `message` for the operators, `public` for the users."""
+
+    message: str
+    public: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +96,7 @@ def public_message(job: Job, error: BaseException) -> str:
     what = "export" if job.kind is JobKind.EXPORT else "fetch"
     again = "it is tried again while attempts remain"
     match error:
-        case HubSpotAuthError():
+        case HubSpotAuthError() | PortalNeedsReconnect():
             advice = (
                 "HubSpot refused the portal's token (401): it was revoked, has expired or is "
                 "wrong. Reconnect the portal with a new private app token and start the fetch "
@@ -122,20 +143,29 @@ def public_message(job: Job, error: BaseException) -> str:
     return f"{type(error).__name__}: {advice}{_correlation(error)}"
 
 
-def outcome_for(job: Job, error: BaseException) -> Park | Fail:
+def outcome_for(job: Job, error: BaseException) -> Park | Fail | FailRun:
     """How the queue should record `error`, raised while working `job`."""
     if isinstance(error, HubSpotDailyLimitReached):
         return Park(error.resets_at, f"parked: {error}")
+    if isinstance(error, TokenKeyMissing):
+        minutes = int(KEY_MISSING_WAIT.total_seconds() // 60)
+        return Park(
+            KEY_MISSING_WAIT,
+            f"parked for {minutes} minutes: the portal's token was encrypted with a key this "
+            "worker does not have: run every process with SMUVES_SECRET_KEY=NEW,OLD (the "
+            "newest key first, the one the token was stored with behind it)",
+        )
     public = public_message(job, error)
     if isinstance(error, HubSpotAuthError):
-        return Fail(
+        return FailRun(
             f"HubSpot refused the token of portal {job.portal_id} (401): it was revoked, has "
-            f"expired or is wrong. Store a new private app token with `smuves portal add "
-            f"{job.portal_id} --name NAME --token-stdin` and start the fetch again. "
-            f"Details: {error}",
-            retryable=False,
+            f"expired or is wrong; reconnect the portal: store a new private app token with "
+            f"`smuves portal add {job.portal_id} --name NAME --token-stdin` and start the "
+            f"fetch again. Nothing more of this run is sent to HubSpot. Details: {error}",
             public=public,
         )
+    if isinstance(error, PortalNeedsReconnect):
+        return FailRun(str(error), public=public)
     if isinstance(error, ContentTypeUnavailable):
         # The private-app scope the type needs: part of its spec (content_types).
         scope = ContentType(job.content_type).spec.scope

@@ -1,7 +1,8 @@
 """The fetch handler: one content type of one portal, from HubSpot into content_items.
 
 1. Decrypt the portal's token, which the database hands out only to the holder of the job's
-   live lease; make sure the record of what the listing saw matches the cursor
+   live lease (a portal whose token HubSpot refused is not asked again: the job fails with
+   its run, `workers.failures`); make sure the record of what the listing saw matches the cursor
    (`sweep.prepare_seen`); decide how the type is read, in full or only what changed since
    its last completed fetch (`reads.start_read`). An incremental read is
    `incremental.read_changes` (HubDB rows: `read_changed_children`); the rest of this list is
@@ -41,7 +42,7 @@ from collections.abc import AsyncGenerator
 from pydantic import SecretStr
 
 from smuves_sync.db.content import content_upsert_page
-from smuves_sync.errors import ConfigurationError
+from smuves_sync.errors import ConfigurationError, PortalNeedsReconnect
 from smuves_sync.hubspot.account import time_zone
 from smuves_sync.hubspot.client import HubSpotClient, Page
 from smuves_sync.models import Job
@@ -56,6 +57,9 @@ log = logging.getLogger(__name__)
 
 async def _token(ctx: JobContext) -> SecretStr:
     found = await ctx.queue().portal_credentials(ctx.job)
+    if found.token_rejected_at is not None:
+        # HubSpot refused this token already: asking again would only be refused too.
+        raise PortalNeedsReconnect(ctx.job.portal_id)
     if found.token_encrypted is None:
         raise ConfigurationError(
             f"portal {ctx.job.portal_id} has no HubSpot token stored; add one with "

@@ -13,8 +13,8 @@
   `Wakeups` re-LISTENs after a reconnect; polling covers whatever a NOTIFY missed.
 - Each job gets a heartbeat task that extends its lease every lease/3. A heartbeat that
   finds the lease taken over cancels the handler: it must not write anything more.
-- The handler's exception becomes a retry with backoff, a park (daily limit) or a failure
-  (`workers.failures`).
+- The handler's exception becomes a retry with backoff, a park (daily limit; a token under a
+  key this process lacks, logged once a portal), a failure, or its whole run's (`failures`).
 - `request_stop` (SIGTERM): stop claiming, let running jobs finish for
   ``shutdown_grace_seconds``, then cancel the rest and hand them back (`release`: no
   attempt spent, cursor kept) before returning.
@@ -39,7 +39,7 @@ from typing import TypeVar
 import psycopg
 
 from smuves_sync.db import Database
-from smuves_sync.errors import LeaseLost
+from smuves_sync.errors import LeaseLost, TokenKeyMissing
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobKind, JobStatus
 from smuves_sync.queue import Queue, Wakeups, default_worker_id
@@ -47,7 +47,7 @@ from smuves_sync.settings import Settings
 from smuves_sync.workers.context import Handler, JobContext
 from smuves_sync.workers.duties import Duties, Periodic
 from smuves_sync.workers.export import handle_export
-from smuves_sync.workers.failures import Park, outcome_for
+from smuves_sync.workers.failures import FailRun, Park, outcome_for
 from smuves_sync.workers.fetch import handle_fetch
 from smuves_sync.workers.hubspot_minutes import PROCESS_MINUTES
 
@@ -124,6 +124,7 @@ class Runner:
         self._handler_tasks: dict[int, asyncio.Task[None]] = {}
         self._db_delay = _DB_RETRY_FIRST
         self._db_trouble = False
+        self._key_missing_told: set[int] = set()  # portals whose missing key was logged
 
     # -- control --------------------------------------------------------------------------
 
@@ -294,13 +295,18 @@ class Runner:
             if isinstance(outcome, Park):
                 await self._persist(lambda: self.queue.park(job, outcome.until, outcome.reason))
                 self.stats.parked += 1
-                log.warning("job %s: %s", job.id, outcome.reason)
+                self._log_park(job, outcome, error)
                 return
-            changed = await self._persist(
-                lambda: self.queue.fail(
-                    job, outcome.message, retryable=outcome.retryable, public=outcome.public
+            if isinstance(outcome, FailRun):
+                changed = await self._persist(
+                    lambda: self.queue.fail_run_token_refused(job, outcome.message, outcome.public)
                 )
-            )
+            else:
+                changed = await self._persist(
+                    lambda: self.queue.fail(
+                        job, outcome.message, retryable=outcome.retryable, public=outcome.public
+                    )
+                )
         except LeaseLost:
             self._lease_lost(job)
             return
@@ -321,6 +327,13 @@ class Runner:
             else "failed for good"
         )
         log.warning("job %s: %s (%s)", job.id, outcome.message, retry)
+
+    def _log_park(self, job: Job, park: Park, error: Exception) -> None:
+        # A missing key parks the portal's jobs again and again: one warning tells it.
+        told = isinstance(error, TokenKeyMissing) and job.portal_id in self._key_missing_told
+        if isinstance(error, TokenKeyMissing):
+            self._key_missing_told.add(job.portal_id)
+        log.log(logging.DEBUG if told else logging.WARNING, "job %s: %s", job.id, park.reason)
 
     async def _release(self, job: Job) -> None:
         try:

@@ -170,14 +170,20 @@ async def test_a_revoked_token_fails_every_job_at_once_with_advice(sync: Sync) -
     fake.revoke_token(TOKEN)
     started = await start_fetch(sync.worker_db, portal)
 
-    await work(sync)
+    # One job at a time: the first job's first request is the only one HubSpot refuses; its
+    # 401 fails the whole run, so no other job of it is claimed.
+    await Runner(
+        sync.worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True
+    ).run()
 
     jobs = await query(db, "sync_jobs_of_portal", portal_id=portal)
     every = len(ContentType)
-    assert [(j["status"], j["attempts"]) for j in jobs] == [("failed", 1)] * every
+    assert sorted(j["attempts"] for j in jobs) == [0] * (every - 1) + [1]
+    assert {j["status"] for j in jobs} == {"failed"}
     assert all("smuves portal add 7001" in j["last_error"] for j in jobs)
+    assert all("reconnect the portal" in j["last_error"] for j in jobs)
     assert all(TOKEN not in j["last_error"] for j in jobs)
-    assert fake.unauthorized == every  # one request per job: a 401 is never retried
+    assert fake.unauthorized == 1 and fake.stats(portal).requests == 0
     run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)

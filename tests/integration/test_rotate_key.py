@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pydantic import SecretStr
 
 from smuves_sync.cli.secret_key import Rotation, rotate_tokens
-from smuves_sync.db import Database
+from smuves_sync.db import Database, Pool
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from tests.factories import Factory
-from tests.support import invoke, query
+from tests.support import eventually, invoke, query
 
 OLD, NEW, LOST = new_secret_key(), new_secret_key(), new_secret_key()
 BOTH = SecretStr(f"{NEW},{OLD}")
@@ -95,3 +97,44 @@ async def test_the_command_names_tokens_no_key_reads_and_exits_1(
     stored = await _stored(db)
     assert _cipher(LOST).decrypt(stored[108]).get_secret_value() == "pat-lost"  # left as it was
     assert sum(_cipher(NEW).is_current(t) for t in stored.values()) == 6
+
+
+async def test_a_portal_reconnected_under_the_old_key_during_a_rotation_fails_its_check(
+    db: Database, factory: Factory, db_url: str, admin_pool: Pool
+) -> None:
+    tokens = await _plant(factory)
+    env = {"SMUVES_SECRET_KEY": BOTH.get_secret_value(), "SMUVES_ENV_FILE": ""}
+    # Portal 104's row is held, so the rotation stops at it (one portal per batch) after it
+    # has re-encrypted 101-103.
+    async with admin_pool.connection() as holder, holder.transaction():
+        await query(holder, "token_lock_portal", portal_id=104)
+        rotating = asyncio.create_task(
+            invoke(db_url, "admin", "rotate-key", "--batch-size", "1", env=env)
+        )
+        await eventually(lambda: _rotation_waits(db), what="the rotation waits at portal 104")
+        # An API still running with only the old key reconnects portal 102 meanwhile.
+        old_only = _cipher(OLD).encrypt(SecretStr("pat-na1-reconnected-102"))
+        await query(db, "rotate_store_token", portal_id=102, token_encrypted=old_only)
+    result = await rotating
+
+    assert result.exit_code == 1, result.output
+    assert "1 portal(s) still under an older key (portals 102)" in result.stderr
+    assert "SMUVES_SECRET_KEY=NEW,OLD" in result.stderr and "pat-" not in result.output
+    assert result.stderr.strip().count("\n") == 0
+    stored = await _stored(db)
+    assert not _cipher(NEW).is_current(stored[102])  # the old key must not be dropped yet
+
+    again = await invoke(db_url, "admin", "rotate-key", env=env)
+    assert again.exit_code == 0, again.output
+    assert "verified: all 6 stored token(s) are under the newest key" in again.stdout
+    stored = await _stored(db)
+    newest = _cipher(NEW)
+    assert {p: newest.decrypt(t).get_secret_value() for p, t in stored.items()} == {
+        **tokens,
+        102: "pat-na1-reconnected-102",
+    }
+
+
+async def _rotation_waits(db: Database) -> bool:
+    [row] = await query(db, "token_rotation_waits")
+    return bool(row["waiting"])

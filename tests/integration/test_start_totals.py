@@ -14,13 +14,14 @@ from smuves_sync.cli.common import ExitCode
 from smuves_sync.cli.progress import _Bars
 from smuves_sync.cli.sync import sync_portal
 from smuves_sync.db import Database
+from smuves_sync.errors import PortalNeedsReconnect
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.orchestrator import CountPlan, TotalsCounter
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.follow import run_snapshot
-from tests.support import SECRET, TOKEN, Sync, fake_portal, query
+from tests.support import SECRET, TOKEN, Sync, fake_portal, invoke, query
 
 SPEC = fake_portal(9201, "340,30,90,3,40,8,20,15,3", seed=6, archived_share=0.1)
 
@@ -104,19 +105,27 @@ async def test_a_failing_count_leaves_the_total_to_the_job(sync: Sync) -> None:
     assert await _totals_of_jobs(sync, portal) == {"blog_tag": None, "blog": None}
 
 
-async def test_a_revoked_token_is_asked_once_per_count_and_never_again(sync: Sync) -> None:
+async def test_a_revoked_token_is_asked_once_and_the_start_refused(sync: Sync) -> None:
     portal = await sync.plant_portal()
     sync.fake.revoke_token(TOKEN)
 
-    code, _ = await sync_portal(
-        sync.settings, portal, None, wait=False, concurrency=1, console=_console()
-    )
+    with pytest.raises(PortalNeedsReconnect, match="Reconnect the portal"):
+        await sync_portal(
+            sync.settings, portal, None, wait=False, concurrency=1, console=_console()
+        )
 
-    assert code is ExitCode.OK  # enqueued: the jobs will fail, each saying what to do
-    assert set((await _totals_of_jobs(sync, portal)).values()) == {None}
-    # Live and archived, once each per type (HubDB rows: their two tables listings): a 401
-    # is not retried, not even while counting.
-    assert sync.fake.unauthorized == 2 * len(ContentType)
+    # The first count goes alone; its 401 is the only request, and nothing is created.
+    assert sync.fake.unauthorized == 1
+    assert await query(sync.db, "token_runs_of_portal", portal_id=portal) == []
+    [marked] = await query(sync.db, "token_rejected_at", portal_id=portal)
+    assert marked["token_rejected_at"] is not None
+
+    # While it is marked, the command refuses at once (exit 2, one line), asking nothing.
+    result = await invoke(sync.db_url, "sync", str(portal), env=sync.env())
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().count("\n") == 0
+    assert "PORTAL_NEEDS_RECONNECT" in result.stderr and TOKEN not in result.output
+    assert sync.fake.unauthorized == 1
 
 
 async def test_no_counting_at_the_start_when_its_timeout_is_zero(sync: Sync) -> None:

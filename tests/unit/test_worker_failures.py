@@ -13,11 +13,13 @@ from smuves_sync.errors import (
     HubSpotNotFound,
     HubSpotRetryableError,
     MalformedResponse,
+    PortalNeedsReconnect,
     ResponseTooLarge,
     RunawayListing,
+    TokenKeyMissing,
 )
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus
-from smuves_sync.workers.failures import Fail, Park, outcome_for
+from smuves_sync.workers.failures import KEY_MISSING_WAIT, Fail, FailRun, Park, outcome_for
 from tests.factories import job_record
 
 NOW = datetime(2031, 1, 1, tzinfo=UTC)
@@ -37,10 +39,20 @@ def test_a_spent_daily_budget_parks_until_the_reset() -> None:
     assert outcome_for(job(), error) == Park(resets, f"parked: {error}")
 
 
-def test_a_refused_token_fails_for_good_and_says_how_to_reconnect() -> None:
+def test_a_refused_token_fails_the_whole_run_and_says_how_to_reconnect() -> None:
     outcome = outcome_for(job(), HubSpotAuthError("refused", portal_id=123, status=401))
-    assert isinstance(outcome, Fail) and not outcome.retryable
+    assert isinstance(outcome, FailRun)
+    assert "reconnect the portal" in outcome.message
     assert "smuves portal add 123 --name NAME --token-stdin" in outcome.message
+    # A portal already marked so: the same, without a request.
+    marked = outcome_for(job(), PortalNeedsReconnect(123))
+    assert isinstance(marked, FailRun) and "Reconnect the portal" in marked.public
+
+
+def test_a_token_under_a_key_this_worker_lacks_parks_for_a_while() -> None:
+    outcome = outcome_for(job(), TokenKeyMissing("cannot be decrypted"))
+    assert isinstance(outcome, Park) and outcome.until == KEY_MISSING_WAIT
+    assert "SMUVES_SECRET_KEY=NEW,OLD" in outcome.reason
 
 
 def test_a_forbidden_type_names_the_scope_it_needs() -> None:
@@ -100,7 +112,7 @@ def test_users_get_advice_and_hubspots_correlation_id() -> None:
         "GET /cms/v3/pages -> 401", portal_id=123, status=401, correlation_id="c0ffee-42"
     )
     outcome = outcome_for(job(), refused)
-    assert isinstance(outcome, Fail)
+    assert isinstance(outcome, FailRun)
     assert "Reconnect the portal" in outcome.public
     assert outcome.public.endswith("(HubSpot correlationId c0ffee-42)")
     scope = outcome_for(job(), ContentTypeUnavailable("no", status=403, correlation_id="x1"))

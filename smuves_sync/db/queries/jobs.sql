@@ -125,11 +125,17 @@ SELECT * FROM public.fail_job(%(job_id)s, %(lease_token)s, %(error)s, %(retryabl
 -- name: job_park
 SELECT * FROM public.park_job(%(job_id)s, %(lease_token)s, %(until)s, %(reason)s, %(now)s)
 
+-- name: job_park_for
+-- park_job for a wait counted from the database's clock (or the test's %(now)s).
+SELECT * FROM public.park_job(%(job_id)s, %(lease_token)s,
+                              coalesce(%(now)s::timestamptz, now()) + %(wait)s::interval,
+                              %(reason)s, %(now)s)
+
 -- name: job_release
 SELECT * FROM public.release_job(%(job_id)s, %(lease_token)s, %(now)s)
 
 -- name: job_portal_token
-SELECT portal_id, token_encrypted, time_zone
+SELECT portal_id, token_encrypted, time_zone, token_rejected_at
 FROM public.portal_token(%(job_id)s, %(lease_token)s)
 
 -- name: job_requeue

@@ -4,12 +4,15 @@
 -- where row-level security limits them to the caller's portals.
 
 -- name: portal_get
-SELECT id, name, owner_id, created_at FROM public.portals WHERE id = %(portal_id)s
+SELECT id, name, owner_id, created_at, token_rejected_at FROM public.portals
+WHERE id = %(portal_id)s
 
--- name: portal_exists
--- Whether the portal exists (for the worker role: its own portal, which is all it may see;
--- the worker reads no other column of portals).
-SELECT EXISTS (SELECT FROM public.portals WHERE id = %(portal_id)s) AS found
+-- name: portal_needs_reconnect
+-- Whether HubSpot refused the portal's stored token; no row when the portal is not there (for
+-- the worker role: its own portal, which is all it may see; the worker reads no other column
+-- of portals).
+SELECT token_rejected_at IS NOT NULL AS needs_reconnect FROM public.portals
+WHERE id = %(portal_id)s
 
 -- name: portal_ownership
 -- Who has the portal: its owner and the other members, by email. The portal's row stays
@@ -28,13 +31,13 @@ FOR UPDATE OF p
 -- name: portal_store
 -- Add a portal (the insert trigger makes its owner a member) or give an existing one a new
 -- name, token and time zone; an existing portal's owner and members stay as they are (a
--- change of hands is portal_transfer).
+-- change of hands is portal_transfer). A new token clears the mark of a refused one.
 INSERT INTO public.portals AS p (id, name, owner_id, token_encrypted, time_zone)
 VALUES (%(portal_id)s, %(name)s, %(owner_id)s, %(token_encrypted)s, %(time_zone)s)
 ON CONFLICT (id) DO UPDATE
 SET name = excluded.name, token_encrypted = excluded.token_encrypted,
-    time_zone = excluded.time_zone
-RETURNING id, name, owner_id, created_at
+    time_zone = excluded.time_zone, token_rejected_at = NULL
+RETURNING id, name, owner_id, created_at, token_rejected_at
 
 -- name: portal_transfer
 -- The portal to its new owner, who becomes its only member (transfer_portal, 0007); the
@@ -54,7 +57,7 @@ SELECT public.app_user_sign_in(%(email)s, %(email_verified)s) AS id
 
 -- name: portal_access_list
 -- The caller's portals (one when %(portal_id)s is set), with the caller's role in each.
-SELECT p.id, p.name, p.owner_id, p.created_at,
+SELECT p.id, p.name, p.owner_id, p.created_at, p.token_rejected_at,
        coalesce(m.role::text, 'owner') AS role
 FROM public.portals AS p
 LEFT JOIN public.portal_members AS m
@@ -69,15 +72,17 @@ INSERT INTO public.portals (id, name, owner_id, token_encrypted, time_zone)
 VALUES (%(portal_id)s, %(name)s, public.current_app_user(), %(token_encrypted)s,
         %(time_zone)s)
 ON CONFLICT (id) DO NOTHING
-RETURNING id, name, owner_id, created_at, 'owner' AS role
+RETURNING id, name, owner_id, created_at, token_rejected_at, 'owner' AS role
 
 -- name: portal_reconnect
 -- A new name, token and time zone for a portal the caller owns; no row back otherwise (a
 -- member who is not the owner may not reconnect it). Members stay as the owner left them.
+-- The new token clears the mark of a refused one.
 UPDATE public.portals
-SET name = %(name)s, token_encrypted = %(token_encrypted)s, time_zone = %(time_zone)s
+SET name = %(name)s, token_encrypted = %(token_encrypted)s, time_zone = %(time_zone)s,
+    token_rejected_at = NULL
 WHERE id = %(portal_id)s AND owner_id = public.current_app_user()
-RETURNING id, name, owner_id, created_at, 'owner' AS role
+RETURNING id, name, owner_id, created_at, token_rejected_at, 'owner' AS role
 
 -- name: portal_delete
 -- Only the owner's delete passes the portals_app_delete_owner policy (migrations/0008).
@@ -93,6 +98,14 @@ ORDER BY id
 LIMIT %(limit)s
 FOR UPDATE
 
+-- name: portal_tokens_page
+-- The stored tokens after portal %(after)s, by id, as they are now: the rotation's check reads
+-- them without holding anyone up.
+SELECT id, token_encrypted FROM public.portals
+WHERE id > %(after)s AND token_encrypted IS NOT NULL
+ORDER BY id
+LIMIT %(limit)s
+
 -- name: portal_tokens_replace
 -- New ciphertexts for tokens of the batch locked above; the ids of the portals changed.
 UPDATE public.portals AS p SET token_encrypted = t.token_encrypted
@@ -104,7 +117,7 @@ RETURNING p.id
 -- Portals by id, %(limit)s of them after %(after_id)s (NULL: from the first), with the owner's
 -- email and whether a token is stored (never the token).
 SELECT p.id, p.name, p.owner_id, u.email AS owner_email, p.created_at,
-       p.token_encrypted IS NOT NULL AS has_token
+       p.token_encrypted IS NOT NULL AS has_token, p.token_rejected_at
 FROM public.portals AS p
 JOIN public.app_users AS u ON u.id = p.owner_id
 WHERE (%(portal_id)s::bigint IS NULL OR p.id = %(portal_id)s)
@@ -155,3 +168,13 @@ SELECT token_encrypted FROM public.portal_token_for_member(%(portal_id)s)
 -- name: portal_token_for_operator
 -- The same for the operator (the login role; migrations/0013).
 SELECT token_encrypted FROM public.portal_token_for_operator(%(portal_id)s)
+
+-- name: portal_mark_token_refused
+-- HubSpot refused the portal's token (mark_portal_token_refused): true when the caller may
+-- mark it (the operator, or a member of the portal).
+SELECT public.mark_portal_token_refused(%(portal_id)s)
+
+-- name: portal_token_refused
+-- A job's 401, under its live lease (fail_run_token_refused): the jobs of its run failed.
+SELECT * FROM public.fail_run_token_refused(%(job_id)s, %(lease_token)s, %(error)s,
+                                            %(error_public)s, %(now)s)

@@ -9,6 +9,7 @@ import httpx
 
 from smuves_sync.db import Database
 from smuves_sync.db.hubspot_minutes import hubspot_minute_record
+from smuves_sync.db.portals import portal_mark_token_refused
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
 
@@ -184,3 +185,18 @@ async def test_portals_show_syncs_counts_and_schedules(
     assert "2030-05-04 03:00:00 UTC" in html and "0 3 * * *" in html
     assert 'action="/portals/4242/sync"' in html
     assert (await dashboard.get("/portals?portal=1")).text.count('class="portal"') == 0
+
+
+async def test_a_portal_whose_token_hubspot_refused_shows_it_needs_reconnecting(
+    dashboard: httpx.AsyncClient, signed_in: str, factory: Factory, db: Database
+) -> None:
+    await factory.portal(portal_id=4343, name="Refused", token_encrypted=b"x")
+    await factory.portal(portal_id=4344, name="Fine", token_encrypted=b"y")
+    assert await portal_mark_token_refused(db, 4343)
+
+    html = (await dashboard.get("/portals")).text
+
+    refused, fine = html.split('class="portal"')[1:3]
+    assert "needs reconnect" in refused and "HubSpot token stored" not in refused
+    assert "smuves portal add 4343 --name NAME --token-stdin" in refused
+    assert "needs reconnect" not in fine and "HubSpot token stored" in fine
