@@ -25,6 +25,7 @@ APP = [
     "EXECUTE ON FUNCTION current_app_user()",
     "EXECUTE ON FUNCTION enqueue_job_v2(bigint,text,smallint,integer,timestamp with time zone,"
     "bigint,text,bigint)",
+    "EXECUTE ON FUNCTION mark_portal_token_refused(bigint)",
     "EXECUTE ON FUNCTION member_portal_ids()",
     "EXECUTE ON FUNCTION metrics_job_durations(double precision[])",
     "EXECUTE ON FUNCTION metrics_jobs(timestamp with time zone)",
@@ -34,7 +35,7 @@ APP = [
     "INSERT (id, name, owner_id, token_encrypted, time_zone) ON portals",
     "INSERT (portal_id, owner_id, kind, content_types, full_read) ON runs",
     "INSERT (run_id, portal_id, content_type, format) ON exports",
-    "SELECT (id, name, owner_id, created_at) ON portals",
+    "SELECT (id, name, owner_id, created_at, token_rejected_at) ON portals",
     "SELECT (id, portal_id, owner_id, kind, status, content_types, created_at, started_at, "
     "finished_at) ON runs",
     "SELECT (id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, "
@@ -52,7 +53,7 @@ APP = [
     "SELECT ON exports",
     "SELECT ON fetch_reads",
     "SELECT ON notifications",
-    "UPDATE (name, token_encrypted, time_zone) ON portals",
+    "UPDATE (name, token_encrypted, time_zone, token_rejected_at) ON portals",
     "UPDATE (read_at) ON notifications",
 ]
 
@@ -72,6 +73,7 @@ WORKER = [
     "bigint,text,bigint)",
     "EXECUTE ON FUNCTION fail_job(bigint,uuid,text,boolean,interval,interval,double precision,"
     "timestamp with time zone,text)",
+    "EXECUTE ON FUNCTION fail_run_token_refused(bigint,uuid,text,text,timestamp with time zone)",
     "EXECUTE ON FUNCTION heartbeat_job(bigint,uuid,timestamp with time zone)",
     "EXECUTE ON FUNCTION operator_session()",
     "EXECUTE ON FUNCTION park_job(bigint,uuid,timestamp with time zone,text,timestamp with "
@@ -88,10 +90,10 @@ WORKER = [
     "INSERT ON content_syncs",
     "INSERT ON fetch_reads",
     "INSERT ON fetch_seen",
-    "SELECT (id) ON portals",
     "SELECT (id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, "
     "run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error, "
     "last_error_public, idempotency_key, created_at, finished_at, priority, fair_at) ON jobs",
+    "SELECT (id, token_rejected_at) ON portals",
     "SELECT (portal_id, owner_id, content_types, enabled, next_run_at) ON schedules",
     "SELECT ON content_items",
     "SELECT ON content_syncs",
