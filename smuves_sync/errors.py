@@ -8,6 +8,7 @@
     │   ├── TokenPortalMismatch     HubSpot says the token belongs to another portal (HTTP 422)
     │   └── TokenRejected           HubSpot refused the token a portal is connected with (422)
     ├── NotFound                    no such portal / run / job / export (or not visible to you)
+    ├── NotPermitted                your role in the portal does not allow it (a viewer) (403)
     ├── DatabaseError
     │   └── MigrationError          a migration failed, or an applied file was edited
     ├── QueueError
@@ -83,6 +84,10 @@ class TokenRejected(InvalidInput):
 
 class NotFound(SmuvesError, LookupError):
     """The thing asked for does not exist, or the caller may not see it."""
+
+
+class NotPermitted(SmuvesError, PermissionError):
+    """The caller may see the portal but its role there (a viewer) does not allow the change."""
 
 
 class DatabaseError(SmuvesError):

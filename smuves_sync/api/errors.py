@@ -2,10 +2,11 @@
 
     raise ApiError(404, "NOT_FOUND", f"run {run_id} not found")
 
-Handlers turn the package's errors (`NotFound` 404, `AllDuplicateJobs` 409, `InvalidInput`
-422), FastAPI's validation errors (422, the message names each bad field), Starlette's HTTP
-errors (unknown path, wrong method), an unreachable database (503) and anything unexpected
-(500, logged with its traceback, never shown) into that shape.
+Handlers turn the package's errors (`NotFound` 404, `NotPermitted` 403 FORBIDDEN,
+`AllDuplicateJobs` 409, `InvalidInput` 422), FastAPI's validation errors (422, the message
+names each bad field), Starlette's HTTP errors (unknown path, wrong method), an unreachable
+database (503) and anything unexpected (500, logged with its traceback, never shown) into
+that shape.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from smuves_sync.errors import AllDuplicateJobs, InvalidInput, NotFound
+from smuves_sync.errors import AllDuplicateJobs, InvalidInput, NotFound, NotPermitted
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,10 @@ async def _not_found(_: Request, exc: Exception) -> JSONResponse:
     return error_response(404, "NOT_FOUND", str(exc))
 
 
+async def _not_permitted(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(403, "FORBIDDEN", str(exc))
+
+
 async def _duplicates(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, AllDuplicateJobs)
     return error_response(409, exc.code, str(exc), run_ids=list(exc.run_ids))
@@ -153,6 +158,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(AllDuplicateJobs, _duplicates)
     app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(NotPermitted, _not_permitted)
     app.add_exception_handler(InvalidInput, _invalid)
     app.add_exception_handler(psycopg.OperationalError, _database_down)
     app.add_exception_handler(Exception, _unexpected)
