@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
 from smuves_sync.db import Pool
@@ -28,20 +30,46 @@ BASE_URL = "http://dashboard.test"
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
-@pytest.fixture
-def auth() -> DashboardAuth:
-    """The dashboard's sign-in state, with a known login-link token."""
-    return DashboardAuth(login_token=LOGIN_TOKEN)
+class Clock:
+    """The sign-in state's clock (seconds), moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture
-async def dashboard(
-    settings: Settings, admin_pool: Pool, auth: DashboardAuth
-) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of the dashboard app on this test's database (not signed in)."""
-    app = create_dashboard_app(settings, pool=admin_pool, auth=auth)
-    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+def clock() -> Clock:
+    """The clock of `auth`."""
+    return Clock()
+
+
+@pytest.fixture
+def auth(clock: Clock) -> DashboardAuth:
+    """The dashboard's sign-in state, with a known login-link token and `clock`."""
+    return DashboardAuth(login_token=LOGIN_TOKEN, clock=clock)
+
+
+@pytest.fixture
+def dashboard_app(settings: Settings, admin_pool: Pool, auth: DashboardAuth) -> Starlette:
+    """The dashboard app on this test's database."""
+    return create_dashboard_app(settings, pool=admin_pool, auth=auth)
+
+
+@asynccontextmanager
+async def browser_at(app: Starlette, address: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of `app` whose requests come from `address`."""
+    transport = httpx.ASGITransport(app=app, client=(address, 50000))
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+        yield client
+
+
+@pytest.fixture
+async def dashboard(dashboard_app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the dashboard app on this test's database (not signed in), at 127.0.0.1."""
+    async with browser_at(dashboard_app, "127.0.0.1") as client:
         yield client
 
 
