@@ -3,6 +3,7 @@
     async def test_x(dashboard, signed_in, factory): ...
         page = await dashboard.get("/runs")                  # as a signed-in operator
         await post_form(dashboard, "/dead-letter/retry", signed_in, only=job.id)
+        await confirm(dashboard, "/dead-letter/retry", signed_in, only=job.id)   # and Confirm
 
 `dashboard` talks to the app in-process (httpx ASGITransport) as the login role, like
 `smuves dashboard` does; `signed_in` signs it in with the login link's token and returns the
@@ -11,6 +12,7 @@ session's CSRF token.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,6 +30,7 @@ from smuves_sync.settings import Settings
 LOGIN_TOKEN = "login-link-token-for-tests"
 BASE_URL = "http://dashboard.test"
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+_HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
 class Clock:
@@ -109,3 +112,26 @@ async def post_form(
         content=urlencode(data),
         headers={"Origin": BASE_URL, "Content-Type": "application/x-www-form-urlencoded"},
     )
+
+
+def confirmation_form(page: str, path: str) -> list[tuple[str, str]]:
+    """The fields the Confirm button of a confirmation page for `path` posts."""
+    found = re.search(rf'<form method="post" action="{re.escape(path)}">(.*?)</form>', page, re.S)
+    assert found, f"no confirmation form for {path} on the page"
+    return [(name, html.unescape(value)) for name, value in _HIDDEN.findall(found.group(1))]
+
+
+async def press_confirm(client: httpx.AsyncClient, page: str, path: str) -> httpx.Response:
+    """Press Confirm on the confirmation page `page` (its own fields, nonce and all)."""
+    return await client.post(
+        path,
+        content=urlencode(confirmation_form(page, path)),
+        headers={"Origin": BASE_URL, "Content-Type": "application/x-www-form-urlencoded"},
+    )
+
+
+async def confirm(client: httpx.AsyncClient, path: str, csrf: str, **fields: Any) -> httpx.Response:
+    """Press a button (POST `fields`), then Confirm on the page it answers with."""
+    asked = await post_form(client, path, csrf, **fields)
+    assert asked.status_code == 200 and "Confirm:" in asked.text, asked.text
+    return await press_confirm(client, asked.text, path)
