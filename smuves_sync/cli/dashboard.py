@@ -92,6 +92,9 @@ async def serve_dashboard(settings: Settings, host: str, port: int, log_level: s
                 app,
                 log_level=log_level,
                 access_log=False,  # the login link's token must not land in a log
+                # The sign-in throttle and the audit trail go by the connection's peer: a
+                # forwarded-for header, which anyone on this machine could send, is not taken.
+                proxy_headers=False,
                 lifespan="off",
                 timeout_graceful_shutdown=_SHUTDOWN_GRACE_SECONDS,
             )
