@@ -1,6 +1,5 @@
--- dashboard_confirmations (smuves_sync/db/dashboard_confirmations.py,
--- migrations/0026_dashboard_and_member_roles.sql): the confirmation pages the dashboard showed
--- and nobody has acted on yet, written and read as the login role.
+-- dashboard_confirmations (smuves_sync/db/dashboard_confirmations.py): the confirmation pages
+-- the dashboard showed and nobody has acted on yet, written and read as the login role.
 
 -- name: dashboard_confirmation_issue
 -- One confirmation, valid for %(ttl)s; the expired ones are forgotten on the way (a range of
