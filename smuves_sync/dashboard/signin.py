@@ -38,9 +38,6 @@ from smuves_sync.dashboard.web import (
     session_of,
 )
 
-# The name a refused attempt is recorded under when it gave none (a look at a link).
-_UNNAMED = "(not signed in)"
-
 
 def _default_actor() -> str:
     try:
@@ -104,7 +101,9 @@ def _form(
     )
 
 
-async def _audit_refusal(request: Request, actor: str, method: str, refused: Refused) -> None:
+async def _audit_refusal(
+    request: Request, actor: str | None, method: str, refused: Refused
+) -> None:
     if not refused.counted:
         return
     target: dict[str, Any] = {"method": method}
@@ -129,7 +128,7 @@ async def login_page(request: Request) -> Response:
     refused = context_of(request).auth.check_link(code, client=client_of(request))
     if refused is None:
         return _form(request, token=code)
-    await _audit_refusal(request, _UNNAMED, "link", refused)
+    await _audit_refusal(request, None, "link", refused)
     return _form(request, refused=refused, in_link=True)
 
 

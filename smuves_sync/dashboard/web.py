@@ -10,9 +10,9 @@
 refuses a POST without a session (401), from another origin or without the session's CSRF
 token (403) before the handler runs, so nothing changes; a refusal of a signed-in browser is
 written to the audit trail (`audit`), one without a session is not (anybody could send
-those, without end). A handler raises `InvalidInput` for
-a bad parameter; the app answers 400 with its message. What a handler looks up goes through
-`existing`: when it is not there, the app answers 404.
+those, without end). A handler raises `InvalidInput` for a bad parameter; the app answers
+400 with its message. What a handler looks up goes through `existing`: when it is not
+there, the app answers 404.
 """
 
 from __future__ import annotations
