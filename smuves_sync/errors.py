@@ -11,6 +11,7 @@
     ├── NotFound                    no such portal / run / job / export (or not visible to you)
     ├── PortalNeedsReconnect        HubSpot refused the portal's token: nothing is asked until
     │                               it is reconnected (HTTP 422, exit 2)
+    ├── NotPermitted                your role in the portal does not allow it (a viewer) (403)
     ├── DatabaseError
     │   └── MigrationError          a migration failed, or an applied file was edited
     ├── QueueError
@@ -107,6 +108,10 @@ class PortalNeedsReconnect(SmuvesError):
             "POST /v1/portals), then start the fetch again"
         )
         self.portal_id = portal_id
+
+
+class NotPermitted(SmuvesError, PermissionError):
+    """The caller may see the portal but its role there (a viewer) does not allow the change."""
 
 
 class DatabaseError(SmuvesError):

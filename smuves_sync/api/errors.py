@@ -2,10 +2,11 @@
 
     raise ApiError(404, "NOT_FOUND", f"run {run_id} not found")
 
-Handlers turn the package's errors (`NotFound` 404, `AllDuplicateJobs` 409, `InvalidInput`
-422, `PortalNeedsReconnect` 422), FastAPI's validation errors (422, the message names each
-bad field), Starlette's HTTP errors (unknown path, wrong method), an unreachable database
-(503) and anything unexpected (500, logged with its traceback, never shown) into that shape.
+Handlers turn the package's errors (`NotFound` 404, `NotPermitted` 403 FORBIDDEN,
+`AllDuplicateJobs` 409, `InvalidInput` 422, `PortalNeedsReconnect` 422), FastAPI's validation
+errors (422, the message names each bad field), Starlette's HTTP errors (unknown path, wrong
+method), an unreachable database (503) and anything unexpected (500, logged with its
+traceback, never shown) into that shape.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from smuves_sync.errors import AllDuplicateJobs, InvalidInput, NotFound, PortalNeedsReconnect
+from smuves_sync.errors import (
+    AllDuplicateJobs,
+    InvalidInput,
+    NotFound,
+    NotPermitted,
+    PortalNeedsReconnect,
+)
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +134,10 @@ async def _not_found(_: Request, exc: Exception) -> JSONResponse:
     return error_response(404, "NOT_FOUND", str(exc))
 
 
+async def _not_permitted(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(403, "FORBIDDEN", str(exc))
+
+
 async def _duplicates(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, AllDuplicateJobs)
     return error_response(409, exc.code, str(exc), run_ids=list(exc.run_ids))
@@ -159,6 +170,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AllDuplicateJobs, _duplicates)
     app.add_exception_handler(NotFound, _not_found)
     app.add_exception_handler(PortalNeedsReconnect, _needs_reconnect)
+    app.add_exception_handler(NotPermitted, _not_permitted)
     app.add_exception_handler(InvalidInput, _invalid)
     app.add_exception_handler(psycopg.OperationalError, _database_down)
     app.add_exception_handler(Exception, _unexpected)

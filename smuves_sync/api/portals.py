@@ -37,6 +37,7 @@ from smuves_sync.db.portals import (
 )
 from smuves_sync.errors import (
     HubSpotError,
+    NotPermitted,
     PortalNeedsReconnect,
     TokenPortalMismatch,
     TokenRejected,
@@ -47,14 +48,17 @@ from smuves_sync.orchestrator import start_export, start_fetch
 
 log = logging.getLogger(__name__)
 
+# The roles that may start fetches and exports and stop runs (the database's editor_portal_ids).
+STARTING_ROLES = frozenset({"owner", "editor"})
+
 router = APIRouter(prefix="/v1/portals", tags=["portals"], responses=error_responses(401, 422))
 
-# What the two ways to start a run answer: 202 with the run, or 404, 413 (body too large), or
-# 409 ALL_DUPLICATE_JOBS.
+# What the two ways to start a run answer: 202 with the run, or 403 (a viewer: only owners
+# and editors start runs), 404, 413 (body too large), or 409 ALL_DUPLICATE_JOBS.
 _STARTS: dict[str, Any] = {
     "status_code": status.HTTP_202_ACCEPTED,
     "responses": {
-        **error_responses(404, 413),
+        **error_responses(403, 404, 413),
         409: {
             "model": DuplicateJobsBody,
             "description": "ALL_DUPLICATE_JOBS: every requested type is already in flight",
@@ -159,7 +163,8 @@ async def start_portal_fetch(
     principal: CurrentPrincipal,
     body: Annotated[FetchRequest | None, Body()] = None,
 ) -> FetchAccepted:
-    """Only the types not already being fetched get a job; 409 when that leaves none.
+    """Only the types not already being fetched get a job; 409 when that leaves none. Only
+    the portal's owners and editors may start one (403 FORBIDDEN for a viewer).
 
     Each new job comes with its type's total when HubSpot counts it in time (a few seconds at
     most, `SMUVES_COUNT_TIMEOUT_SECONDS`); otherwise the job counts it when a worker starts it.
@@ -169,7 +174,14 @@ async def start_portal_fetch(
     """
     types = body.content_types if body is not None else None
     async with user_session(ctx, principal) as db:
-        await member_portal(db, portal_id)
+        access = await member_portal(db, portal_id)
+        if access.role not in STARTING_ROLES:
+            # The database refuses a viewer's run anyway; asked here, HubSpot is not asked
+            # to count for a fetch that cannot start.
+            raise NotPermitted(
+                f"only the owners and editors of portal {portal_id} may start its fetches; "
+                f"your role is {access.role}"
+            )
         full = body is not None and body.full
         plan = await ctx.counter.plan(db, portal_id, types, full=full)
     # Between the two transactions: no connection is held while HubSpot answers.
@@ -205,7 +217,8 @@ async def start_portal_fetch(
 async def start_portal_export(
     portal_id: PortalId, body: ExportRequest, ctx: Context, principal: CurrentPrincipal
 ) -> ExportAccepted:
-    """A worker writes the file; follow it with GET /v1/exports/{id}."""
+    """A worker writes the file; follow it with GET /v1/exports/{id}. Only the portal's owners
+    and editors may start one (403 FORBIDDEN for a viewer)."""
     async with user_session(ctx, principal) as db:
         await member_portal(db, portal_id)
         started = await start_export(

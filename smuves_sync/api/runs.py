@@ -129,11 +129,12 @@ async def run_events(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -
 
 @router.post(
     "/{run_id}/stop",
-    responses=error_responses(409),
+    responses=error_responses(403, 409),
     summary="Stop a run: its pending and running jobs end as stopped",
 )
 async def stop_run(run_id: RunId, ctx: Context, principal: CurrentPrincipal) -> RunOut:
-    """A worker running one of its jobs loses its lease at its next heartbeat and stops."""
+    """A worker running one of its jobs loses its lease at its next heartbeat and stops. Only
+    the portal's owners and editors may stop its runs (403 FORBIDDEN for a viewer)."""
     async with user_session(ctx, principal) as db:
         before = found(await run_get(db, run_id), f"run {run_id}")
         if before.status.is_terminal:

@@ -1,6 +1,7 @@
 """`smuves dashboard [--host 127.0.0.1] [--port 8800]`: the operators' dashboard in a browser.
 
-It prints a one-time login link (as notebook servers do) and serves until Ctrl-C or SIGTERM.
+It prints a one-time login link (as notebook servers do), good for 15 minutes: after that,
+restarting it prints a new one. It serves until Ctrl-C or SIGTERM.
 Bound to localhost by default; bound to any other address it refuses to start unless
 SMUVES_DASHBOARD_PASSWORD or SMUVES_DASHBOARD_TOKEN is set. It reads every tenant's rows as
 the database login role, like `smuves runs` and `smuves admin`. With SMUVES_DATABASE_URL
@@ -20,7 +21,7 @@ import uvicorn
 from smuves_sync.cli.common import run_async
 from smuves_sync.cli.session import load_settings
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
-from smuves_sync.dashboard.auth import require_secret_off_localhost
+from smuves_sync.dashboard.auth import LINK_SECONDS, require_secret_off_localhost
 from smuves_sync.db import database_url, migrate, pool_for
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
@@ -75,15 +76,25 @@ async def serve_dashboard(settings: Settings, host: str, port: int, log_level: s
             sock = _listen(host, port)
             base = _url(host, sock)
             click.echo(f"smuves dashboard: {base}/")
+            # Issued as it is printed: the link's minutes start now, not before the migrations.
+            code = auth.issue_link()
             click.echo(
-                f"open this link to sign in (it works once): {base}/login?token={auth.login_token}"
+                f"open this link to sign in (it works once, for {LINK_SECONDS // 60} minutes; "
+                f"restart for a new one): {base}/login?token={code}"
             )
-            if auth.has_password:
-                click.echo("or sign in with SMUVES_DASHBOARD_PASSWORD")
+            for configured, name in (
+                (auth.has_password, "SMUVES_DASHBOARD_PASSWORD"),
+                (auth.has_token, "SMUVES_DASHBOARD_TOKEN"),
+            ):
+                if configured:
+                    click.echo(f"or sign in with {name}, typed into the sign-in form")
             config = uvicorn.Config(
                 app,
                 log_level=log_level,
                 access_log=False,  # the login link's token must not land in a log
+                # The sign-in throttle and the audit trail go by the connection's peer: a
+                # forwarded-for header, which anyone on this machine could send, is not taken.
+                proxy_headers=False,
                 lifespan="off",
                 timeout_graceful_shutdown=_SHUTDOWN_GRACE_SECONDS,
             )

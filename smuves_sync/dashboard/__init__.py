@@ -9,8 +9,8 @@ confirmation and audit), events (server-sent events for the live parts), charts 
 SVG), views (templates and words).
 Its reads and writes are the data layer's noun modules (`smuves_sync.db.jobs`, `runs`,
 `portals`, `content`, `schedules`, `notifications`, `stats`, `hubspot_minutes`,
-`operator_actions`), its reads inside `Database.custom_plans`; templates and static files
-(with the vendored htmx) sit beside the code.
+`operator_actions`, `dashboard_confirmations`), its reads inside `Database.custom_plans`;
+templates and static files (with the vendored htmx) sit beside the code.
 """
 
 from smuves_sync.dashboard.app import create_dashboard_app

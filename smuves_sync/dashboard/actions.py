@@ -1,18 +1,25 @@
 """The dashboard's buttons (POST): Retry, Requeue from start, Retry all, Stop, Sync.
 
 Every button first answers with a confirmation page that says what will happen (nothing
-changes yet); only its Confirm button (``confirmed=yes``) acts. Both steps need the session
-and its CSRF token (`web.operator_action`). An action goes through the same functions as the
-command line — `smuves admin requeue` (`job_requeue`), `smuves admin retry-failed`
-(`jobs_retry_failed`), `smuves sync --no-wait` (`start_fetch`) — and writes its audit row
-(who, what, to what, with what outcome) in the same transaction, so an action is never
-without its record. Then the browser is sent back with a message saying what happened.
+changes yet). The page carries a single-use nonce, stored in the database
+(`dashboard_confirmations`) bound to the session, the action and its target, for
+`CONFIRMATION_TTL`; only its Confirm button acts, and the action spends the nonce in the
+transaction that acts. A POST without a valid nonce (none, spent, expired, for another target
+or session: a replay, a forged form, a second click) acts not: it shows the confirmation page
+again, and a nonce that was given but not valid is written to the audit trail as a refusal.
+Both steps need the session and its CSRF token (`web.operator_action`). An action goes
+through the same functions as the command line — `smuves admin requeue` (`job_requeue`),
+`smuves admin retry-failed` (`jobs_retry_failed`), `smuves sync --no-wait` (`start_fetch`) —
+and writes its audit row (who, what, to what, with what outcome) in the same transaction, so
+an action is never without its record. Then the browser is sent back with a message saying
+what happened.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -21,7 +28,7 @@ from smuves_sync.dashboard.auth import Session
 from smuves_sync.dashboard.web import (
     COUNT_CAP,
     Form,
-    client_of,
+    audit,
     context_of,
     existing,
     int_or_none,
@@ -31,6 +38,10 @@ from smuves_sync.dashboard.web import (
     see_other,
 )
 from smuves_sync.db import Database
+from smuves_sync.db.dashboard_confirmations import (
+    dashboard_confirmation_consume,
+    dashboard_confirmation_issue,
+)
 from smuves_sync.db.jobs import (
     RequeueOutcome,
     RequeueResult,
@@ -39,15 +50,20 @@ from smuves_sync.db.jobs import (
     job_requeue,
     jobs_retry_failed,
 )
-from smuves_sync.db.operator_actions import operator_action_record
 from smuves_sync.db.portals import portal_get
 from smuves_sync.db.runs import run_get, run_operator_stop
 from smuves_sync.errors import AllDuplicateJobs, InvalidInput, PortalNeedsReconnect
 from smuves_sync.models import JobPriority
-from smuves_sync.orchestrator import start_fetch
+from smuves_sync.orchestrator import FetchStarted, start_fetch
+
+T = TypeVar("T")
 
 # More jobs than this in one press is a mistake, not a selection.
 MAX_SELECTED = 200
+# How long a confirmation page may be acted on.
+CONFIRMATION_TTL = timedelta(minutes=10)
+# The form field that carries a confirmation page's nonce.
+CONFIRMATION_FIELD = "confirmation"
 
 
 def _back(form: Form, default: str) -> str:
@@ -61,13 +77,11 @@ def _back(form: Form, default: str) -> str:
     return back
 
 
-def _confirmed(form: Form) -> bool:
-    return form.one("confirmed") == "yes"
-
-
-def _confirmation(
+async def _confirmation(
     request: Request,
     session: Session,
+    action: str,
+    target: dict[str, Any],
     *,
     heading: str,
     description: str,
@@ -76,8 +90,18 @@ def _confirmation(
     items: Sequence[str] = (),
     warning: str | None = None,
     fields: Sequence[tuple[str, str]] = (),
+    form: Form | None = None,
 ) -> Response:
-    """The page that says what a button will do; its Confirm posts `fields` back here."""
+    """The page that says what a button will do, with a new nonce for `action` on `target`;
+    its Confirm posts `fields` and the nonce back here. `form`: the POST that asked, which
+    says whether it brought a nonce that was refused."""
+    nonce = await dashboard_confirmation_issue(
+        context_of(request).db,
+        session=session.audit_id,
+        action=action,
+        target=target,
+        ttl=CONFIRMATION_TTL,
+    )
     return page(
         request,
         session,
@@ -88,28 +112,39 @@ def _confirmation(
         warning=warning,
         action=request.url.path,
         fields=list(fields),
+        nonce=nonce,
+        nonce_field=CONFIRMATION_FIELD,
+        minutes=int(CONFIRMATION_TTL.total_seconds() // 60),
+        refused=form is not None and bool(form.one(CONFIRMATION_FIELD)),
         button=button,
         back=back,
     )
 
 
-async def _audit(
-    db: Database,
+async def _when_confirmed(
     request: Request,
     session: Session,
+    form: Form,
     action: str,
     target: dict[str, Any],
-    outcome: dict[str, Any],
-) -> None:
-    await operator_action_record(
-        db,
-        actor=session.actor,
-        client=client_of(request),
-        session=session.audit_id,
-        action=action,
-        target=target,
-        outcome=outcome,
-    )
+    act: Callable[[Database], Awaitable[T]],
+) -> T | None:
+    """What `act` returns, run in the transaction that spends the form's nonce for `action`
+    on `target`; None, and nothing done, when the form has no valid one (a nonce that was
+    given but refused is audited)."""
+    nonce = form.one(CONFIRMATION_FIELD)
+    if not nonce:
+        return None
+    db = context_of(request).db
+    async with db.transaction() as tx:
+        spent = await dashboard_confirmation_consume(
+            tx, nonce, session=session.audit_id, action=action, target=target
+        )
+        if spent:
+            return await act(tx)
+    refused = {"path": request.url.path, "action": action, **target}
+    await audit(db, request, session, "action_refused", refused, {"refused": "confirmation"})
+    return None
 
 
 def _describe(result: RequeueResult) -> tuple[str, str]:
@@ -163,11 +198,22 @@ async def _requeue(request: Request, session: Session, form: Form, *, from_start
         session.flash("error", "no job selected: tick the jobs to retry first")
         return see_other(back)
     verb = "Requeue from start" if from_start else "Retry"
-    if not _confirmed(form):
+    action = "job_requeue_from_start" if from_start else "job_retry"
+    target: dict[str, Any] = {"job_ids": job_ids}
+
+    async def act(tx: Database) -> list[RequeueResult]:
+        results = [await job_requeue(tx, job_id, from_start=from_start) for job_id in job_ids]
+        await audit(tx, request, session, action, target, _outcomes(results))
+        return results
+
+    results = await _when_confirmed(request, session, form, action, target, act)
+    if results is None:
         jobs = await job_get_many(ctx.db, job_ids)
-        return _confirmation(
+        return await _confirmation(
             request,
             session,
+            action,
+            target,
             heading=f"{verb} {len(job_ids)} job(s)",
             description=(
                 "These jobs go back to pending with their attempts reset, and their runs "
@@ -190,16 +236,7 @@ async def _requeue(request: Request, session: Session, form: Form, *, from_start
             fields=[("job_id", str(i)) for i in job_ids] + [("back", back)],
             button=f"{verb} {len(job_ids)} job(s)",
             back=back,
-        )
-    async with ctx.db.transaction() as tx:
-        results = [await job_requeue(tx, job_id, from_start=from_start) for job_id in job_ids]
-        await _audit(
-            tx,
-            request,
-            session,
-            "job_requeue_from_start" if from_start else "job_retry",
-            {"job_ids": job_ids},
-            _outcomes(results),
+            form=form,
         )
     for result in results:
         session.flash(*_describe(result))
@@ -236,13 +273,24 @@ async def retry_all(request: Request, session: Session, form: Form) -> Response:
         or "of every portal"
     )
     back = "/dead-letter"
-    if not _confirmed(form):
+    action = "jobs_retry_failed"
+    target: dict[str, Any] = {"portal_id": portal_id, "run_id": run_id}
+
+    async def act(tx: Database) -> list[RequeueResult]:
+        results = await jobs_retry_failed(tx, portal_id=portal_id, run_id=run_id)
+        await audit(tx, request, session, action, target, _outcomes(results))
+        return results
+
+    results = await _when_confirmed(request, session, form, action, target, act)
+    if results is None:
         count, capped = await job_dead_count(
             ctx.db, cap=COUNT_CAP, portal_id=portal_id, run_id=run_id
         )
-        return _confirmation(
+        return await _confirmation(
             request,
             session,
+            action,
+            target,
             heading=f"Retry all failed jobs {scope}",
             description=(
                 f"{'More than ' if capped else ''}{count:,} failed job(s) {scope} go back to "
@@ -252,16 +300,7 @@ async def retry_all(request: Request, session: Session, form: Form) -> Response:
             fields=[("portal", str(portal_id or "")), ("run", str(run_id or ""))],
             button="Retry them all",
             back=back,
-        )
-    async with ctx.db.transaction() as tx:
-        results = await jobs_retry_failed(tx, portal_id=portal_id, run_id=run_id)
-        await _audit(
-            tx,
-            request,
-            session,
-            "jobs_retry_failed",
-            {"portal_id": portal_id, "run_id": run_id},
-            _outcomes(results),
+            form=form,
         )
     requeued = sum(r.outcome is RequeueOutcome.REQUEUED for r in results)
     session.flash("ok", f"requeued {requeued} of {len(results)} failed job(s) {scope}")
@@ -281,10 +320,22 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
     if run.status.is_terminal:
         session.flash("error", f"run {run_id} has already finished ({run.status})")
         return see_other(back)
-    if not _confirmed(form):
-        return _confirmation(
+    action = "run_stop"
+    target: dict[str, Any] = {"run_id": run_id}
+
+    async def act(tx: Database) -> dict[str, Any]:
+        after = await run_operator_stop(tx, run_id)
+        outcome = {"status": str(after.status) if after else None}
+        await audit(tx, request, session, action, target, outcome)
+        return outcome
+
+    outcome = await _when_confirmed(request, session, form, action, target, act)
+    if outcome is None:
+        return await _confirmation(
             request,
             session,
+            action,
+            target,
             heading=f"Stop run {run_id}",
             description=(
                 f"The {run.kind} run {run_id} of portal {run.portal_id} stops: its pending and "
@@ -293,12 +344,9 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
             ),
             button=f"Stop run {run_id}",
             back=back,
+            form=form,
         )
-    async with ctx.db.transaction() as tx:
-        after = await run_operator_stop(tx, run_id)
-        status = str(after.status) if after else None
-        await _audit(tx, request, session, "run_stop", {"run_id": run_id}, {"status": status})
-    session.flash("ok", f"run {run_id} stopped (now {status})")
+    session.flash("ok", f"run {run_id} stopped (now {outcome['status']})")
     return see_other(back)
 
 
@@ -311,10 +359,39 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
     portal = existing(
         await portal_get(ctx.db, portal_id), "No such portal", f"Portal {portal_id} is not known."
     )
-    if not _confirmed(form):
-        return _confirmation(
+    action = "portal_sync"
+    target: dict[str, Any] = {"portal_id": portal_id}
+
+    async def act(tx: Database) -> FetchStarted | AllDuplicateJobs | PortalNeedsReconnect:
+        try:
+            started = await start_fetch(
+                tx, portal_id, max_attempts=ctx.settings.max_attempts, priority=JobPriority.ADMIN
+            )
+        except AllDuplicateJobs as error:
+            refused: dict[str, Any] = {
+                "refused": "ALL_DUPLICATE_JOBS",
+                "run_ids": list(error.run_ids),
+            }
+            await audit(tx, request, session, action, target, refused)
+            return error
+        except PortalNeedsReconnect as error:
+            await audit(tx, request, session, action, target, {"refused": error.code})
+            return error
+        outcome = {
+            "run_id": started.run.id,
+            "content_types": [str(j.content_type) for j in started.jobs],
+            "skipped": {str(t): run for t, run in started.skipped.items()},
+        }
+        await audit(tx, request, session, action, target, outcome)
+        return started
+
+    done = await _when_confirmed(request, session, form, action, target, act)
+    if done is None:
+        return await _confirmation(
             request,
             session,
+            action,
+            target,
             heading=f"Sync portal {portal_id}",
             description=(
                 f"A fetch run of {portal.name or 'portal'} ({portal_id}) is enqueued for every "
@@ -323,37 +400,16 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
             ),
             button=f"Sync portal {portal_id}",
             back=back,
+            form=form,
         )
-    refused: str | None = None
-    async with ctx.db.transaction() as tx:
-        try:
-            started = await start_fetch(
-                tx, portal_id, max_attempts=ctx.settings.max_attempts, priority=JobPriority.ADMIN
-            )
-        except AllDuplicateJobs as error:
-            refused = str(error)
-            outcome: dict[str, Any] = {
-                "refused": "ALL_DUPLICATE_JOBS",
-                "run_ids": list(error.run_ids),
-            }
-        except PortalNeedsReconnect as error:
-            refused = str(error)
-            outcome = {"refused": error.code}
-        else:
-            outcome = {
-                "run_id": started.run.id,
-                "content_types": [str(j.content_type) for j in started.jobs],
-                "skipped": {str(t): run for t, run in started.skipped.items()},
-            }
-        await _audit(tx, request, session, "portal_sync", {"portal_id": portal_id}, outcome)
-    if refused is not None:
-        session.flash("error", refused)
+    if isinstance(done, AllDuplicateJobs | PortalNeedsReconnect):
+        session.flash("error", str(done))
         return see_other(back)
-    skipped = ", ".join(f"{t} (run {run})" for t, run in started.skipped.items())
+    skipped = ", ".join(f"{t} (run {run})" for t, run in done.skipped.items())
     session.flash(
         "ok",
-        f"run {started.run.id} enqueued: "
-        + ", ".join(str(j.content_type) for j in started.jobs)
+        f"run {done.run.id} enqueued: "
+        + ", ".join(str(j.content_type) for j in done.jobs)
         + (f"; already being fetched: {skipped}" if skipped else ""),
     )
-    return see_other(f"/runs/{started.run.id}")
+    return see_other(f"/runs/{done.run.id}")

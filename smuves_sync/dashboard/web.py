@@ -8,9 +8,11 @@
 
 `operator_page` sends a browser without a session to the sign-in page; `operator_action`
 refuses a POST without a session (401), from another origin or without the session's CSRF
-token (403) before the handler runs, so nothing changes. A handler raises `InvalidInput` for
-a bad parameter; the app answers 400 with its message. What a handler looks up goes through
-`existing`: when it is not there, the app answers 404.
+token (403) before the handler runs, so nothing changes; a refusal of a signed-in browser is
+written to the audit trail (`audit`), one without a session is not (anybody could send
+those, without end). A handler raises `InvalidInput` for a bad parameter; the app answers
+400 with its message. What a handler looks up goes through `existing`: when it is not
+there, the app answers 404.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from smuves_sync.dashboard.auth import COOKIE_NAME, DashboardAuth, Session
 from smuves_sync.dashboard.views import render
-from smuves_sync.db import OnPool
+from smuves_sync.db import Database, OnPool
+from smuves_sync.db.operator_actions import operator_action_record
 from smuves_sync.errors import InvalidInput
 from smuves_sync.settings import Settings
 
@@ -115,6 +118,29 @@ def see_other(path: str, **query: Any) -> RedirectResponse:
     return RedirectResponse(f"{path}?{urlencode(kept)}" if kept else path, status_code=303)
 
 
+async def audit(
+    db: Database,
+    request: Request,
+    session: Session | None,
+    action: str,
+    target: dict[str, Any],
+    outcome: dict[str, Any],
+    *,
+    actor: str | None = None,
+) -> None:
+    """One row of the audit trail: by the session's operator (the name they gave), or by
+    `actor` for a browser that is not signed in; from the browser's address."""
+    await operator_action_record(
+        db,
+        actor=actor or (session.actor if session else "(not signed in)"),
+        client=client_of(request),
+        session=session.audit_id if session else None,
+        action=action,
+        target=target,
+        outcome=outcome,
+    )
+
+
 PageHandler = Callable[[Request, Session], Awaitable[Response]]
 
 
@@ -189,10 +215,27 @@ def operator_action(handler: ActionHandler) -> Callable[[Request], Awaitable[Res
         session = session_of(request)
         if session is None:
             return refusal(request, 401, "Not signed in", "Sign in to the dashboard first.")
+        refused = {"path": request.url.path}
         if not same_origin(request):
+            await audit(
+                context_of(request).db,
+                request,
+                session,
+                "action_refused",
+                refused,
+                {"refused": "another_origin"},
+            )
             return refusal(request, 403, "Refused", "This form was sent from another site.")
         form = await read_form(request)
         if form is None or not DashboardAuth.csrf_ok(session, form.one("csrf")):
+            await audit(
+                context_of(request).db,
+                request,
+                session,
+                "action_refused",
+                refused,
+                {"refused": "csrf"},
+            )
             return refusal(
                 request,
                 403,

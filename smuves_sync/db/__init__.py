@@ -20,6 +20,7 @@ content, fetch_seen (what a fetch saw, the sweep over it, a type's last confirma
 fetch_reads (how each fetch job reads its type, what it cost), rejects (objects a fetch could
 not store), exports, schedules, notifications,
 hubspot_minutes (HubSpot requests per minute), operator_actions (the dashboard's audit trail),
+dashboard_confirmations (the single-use nonces of its confirmation pages),
 stats (monitoring reads). Rows become the
 package's records through `rows.model_row`.
 """

@@ -40,7 +40,7 @@ from psycopg.rows import BaseRowFactory, TupleRow
 
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import queries
-from smuves_sync.errors import LeaseLost
+from smuves_sync.errors import LeaseLost, NotPermitted
 from smuves_sync.models import Job
 
 Params = Mapping[str, Any]
@@ -50,6 +50,13 @@ R = TypeVar("R")
 # What the policies that fence a worker's writes by its job's lease are named after
 # (migrations/0020): a row one of them refuses was written without a live lease.
 _LEASE_POLICY = "_worker_lease"
+# What marks the refusals of a member who is not an owner or editor of the portal (a viewer):
+# the policies' names hold it, the functions raise with it as their constraint.
+_EDITOR_MARK = "app_editor"
+_NOT_PERMITTED = (
+    "only a portal's owners and editors may start its fetches and exports or stop its runs; "
+    "a viewer may only read"
+)
 
 
 @dataclass(frozen=True)
@@ -175,10 +182,18 @@ class Database:
 
     @asynccontextmanager
     async def as_user(self, user_id: uuid.UUID) -> AsyncIterator[Database]:
-        """A transaction in which the app role sees what `user_id` may see."""
-        async with self.transaction() as scoped:
-            await scoped.execute("session_set_user", {"user_id": user_id})
-            yield scoped
+        """A transaction in which the app role sees what `user_id` may see. A change the
+        user's role in its portal does not allow (a viewer's) raises `NotPermitted`."""
+        try:
+            async with self.transaction() as scoped:
+                await scoped.execute("session_set_user", {"user_id": user_id})
+                yield scoped
+        except psycopg.errors.InsufficientPrivilege as error:
+            if error.diag.constraint_name == f"portal_{_EDITOR_MARK}":
+                raise NotPermitted(error.diag.message_primary or _NOT_PERMITTED) from error
+            if f"_{_EDITOR_MARK}_" in (error.diag.message_primary or ""):
+                raise NotPermitted(_NOT_PERMITTED) from error
+            raise
 
     @asynccontextmanager
     async def for_portal(self, portal_id: int) -> AsyncIterator[Database]:

@@ -32,6 +32,7 @@ EXPECTED_TABLES = {
     "content_rejects",
     "hubspot_minutes",
     "operator_actions",
+    "dashboard_confirmations",
 }
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from smuves_sync.db import Database, DbRole, pool_for
-from smuves_sync.errors import AllDuplicateJobs, InvalidInput, NotFound, UnknownContentType
+from smuves_sync.errors import (
+    AllDuplicateJobs,
+    InvalidInput,
+    NotFound,
+    NotPermitted,
+    UnknownContentType,
+)
 from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
 from smuves_sync.orchestrator import (
     FetchStarted,
@@ -127,12 +133,14 @@ async def test_an_unknown_portal_is_not_found_and_changes_nothing(
     assert await query(db, "run_statuses") == []
 
 
-async def test_the_app_role_starts_runs_only_for_its_members(
-    factory: Factory, app_db: Database
+async def test_the_app_role_starts_runs_only_for_its_owners_and_editors(
+    factory: Factory, app_db: Database, db: Database
 ) -> None:
     member = await factory.user()
+    viewer = await factory.user()
     stranger = await factory.user()
-    portal = await factory.portal(members=[member])
+    portal = await factory.portal(members=[viewer])
+    await factory.member(portal, member, "editor")
 
     async with app_db.as_user(member) as scoped:
         started = await start_fetch(scoped, portal, [ContentType.SITE_PAGE], owner_id=member)
@@ -141,6 +149,10 @@ async def test_the_app_role_starts_runs_only_for_its_members(
     async with app_db.as_user(stranger) as scoped:
         with pytest.raises(NotFound):
             await start_fetch(scoped, portal, owner_id=stranger)
+    with pytest.raises(NotPermitted, match="owners and editors"):
+        async with app_db.as_user(viewer) as scoped:
+            await start_fetch(scoped, portal, [ContentType.BLOG_POST], owner_id=viewer)
+    assert await query(db, "run_statuses") == [{"status": "pending", "n": 1}]
 
 
 async def test_start_export_creates_a_run_a_job_and_an_exports_row(

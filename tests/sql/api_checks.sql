@@ -62,3 +62,6 @@ WITH who AS (SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true
 UPDATE public.portals SET token_encrypted = 'a token of my choosing', name = 'mine'
 WHERE id = %(portal_id)s AND (SELECT true FROM who)
 RETURNING id
+
+-- name: roles_stop_run
+SELECT id, status FROM public.stop_run(%(run_id)s)

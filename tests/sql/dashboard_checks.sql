@@ -15,3 +15,10 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM public.jobs AS j WHERE j.status = 'comp
 -- name: check_plan_completed_last_hour
 EXPLAIN (COSTS OFF) SELECT count(*) FROM public.jobs AS j
 WHERE j.status = 'completed' AND j.finished_at > now() - interval '1 hour'
+
+-- name: age_dashboard_confirmations
+-- Every confirmation the dashboard issued, as if its minutes had passed.
+UPDATE public.dashboard_confirmations SET expires_at = now() - interval '1 second'
+
+-- name: count_dashboard_confirmations
+SELECT count(*) AS n FROM public.dashboard_confirmations

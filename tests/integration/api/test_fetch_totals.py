@@ -140,12 +140,12 @@ async def test_types_already_in_flight_are_not_counted_and_all_of_them_is_409_un
     assert after["blog_author"] == 2  # live and archived, once
 
 
-async def test_a_member_starting_a_fetch_of_anothers_portal_gets_it_counted(
+async def test_an_editor_starting_a_fetch_of_anothers_portal_gets_it_counted(
     counting_client: httpx.AsyncClient, fake: FakeHubSpot, factory: Factory
 ) -> None:
-    owner, member = await new_user(factory, "owner"), await new_user(factory, "member")
+    owner, member = await new_user(factory, "owner"), await new_user(factory, "editor")
     await _connect(counting_client, owner)
-    await factory.member(SPEC.portal_id, member.id)
+    await factory.member(SPEC.portal_id, member.id, "editor")
 
     response = await counting_client.post(
         f"/v1/portals/{SPEC.portal_id}/fetches",

@@ -10,12 +10,13 @@ from smuves_sync.db.operator_actions import OperatorAction, operator_action_rece
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.factories import Factory
-from tests.integration.dashboard.conftest import post_form
+from tests.integration.dashboard.conftest import confirm, post_form, press_confirm
 
 
 async def audit(db: Database) -> list[OperatorAction]:
-    """The audit trail, oldest first."""
-    return (await operator_action_recent(db))[::-1]
+    """The audit trail of the buttons (not of signing in), oldest first."""
+    rows = await operator_action_recent(db)
+    return [r for r in rows[::-1] if r.action != "sign_in"]
 
 
 async def test_retry_asks_first_then_requeues_and_records_who_did_it(
@@ -32,9 +33,7 @@ async def test_retry_asks_first_then_requeues_and_records_who_did_it(
     assert still is not None and still.status is JobStatus.FAILED
     assert await audit(db) == []
 
-    done = await post_form(
-        dashboard, "/dead-letter/retry", signed_in, job_id=job.id, confirmed="yes"
-    )
+    done = await press_confirm(dashboard, asked.text, "/dead-letter/retry")
 
     assert done.status_code == 303 and done.headers["location"] == "/dead-letter"
     after = await job_get(db, job.id)
@@ -61,13 +60,7 @@ async def test_retry_selected_requeues_each_and_names_what_it_could_not(
     newer = await factory.job(new_run, status=JobStatus.FAILED)
     blog = await factory.job(new_run, content_type=ContentType.BLOG_POST, status=JobStatus.FAILED)
 
-    await post_form(
-        dashboard,
-        "/dead-letter/retry",
-        signed_in,
-        job_id=[older.id, newer.id, blog.id],
-        confirmed="yes",
-    )
+    await confirm(dashboard, "/dead-letter/retry", signed_in, job_id=[older.id, newer.id, blog.id])
 
     statuses = [(await job_get(db, j.id)).status for j in (older, newer, blog)]  # type: ignore[union-attr]
     # Newest first, as retry-failed: the older job of the same type is blocked by the newer.
@@ -82,7 +75,7 @@ async def test_retry_selected_requeues_each_and_names_what_it_could_not(
 async def test_nothing_selected_is_refused_with_a_message(
     dashboard: httpx.AsyncClient, signed_in: str, db: Database
 ) -> None:
-    response = await post_form(dashboard, "/dead-letter/retry", signed_in, confirmed="yes")
+    response = await post_form(dashboard, "/dead-letter/retry", signed_in)
 
     assert response.status_code == 303
     assert "no job selected" in (await dashboard.get("/dead-letter")).text
@@ -96,7 +89,7 @@ async def test_requeue_from_start_forgets_the_progress(
 
     asked = await post_form(dashboard, "/dead-letter/requeue", signed_in, only=job.id)
     assert "saved progress is forgotten" in asked.text
-    await post_form(dashboard, "/dead-letter/requeue", signed_in, job_id=job.id, confirmed="yes")
+    await press_confirm(dashboard, asked.text, "/dead-letter/requeue")
 
     after = await job_get(db, job.id)
     assert after is not None and after.status is JobStatus.PENDING
@@ -117,9 +110,7 @@ async def test_retry_all_goes_through_retry_failed_for_the_portal(
 
     asked = await post_form(dashboard, "/dead-letter/retry-all", signed_in, portal=run.portal_id)
     assert "2 failed job(s) of portal" in asked.text
-    await post_form(
-        dashboard, "/dead-letter/retry-all", signed_in, portal=run.portal_id, confirmed="yes"
-    )
+    await press_confirm(dashboard, asked.text, "/dead-letter/retry-all")
 
     for job in mine:
         found = await job_get(db, job.id)
@@ -141,7 +132,7 @@ async def test_stop_asks_then_stops_the_run(
 
     asked = await post_form(dashboard, f"/runs/{run.id}/stop", signed_in)
     assert "Confirm: Stop run" in asked.text
-    done = await post_form(dashboard, f"/runs/{run.id}/stop", signed_in, confirmed="yes")
+    done = await press_confirm(dashboard, asked.text, f"/runs/{run.id}/stop")
 
     assert done.headers["location"] == f"/runs/{run.id}"
     stopped = await run_get(db, run.id)
@@ -151,7 +142,7 @@ async def test_stop_asks_then_stops_the_run(
     page = (await dashboard.get(f"/runs/{run.id}")).text
     assert f"run {run.id} stopped (now stopped)" in page
     assert f'action="/runs/{run.id}/stop"' not in page  # a finished run has no Stop
-    again = await post_form(dashboard, f"/runs/{run.id}/stop", signed_in, confirmed="yes")
+    again = await post_form(dashboard, f"/runs/{run.id}/stop", signed_in)
     assert again.status_code == 303
     assert "has already finished" in (await dashboard.get(f"/runs/{run.id}")).text
     (row,) = await audit(db)
@@ -170,20 +161,20 @@ async def test_sync_starts_a_fetch_run_and_refuses_a_duplicate(
     asked = await post_form(dashboard, f"/portals/{portal}/sync", signed_in)
     assert "Confirm: Sync portal" in asked.text
     assert await job_list_in_flight(db, portal, JobKind.FETCH) == []
-    done = await post_form(dashboard, f"/portals/{portal}/sync", signed_in, confirmed="yes")
+    done = await press_confirm(dashboard, asked.text, f"/portals/{portal}/sync")
 
     location = done.headers["location"]
     assert location.startswith("/runs/")
     run = await run_get(db, int(location.rsplit("/", 1)[1]))
     assert run is not None and run.portal_id == portal and run.owner_id is None
     assert len(run.content_types) == len(ContentType)
-    twice = await post_form(dashboard, f"/portals/{portal}/sync", signed_in, confirmed="yes")
+    twice = await confirm(dashboard, f"/portals/{portal}/sync", signed_in)
     assert twice.headers["location"] == f"/portals?portal={portal}"
     assert "ALL_DUPLICATE_JOBS" in (await dashboard.get(twice.headers["location"])).text
     first, second = await audit(db)
     assert first.outcome["run_id"] == run.id
     assert second.outcome == {"refused": "ALL_DUPLICATE_JOBS", "run_ids": [run.id]}
-    missing = await post_form(dashboard, "/portals/9999/sync", signed_in, confirmed="yes")
+    missing = await post_form(dashboard, "/portals/9999/sync", signed_in)
     assert missing.status_code == 404
 
 
@@ -197,7 +188,5 @@ async def test_an_action_sends_the_browser_back_only_within_the_dashboard(
         ("https://evil.example/", "/dead-letter"),
     ):
         job = await factory.job(status=JobStatus.FAILED)
-        done = await post_form(
-            dashboard, "/dead-letter/retry", signed_in, job_id=job.id, back=back, confirmed="yes"
-        )
+        done = await confirm(dashboard, "/dead-letter/retry", signed_in, job_id=job.id, back=back)
         assert done.headers["location"] == expected, back

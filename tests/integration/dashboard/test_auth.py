@@ -1,4 +1,5 @@
-"""Who gets into the dashboard: the one-time link, password, token, cookie, CSRF, origin."""
+"""Who gets into the dashboard: the one-time link (and its minutes), password, token, cookie,
+CSRF, origin; the sign-in throttle per address; the audit of signing in and out."""
 
 from __future__ import annotations
 
@@ -7,18 +8,26 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from pydantic import SecretStr
+from starlette.applications import Starlette
 
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
-from smuves_sync.dashboard.auth import COOKIE_NAME, MAX_FAILURES, require_secret_off_localhost
+from smuves_sync.dashboard.auth import (
+    CLIENT_MAX_FAILURES,
+    COOKIE_NAME,
+    LINK_SECONDS,
+    require_secret_off_localhost,
+)
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.jobs import job_get
+from smuves_sync.db.operator_actions import OperatorAction, operator_action_recent
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 from tests.integration.dashboard.conftest import (
-    BASE_URL,
     LOGIN_TOKEN,
+    Clock,
+    browser_at,
     csrf_of,
     post_form,
     sign_in,
@@ -29,15 +38,24 @@ TOKEN = "a-configured-token-for-the-dashboard"
 
 
 @pytest.fixture
-async def guarded(settings: Settings, admin_pool: Pool) -> AsyncIterator[httpx.AsyncClient]:
+def guarded_app(settings: Settings, admin_pool: Pool) -> Starlette:
     """A dashboard with a password and a configured token as well as the login link."""
     auth = DashboardAuth(
         password=SecretStr(PASSWORD), token=SecretStr(TOKEN), login_token=LOGIN_TOKEN
     )
-    app = create_dashboard_app(settings, pool=admin_pool, auth=auth)
-    transport = httpx.ASGITransport(app=app, client=("10.0.0.7", 40000))
-    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+    return create_dashboard_app(settings, pool=admin_pool, auth=auth)
+
+
+@pytest.fixture
+async def guarded(guarded_app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+    """A browser of `guarded_app` at 10.0.0.7."""
+    async with browser_at(guarded_app, "10.0.0.7") as client:
         yield client
+
+
+async def _audit(db: Database) -> list[OperatorAction]:
+    """The audit trail, oldest first."""
+    return (await operator_action_recent(db))[::-1]
 
 
 async def _still_failed(db: Database, job_id: int) -> bool:
@@ -53,6 +71,7 @@ async def test_the_login_link_shows_a_form_and_signs_in_once(dashboard: httpx.As
         shown = await dashboard.get(link)
         assert shown.status_code == 200
         assert f'value="{LOGIN_TOKEN}"' in shown.text
+        assert "self-declared" in shown.text
 
     signed = await dashboard.post("/login", data={"token": LOGIN_TOKEN, "actor": "Ada L."})
 
@@ -62,7 +81,8 @@ async def test_the_login_link_shows_a_form_and_signs_in_once(dashboard: httpx.As
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     assert "Secure" not in cookie  # plain http on localhost; set behind https
     overview = await dashboard.get("/")
-    assert overview.status_code == 200 and "Sign out" in overview.text and "Ada L." in overview.text
+    assert overview.status_code == 200 and "Sign out" in overview.text
+    assert "Ada L., self-declared" in overview.text
 
     dashboard.cookies.clear()
     again = await dashboard.post("/login", data={"token": LOGIN_TOKEN, "actor": "Eve"})
@@ -99,6 +119,10 @@ async def test_a_wrong_or_missing_csrf_token_changes_nothing(
         assert response.status_code == 403, csrf
         assert "CSRF" in response.text
     assert await _still_failed(db, job.id)
+    refusals = [r for r in await _audit(db) if r.action == "action_refused"]
+    assert [(r.actor, r.target, r.outcome) for r in refusals] == [
+        ("ada", {"path": "/dead-letter/retry"}, {"refused": "csrf"})
+    ] * 3
 
 
 async def test_a_form_from_another_origin_is_refused(
@@ -136,17 +160,83 @@ async def test_password_and_configured_token_both_sign_in_repeatedly(
     for _ in range(2):  # the configured token is not spent
         assert (await sign_in(guarded, token=TOKEN)) != ""
         guarded.cookies.clear()
-    assert (await guarded.get(f"/login?token={TOKEN}")).status_code == 200
+    form = (await guarded.get("/login")).text
+    assert 'name="token"' in form and 'type="password"' in form
+    # The reusable token in a link (browser history, proxy logs) is refused and named.
+    in_link = await guarded.get(f"/login?token={TOKEN}")
+    assert in_link.status_code == 401 and "not accepted in a link" in in_link.text
+    assert f'value="{TOKEN}"' not in in_link.text
 
 
-async def test_too_many_failed_sign_ins_lock_everyone_out_for_a_while(
-    guarded: httpx.AsyncClient,
+async def test_one_address_failing_does_not_lock_out_another(guarded_app: Starlette) -> None:
+    async with browser_at(guarded_app, "10.0.0.66") as noisy:
+        for _ in range(CLIENT_MAX_FAILURES):
+            wrong = await noisy.post("/login", data={"password": "guess", "actor": "eve"})
+            assert wrong.status_code == 401
+        locked = await noisy.post("/login", data={"password": PASSWORD, "actor": "eve"})
+        assert locked.status_code == 429 and "Wait a minute" in locked.text
+        assert COOKIE_NAME not in locked.headers.get("set-cookie", "")
+    async with browser_at(guarded_app, "10.0.0.7") as operator:
+        signed = await operator.post("/login", data={"password": PASSWORD, "actor": "ada"})
+        assert signed.status_code == 303
+
+
+async def test_looking_at_links_is_counted_and_throttled_too(guarded_app: Starlette) -> None:
+    async with browser_at(guarded_app, "10.0.0.66") as noisy:
+        for n in range(CLIENT_MAX_FAILURES):
+            guess = await noisy.get(f"/login?token=guess-{n}")
+            assert guess.status_code == 401 and "not valid" in guess.text
+        # Now not even the right code is looked at.
+        right = await noisy.get(f"/login?token={LOGIN_TOKEN}")
+        assert right.status_code == 429 and f'value="{LOGIN_TOKEN}"' not in right.text
+        assert (await noisy.post("/login", data={"token": LOGIN_TOKEN})).status_code == 429
+    async with browser_at(guarded_app, "127.0.0.1") as operator:
+        assert await sign_in(operator) != ""
+
+
+async def test_the_link_expires_fifteen_minutes_after_it_was_printed(
+    dashboard: httpx.AsyncClient, clock: Clock
 ) -> None:
-    for _ in range(MAX_FAILURES):
-        wrong = await guarded.post("/login", data={"password": "guess", "actor": "eve"})
-        assert wrong.status_code == 401
-    locked = await guarded.post("/login", data={"password": PASSWORD, "actor": "ada"})
-    assert locked.status_code == 429
+    link = f"/login?token={LOGIN_TOKEN}"
+    clock.now += LINK_SECONDS - 1
+    assert (await dashboard.get(link)).status_code == 200
+
+    clock.now += 1
+    expired = await dashboard.get(link)
+    assert expired.status_code == 401
+    assert "has expired" in expired.text and "restart `smuves dashboard`" in expired.text
+    assert f'value="{LOGIN_TOKEN}"' not in expired.text
+    posted = await dashboard.post("/login", data={"token": LOGIN_TOKEN, "actor": "ada"})
+    assert posted.status_code == 401 and "has expired" in posted.text
+    assert COOKIE_NAME not in posted.headers.get("set-cookie", "")
+
+
+async def test_signing_in_failing_and_signing_out_are_audited(
+    guarded: httpx.AsyncClient, db: Database
+) -> None:
+    await guarded.get("/login?token=a-guess")
+    await guarded.post("/login", data={"password": "wrong-guess", "actor": "eve"})
+    csrf = await sign_in(guarded, actor="ada", token=TOKEN)
+    await post_form(guarded, "/logout", csrf)
+
+    rows = await _audit(db)
+    assert [(r.action, r.actor, r.client) for r in rows] == [
+        ("sign_in_failed", "(not signed in)", "10.0.0.7"),
+        ("sign_in_failed", "eve", "10.0.0.7"),
+        ("sign_in", "ada", "10.0.0.7"),
+        ("sign_out", "ada", "10.0.0.7"),
+    ]
+    assert [r.target for r in rows] == [
+        {"method": "link"},
+        {"method": "password"},
+        {"method": "token"},
+        {},
+    ]
+    assert rows[0].outcome == rows[1].outcome == {"refused": "wrong"}
+    assert rows[2].session and rows[2].session == rows[3].session
+    # No secret, guessed or right, is written down.
+    for secret in ("a-guess", "wrong-guess", TOKEN, csrf):
+        assert all(secret not in str(r) for r in rows)
 
 
 async def test_every_response_carries_timing_and_protective_headers(

@@ -10,6 +10,8 @@ import httpx
 from click.testing import CliRunner
 
 from smuves_sync.cli import cli
+from smuves_sync.db import Database
+from smuves_sync.db.operator_actions import operator_action_recent
 
 
 def test_beyond_localhost_without_a_password_it_does_not_start() -> None:
@@ -29,7 +31,9 @@ def test_a_short_password_is_refused() -> None:
     assert result.exit_code == 2 and "at least 16 characters" in result.output
 
 
-async def test_it_prints_a_link_that_signs_in_and_stops_on_sigterm(db_url: str) -> None:
+async def test_it_prints_a_link_that_signs_in_and_stops_on_sigterm(
+    db_url: str, db: Database
+) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -50,13 +54,19 @@ async def test_it_prints_a_link_that_signs_in_and_stops_on_sigterm(db_url: str) 
             found = re.search(r"(http://127\.0\.0\.1:\d+)/login\?token=(\S+)", line)
             if found:
                 link = found
+                assert "works once, for 15 minutes; restart for a new one" in line
         base, token = link.group(1), link.group(2)
         async with httpx.AsyncClient(base_url=base) as client:
             assert (await client.get("/")).headers["location"] == "/login"
+            # A forwarded-for header does not change the address the dashboard goes by.
             signed = await client.post(
-                "/login", data={"token": token, "actor": "ada"}, headers={"Origin": base}
+                "/login",
+                data={"token": token, "actor": "ada"},
+                headers={"Origin": base, "X-Forwarded-For": "203.0.113.9"},
             )
             assert signed.status_code == 303
+            (row,) = await operator_action_recent(db)
+            assert (row.action, row.client) == ("sign_in", "127.0.0.1")
             assert (await client.get("/")).status_code == 200
         # SIGTERM stops it cleanly (its pool closed, an embedded database let go): exit 0.
         proc.terminate()
