@@ -200,7 +200,7 @@ async def runs(request: Request, session: Session) -> Response:
 async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
     """A run, its portal's name and its jobs, read together; None when there is no such run."""
     async with db.custom_plans() as tx:
-        found = await run_with_jobs(tx, run_id)
+        found = await run_with_jobs(tx, run_id, operator=True)
         if found is None:
             return None
         run, jobs = found

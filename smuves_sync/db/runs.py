@@ -4,6 +4,7 @@
     run = await run_get(db, run_id)                       # None: absent or not visible
     jobs = await run_jobs(db, run_id)                     # by id
     found = await run_detail(db, run_id)                  # (run, jobs) as of one moment
+    found = await run_detail(db, run_id, operator=True)   # with leases, cursors, errors
     page = await run_list(db, statuses=[RunStatus.FAILED], before=None, limit=50)
     open_runs = await run_in_flight(db, limit=10)         # -> list[RunProgress], with jobs
     settled = await run_reconcile(db)                     # the runs it changed
@@ -120,9 +121,13 @@ def _run_and_job(cursor: Any) -> RowMaker[tuple[Run, Job | None, str | None]]:
     )
 
 
-async def run_detail(db: Database, run_id: int) -> tuple[Run, list[Job]] | None:
-    """The run and its jobs (by id) as of one moment; None when absent or not visible."""
-    rows = await db.all("run_detail", {"run_id": run_id}, row=_run_and_job)
+async def run_detail(
+    db: Database, run_id: int, *, operator: bool = False
+) -> tuple[Run, list[Job]] | None:
+    """The run and its jobs (by id) as of one moment; None when absent or not visible. The
+    jobs' leases, cursors and operators' errors only with `operator` (the login role)."""
+    query = "run_detail_for_operators" if operator else "run_detail"
+    rows = await db.all(query, {"run_id": run_id}, row=_run_and_job)
     if not rows:
         return None
     return rows[0][0], [job for _, job, _ in rows if job is not None]

@@ -23,6 +23,7 @@ APP = [
     "DELETE ON portals",
     "EXECUTE ON FUNCTION app_user_sign_in(text,boolean)",
     "EXECUTE ON FUNCTION current_app_user()",
+    "EXECUTE ON FUNCTION editor_portal_ids()",
     "EXECUTE ON FUNCTION enqueue_job_v2(bigint,text,smallint,integer,timestamp with time zone,"
     "bigint,text,bigint)",
     "EXECUTE ON FUNCTION mark_portal_token_refused(bigint)",

@@ -74,6 +74,22 @@ LEFT JOIN public.jobs AS j ON j.run_id = r.id
 WHERE r.id = %(run_id)s
 ORDER BY j.id
 
+-- name: run_detail_for_operators
+-- run_detail with every column of the jobs but the lease token: the operators' view (the
+-- dashboard, as the login role) of who holds a job, where it stands and what failed.
+SELECT r.id AS r_id, r.portal_id AS r_portal_id, r.owner_id AS r_owner_id, r.kind AS r_kind,
+       r.status AS r_status, r.content_types::text[] AS r_content_types,
+       r.created_at AS r_created_at, r.started_at AS r_started_at,
+       r.finished_at AS r_finished_at,
+       j.id, j.run_id, j.portal_id, j.kind, j.content_type, j.status, j.attempts,
+       j.max_attempts, j.run_after, j.locked_at, j.locked_by, j.heartbeat_at, j.total,
+       j.processed, j.cursor, j.last_error, j.last_error_public, j.idempotency_key,
+       j.created_at, j.finished_at, j.priority, j.fair_at, NULL::uuid AS lease_token
+FROM public.runs AS r
+LEFT JOIN public.jobs AS j ON j.run_id = r.id
+WHERE r.id = %(run_id)s
+ORDER BY j.id
+
 -- name: run_in_flight
 -- The newest %(limit)s pending or running runs (runs_open_idx), one row per job, the run's
 -- columns prefixed r_ as in run_detail, with the portal's name (the dashboard's overview).
