@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -33,7 +34,7 @@ from rich.table import Table
 
 from smuves_sync.db import Database
 from smuves_sync.db.fetch_reads import FetchRead
-from smuves_sync.db.rejects import NO_REJECTS, RunRejects
+from smuves_sync.db.rejects import NO_REJECTS, RejectCount, RunRejects
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
@@ -150,48 +151,98 @@ async def work_run(
     return snapshot
 
 
+# The columns of the summary, and those shown when the terminal is too narrow for all of them.
+_NUMBERS = frozenset(
+    ("processed", "total", "not stored", "stored", "requests", "changed", "deleted", "unchanged")
+)
+_WIDE = (
+    "type",
+    "status",
+    "read",
+    "processed",
+    "total",
+    "not stored",
+    "requests",
+    "changed",
+    "deleted",
+    "unchanged",
+    "attempts",
+    "note",
+)
+_UNBOUNDED = 10_000
+_NARROW = ("type", "status", "stored", "changed", "requests", "note")
+
+
+def _summary_cells(job: Job, count: RejectCount | None, read: FetchRead | None) -> dict[str, str]:
+    """Every column's cell of one job's row."""
+    why = read.reason if read is not None and read.mode == "full" else ""
+    note = job.last_error or (count.reason if count else "") or why
+    rejected = count.objects if count else 0
+    costs = {"requests": "", "changed": "", "deleted": "", "unchanged": ""}
+    if read is not None:
+        costs = {
+            "requests": f"{read.requests:,}",
+            "changed": f"{read.changed:,}",
+            "deleted": f"{read.deleted:,}",
+            "unchanged": f"{read.unchanged:,}",
+        }
+    return {
+        "type": str(job.content_type),
+        "status": f"[{_STATUS_STYLE.get(job.status, '')}]{job.status}[/]",
+        "read": "" if read is None else read.mode,
+        "processed": f"{job.processed:,}",
+        "total": "?" if job.total is None else f"{job.total:,}",
+        "not stored": f"{rejected:,}",
+        "stored": f"{max(job.processed - rejected, 0):,}",
+        **costs,
+        "attempts": f"{job.attempts}/{job.max_attempts}",
+        "note": note if len(note) <= 160 else note[:157] + "...",
+    }
+
+
+def _table(title: str, columns: Sequence[str], rows: Sequence[dict[str, str]]) -> Table:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, justify="right" if column in _NUMBERS else "left")
+    for cells in rows:
+        table.add_row(*(cells[column] for column in columns))
+    return table
+
+
+def _fits(console: Console, table: Table) -> bool:
+    """True when `console` is wide enough for every cell of `table` with no word broken."""
+    # Measured on an unbounded width: rich clamps a measurement to the width it is given.
+    unbounded = console.options.update_width(_UNBOUNDED)
+    return Measurement.get(console, unbounded, table).minimum <= console.width
+
+
 def summary_table(
-    snapshot: RunSnapshot, rejects: RunRejects = NO_REJECTS, reads: Sequence[FetchRead] = ()
+    snapshot: RunSnapshot,
+    rejects: RunRejects = NO_REJECTS,
+    reads: Sequence[FetchRead] = (),
+    *,
+    console: Console | None = None,
 ) -> Table:
     """One row per job: type, status, processed / total, objects not stored, how it read (full
     or incremental, requests made, objects changed, deleted, unchanged), attempts, last error
     (or why objects were not stored, or why it read in full); the caption says how many could
-    not be stored."""
+    not be stored. On a `console` too narrow for every column unbroken: type, status, stored,
+    changed, requests and note only, and the caption says `smuves run N` shows the rest."""
     run = snapshot.run
-    table = Table(title=f"{run.kind} run {run.id} of portal {run.portal_id}: {run.status}")
-    numbers = ("processed", "total", "not stored", "requests", "changed", "deleted", "unchanged")
-    for column in ("type", "status", "read", *numbers, "attempts", "note"):
-        table.add_column(column, justify="right" if column in numbers else "left")
+    title = f"{run.kind} run {run.id} of portal {run.portal_id}: {run.status}"
     rejected = {count.content_type: count for count in rejects.by_type}
     by_job = {read.job_id: read for read in reads}
-    for job in snapshot.jobs:
-        count = rejected.get(job.content_type)
-        read = by_job.get(job.id)
-        why = read.reason if read is not None and read.mode == "full" else ""
-        note = job.last_error or (count.reason if count else "") or why
-        costs = (
-            ("",) * 4
-            if read is None
-            else (
-                f"{read.requests:,}",
-                f"{read.changed:,}",
-                f"{read.deleted:,}",
-                f"{read.unchanged:,}",
-            )
-        )
-        table.add_row(
-            str(job.content_type),
-            f"[{_STATUS_STYLE.get(job.status, '')}]{job.status}[/]",
-            "" if read is None else read.mode,
-            f"{job.processed:,}",
-            "?" if job.total is None else f"{job.total:,}",
-            f"{count.objects:,}" if count else "0",
-            *costs,
-            f"{job.attempts}/{job.max_attempts}",
-            note if len(note) <= 160 else note[:157] + "...",
-        )
-    if rejects.note:
-        table.caption = f"{rejects.note} (see `smuves run {run.id}`)"
+    rows = [
+        _summary_cells(job, rejected.get(job.content_type), by_job.get(job.id))
+        for job in snapshot.jobs
+    ]
+    table = _table(title, _WIDE, rows)
+    notes = [f"{rejects.note} (see `smuves run {run.id}`)"] if rejects.note else []
+    if console is not None and not _fits(console, table):
+        table = _table(title, _NARROW, rows)
+        notes.append(f"`smuves run {run.id}` shows the rest of the columns")
+    if notes:
+        table.caption = "; ".join(notes)
     return table
 
 

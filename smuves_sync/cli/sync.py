@@ -108,7 +108,7 @@ async def sync_portal(
         async with login_database(settings) as operator:
             rejects = await run_rejects(operator, run.id)
             reads = await fetch_reads_of_run(operator, run.id)
-    console.print(summary_table(snapshot, rejects, reads))
+    console.print(summary_table(snapshot, rejects, reads, console=console))
     if not snapshot.run.status.is_terminal:
         console.print(
             f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "
