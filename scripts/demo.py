@@ -256,7 +256,7 @@ def print_playground(console: Console, path: Path, base_url: str, *, kept: bool 
         "  .venv/bin/smuves sync 1001     fetch the portal again, with progress bars\n"
         "  .venv/bin/smuves worker        work queued fetches and exports until Ctrl-C\n"
         "  .venv/bin/smuves serve         the HTTP API on :8000 (README: HTTP API)\n"
-        "  .venv/bin/smuves dev token     a bearer token for it, as the demo portal's owner",
+        "  .venv/bin/smuves dev token     a bearer token for the HTTP API",
         highlight=False,
     )
 
