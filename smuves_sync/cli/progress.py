@@ -7,8 +7,11 @@ the database, so their work shows too). One bar per content type shows processed
 a fetch's jobs usually carry their totals from the start (counted as the run was started),
 else the total appears as soon as the job has counted its type (an incremental read: what
 changed, counted by its first requests to HubSpot). A job ends with its total equal to what it
-processed, so every bar ends full. SIGINT or SIGTERM stops the
-runner gracefully: its jobs are handed back with their cursors for a worker to finish.
+processed, so every bar ends full.
+
+The first SIGINT (Ctrl-C) or SIGTERM stops the runner and says so: its running jobs are handed
+back at once, with their cursors, for a worker to finish (the run stays open). A second one
+also stops the run (`stop_run`), once they are handed back: its open jobs end stopped.
 """
 
 from __future__ import annotations
@@ -97,6 +100,36 @@ class _Bars:
             self.progress.update(task, completed=job.processed, total=job.total, status=status)
 
 
+class _Interrupts:
+    """Ctrl-C (or SIGTERM) while a run is worked here: the first hands the running jobs back
+    at once, the second asks for the run to be stopped as well."""
+
+    def __init__(self, runner: Runner, console: Console, run_id: int, can_stop: bool) -> None:
+        self.runner = runner
+        self.console = console
+        self.run_id = run_id
+        self.can_stop = can_stop
+        self.count = 0
+
+    @property
+    def stop_run(self) -> bool:
+        """True when the run is to be stopped once its jobs are handed back."""
+        return self.can_stop and self.count >= 2
+
+    def __call__(self) -> None:
+        self.count += 1
+        if self.count == 1:
+            jobs = len(self.runner.active_jobs)
+            again = f" (Ctrl-C again stops run {self.run_id})" if self.can_stop else ""
+            self.console.print(
+                f"stopping: handing back {jobs} job{'' if jobs == 1 else 's'}…{again}",
+                highlight=False,
+            )
+            self.runner.request_stop(at_once=True)
+        elif self.count == 2 and self.can_stop:
+            self.console.print(f"stopping run {self.run_id}: its open jobs end stopped")
+
+
 async def work_run(
     db: Database,
     conninfo: str,
@@ -106,10 +139,12 @@ async def work_run(
     concurrency: int,
     console: Console,
     limits: RateLimitRegistry | None = None,
+    stop_run: Callable[[], Awaitable[object]] | None = None,
 ) -> RunSnapshot:
     """Work `run` here until it settles (or is interrupted); its last snapshot.
 
     `limits`: the process's HubSpot budgets, when something else here already uses them.
+    `stop_run`: stops the run, after a second Ctrl-C (without it, a second one does nothing).
     """
     portal_id, run_id = run.portal_id, run.id
     runner = Runner(
@@ -123,8 +158,9 @@ async def work_run(
         limits=limits,
     )
     loop = asyncio.get_running_loop()
+    interrupts = _Interrupts(runner, console, run_id, can_stop=stop_run is not None)
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, runner.request_stop)
+        loop.add_signal_handler(signum, interrupts)
     bars = _Bars(console)
 
     async def refresh() -> None:
@@ -143,6 +179,8 @@ async def work_run(
                 painter.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await painter
+            if stop_run is not None and interrupts.stop_run:
+                await stop_run()
             snapshot = await run_snapshot(db, portal_id, run_id)
             bars.show(snapshot)
     finally:

@@ -9,7 +9,8 @@ could not be stored, per type, and why: they do not fail the run). Counting is b
 `RateLimitRegistry` paces the counts and the fetches of the process. Exit codes: 0 the run
 completed; 1 it partially failed, failed or did not finish here; 2 usage or configuration
 error; 3 ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait
-the run is only enqueued, for `smuves worker` processes to work.
+the run is only enqueued, for `smuves worker` processes to work. Ctrl-C hands the running jobs
+back at once for a worker to finish (the run stays open); a second Ctrl-C stops the run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from smuves_sync.cli.session import (
 )
 from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.rejects import run_rejects
+from smuves_sync.db.runs import run_operator_stop
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
 from smuves_sync.orchestrator import TotalsCounter, parse_content_types, start_fetch
@@ -53,6 +55,12 @@ async def count_as_operator(
     async with login_database(settings) as operator:
         plan = await counter.plan(operator, portal_id, types, operator=True, full=full)
     return await counter.count(plan)
+
+
+async def stop_as_operator(settings: Settings, run_id: int) -> None:
+    """Stop the run (its open jobs end stopped) with the login role's right to any run."""
+    async with login_database(settings) as operator:
+        await run_operator_stop(operator, run_id)
 
 
 def _with_total(job: Job) -> str:
@@ -102,20 +110,35 @@ async def sync_portal(
             console.print("enqueued; `smuves worker` processes will work it")
             return ExitCode.OK, None
         snapshot = await work_run(
-            db, conninfo, settings, run, concurrency=concurrency, console=console, limits=limits
+            db,
+            conninfo,
+            settings,
+            run,
+            concurrency=concurrency,
+            console=console,
+            limits=limits,
+            stop_run=lambda: stop_as_operator(settings, run.id),
         )
-        # As the operator: a worker's login reads rejected objects only under a job's lease.
-        async with login_database(settings) as operator:
-            rejects = await run_rejects(operator, run.id)
-            reads = await fetch_reads_of_run(operator, run.id)
+        return await _finish(settings, snapshot, console)
+
+
+async def _finish(
+    settings: Settings, snapshot: RunSnapshot, console: Console
+) -> tuple[ExitCode, RunSnapshot]:
+    """Print the run's summary and how it ended; the exit code."""
+    run = snapshot.run
+    # As the operator: a worker's login reads rejected objects only under a job's lease.
+    async with login_database(settings) as operator:
+        rejects = await run_rejects(operator, run.id)
+        reads = await fetch_reads_of_run(operator, run.id)
     console.print(summary_table(snapshot, rejects, reads, console=console))
-    if not snapshot.run.status.is_terminal:
+    if not run.status.is_terminal:
         console.print(
-            f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "
+            f"run {run.id} is not finished ({run.status}); its remaining jobs wait for "
             f"a `smuves worker` (see `smuves run {run.id}`)"
         )
         return ExitCode.FAILED, snapshot
-    console.print(f"run {run.id} {snapshot.run.status} in {elapsed(snapshot)}")
+    console.print(f"run {run.id} {run.status} in {elapsed(snapshot)}")
     return (ExitCode.OK if settled_ok(snapshot) else ExitCode.FAILED), snapshot
 
 
