@@ -340,8 +340,17 @@ def serve_fake(console: Console, scale: float | None) -> int:
             soft_wrap=True,
         )
         return int(ExitCode.USAGE)
-    _stop_on_sigterm()
     host, port = address
+    if not _free(host, port):
+        base_url = f"http://{host}:{port}"
+        taken = (
+            f"the demo's fake portal is serving at {base_url} already"
+            if serves_portal(base_url, DEMO_PORTAL, DEMO_TOKEN)
+            else f"something else listens at {base_url}; stop it first"
+        )
+        console.print(f"make fake: {taken}", highlight=False, soft_wrap=True)
+        return int(ExitCode.USAGE)
+    _stop_on_sigterm()
     with serve_in_subprocess(
         [demo_portal(scale)], demo_fake_config(), host=host, port=port
     ) as fake:

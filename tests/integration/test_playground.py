@@ -122,6 +122,19 @@ async def test_make_fake_serves_the_demo_portal_at_the_recorded_address(tmp_path
     assert sum(totals) == demo.demo_portal(0.01).site_pages
 
 
+async def test_make_fake_again_says_the_fake_is_serving_already(tmp_path: Path) -> None:
+    env_path = tmp_path / ".env"
+    env_path.write_text(
+        f"SMUVES_HUBSPOT_BASE_URL=http://127.0.0.1:{_free_port()}\nSMUVES_DEMO_SCALE=0.01\n"
+    )
+    async with make_fake(env_path) as base_url:
+        again = await run(
+            sys.executable, str(DEMO), "--serve-fake", env={**_env(env_path), "COLUMNS": "300"}
+        )
+    assert again.code == ExitCode.USAGE
+    assert again.stdout == f"make fake: the demo's fake portal is serving at {base_url} already\n"
+
+
 async def test_make_fake_without_a_playground_says_run_the_demo(tmp_path: Path) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
