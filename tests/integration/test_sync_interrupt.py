@@ -20,7 +20,7 @@ SPEC = fake_portal(4300, "3000,0,0,0,0", seed=5)
 pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None, latency_ms=200)
 
 
-class Sync_:
+class SyncProcess:
     """A `smuves sync` subprocess, read line by line."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
@@ -47,7 +47,7 @@ class Sync_:
 
 
 @asynccontextmanager
-async def syncing(sync: Sync) -> AsyncIterator[tuple[Sync_, int]]:
+async def syncing(sync: Sync) -> AsyncIterator[tuple[SyncProcess, int]]:
     """`smuves sync` of the portal's site pages, its fetch job running; the run's id. The
     grace period is an hour: only a hand-back at once ends the sync within the test."""
     portal = await sync.plant_portal()
@@ -62,7 +62,7 @@ async def syncing(sync: Sync) -> AsyncIterator[tuple[Sync_, int]]:
             jobs = await query(sync.db, "sync_jobs_of_portal", portal_id=portal)
             return jobs[0]["run_id"] if jobs and jobs[0]["status"] == "running" else None
 
-        yield Sync_(process), await eventually(running, 60, what="the fetch job running")
+        yield SyncProcess(process), await eventually(running, 60, what="the fetch job running")
     finally:
         if process.returncode is None:
             process.kill()
@@ -70,7 +70,7 @@ async def syncing(sync: Sync) -> AsyncIterator[tuple[Sync_, int]]:
 
 
 async def _job_and_run(db: Database, run_id: int) -> tuple[str, str]:
-    [job] = [j for j in await query(db, "sync_jobs_of_portal", portal_id=4300)]
+    [job] = await query(db, "sync_jobs_of_portal", portal_id=4300)
     [run] = await query(db, "sync_runs_of_portal", portal_id=4300)
     assert (job["run_id"], run["id"]) == (run_id, run_id)
     return job["status"], run["status"]
