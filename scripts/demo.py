@@ -12,6 +12,11 @@
    command run here reads, and `make fake` serves the same fake portal at the same address
    again, so `smuves sync 1001`, `smuves worker` and `smuves serve` work afterwards.
 
+The fake's address is the one .env records (127.0.0.1:8711 on a first run). When something
+listens there already, the demo uses it if it is the demo's fake (`make fake`: its account
+details name portal 1001 for the demo's token); anything else is refused in one line, exit code
+2, and .env is left as it was: the address it records stays the one `make fake` serves.
+
     scripts/demo.py [--scale 0.1]        # a smaller portal, for a quick look
     scripts/demo.py --serve-fake         # `make fake`: the demo's portal, until Ctrl-C
 """
@@ -25,8 +30,8 @@ import secrets
 import signal
 import socket
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -49,15 +54,21 @@ from smuves_sync.errors import ConfigurationError
 from smuves_sync.export_files import export_file_path
 from smuves_sync.models import Export, ExportFormat
 from smuves_sync.settings import Settings
-from smuves_sync.testing.fake_hubspot import PortalSpec, ServerConfig, serve_in_subprocess
+from smuves_sync.testing.fake_hubspot import (
+    PortalSpec,
+    ServerConfig,
+    serve_in_subprocess,
+    serves_portal,
+)
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
 from smuves_sync.workers.follow import RunSnapshot
 
 DEMO_PORTAL = 1001
 DEMO_TOKEN = "demo-private-app-token"
-# Where the fake listens, so that `make fake` can serve it at the same address later (another
-# free port when this one is taken; .env records which).
+# Where the fake listens on a first run; .env records it, so that `make fake` serves it there
+# later and a demo run again finds it there.
 DEMO_FAKE_PORT = 8711
+_LOCAL_HOSTS = ("127.0.0.1", "localhost")
 # The `aud` the playground's `smuves serve` checks: what Supabase's user tokens say.
 DEMO_AUDIENCE = "authenticated"
 SCALE_VARIABLE = "SMUVES_DEMO_SCALE"
@@ -113,15 +124,35 @@ async def _database(settings: Settings) -> AsyncIterator[Settings]:
         yield with_login_urls(settings, url)
 
 
+@contextmanager
+def _fake_portal(
+    console: Console, spec: PortalSpec, host: str, port: int, serving: str | None
+) -> Iterator[str]:
+    """The fake's base URL: `serving` (the demo's fake, already up), else one started here."""
+    if serving is not None:
+        console.print(f"fake HubSpot portal {DEMO_PORTAL} already serving at {serving}: using it")
+        yield serving
+        return
+    with serve_in_subprocess([spec], demo_fake_config(), host=host, port=port) as fake:
+        console.print(f"fake HubSpot portal {DEMO_PORTAL} serving at {fake.base_url}")
+        yield fake.base_url
+
+
 async def run_demo(
-    settings: Settings, console: Console, *, scale: float = 1.0, fake_port: int = 0
+    settings: Settings,
+    console: Console,
+    *,
+    scale: float = 1.0,
+    fake_port: int = 0,
+    fake_host: str = "127.0.0.1",
+    serving: str | None = None,
 ) -> DemoResult:
-    """Start the fake portal, add it, sync it, export its site pages; the outcome."""
+    """Start the fake portal (or use the one `serving` at that URL), add it, sync it, export
+    its site pages; the outcome."""
     started = time.monotonic()
     spec = demo_portal(scale)
-    with serve_in_subprocess([spec], demo_fake_config(), port=fake_port) as fake:
-        console.print(f"fake HubSpot portal {DEMO_PORTAL} serving at {fake.base_url}")
-        demo_settings = settings.model_copy(update={"hubspot_base_url": fake.base_url})
+    with _fake_portal(console, spec, fake_host, fake_port, serving) as base_url:
+        demo_settings = settings.model_copy(update={"hubspot_base_url": base_url})
         async with _database(demo_settings) as ready:
             async with login_database(ready) as db:
                 cipher = TokenCipher(ready.secret_key)
@@ -144,7 +175,7 @@ async def run_demo(
                     console=console,
                 )
     written = export_file_path(settings.export_dir, export) if export is not None else None
-    return DemoResult(code, fetch, export, time.monotonic() - started, fake.base_url, written)
+    return DemoResult(code, fetch, export, time.monotonic() - started, base_url, written)
 
 
 def print_summary(console: Console, result: DemoResult) -> None:
@@ -214,28 +245,83 @@ def write_playground(path: Path, settings: Settings, base_url: str, scale: float
     )
 
 
-def print_playground(console: Console, path: Path, base_url: str) -> None:
-    """The closing lines: what the demo left behind and what to run next."""
+def print_playground(console: Console, path: Path, base_url: str, *, kept: bool = False) -> None:
+    """The closing lines: what the demo left behind and what to run next (`kept`: the fake it
+    used was serving before it and still is)."""
+    fake = (
+        f"The fake portal at {base_url} keeps serving (make fake); with it:\n"
+        if kept
+        else f"Keep the fake portal serving at {base_url} with [bold]make fake[/] (another "
+        "terminal), then:\n"
+    )
     console.print(
         f"\nThe settings this demo used are in [bold]{path}[/], read by every `smuves` command "
-        "run here.\n"
-        f"Keep the fake portal serving at {base_url} with [bold]make fake[/] (another "
-        "terminal), then:\n"
+        f"run here.\n{fake}"
         "  .venv/bin/smuves sync 1001     fetch the portal again, with progress bars\n"
         "  .venv/bin/smuves worker        work queued fetches and exports until Ctrl-C\n"
-        "  .venv/bin/smuves serve         the HTTP API on :8000 (README: HTTP API)",
+        "  .venv/bin/smuves serve         the HTTP API on :8000 (README: HTTP API)\n"
+        "  .venv/bin/smuves dev token     a bearer token for the HTTP API",
         highlight=False,
     )
 
 
-def _port_or_any(port: int) -> int:
-    """`port` if nothing listens there on 127.0.0.1, else 0 (any free port)."""
+def local_fake_address(base_url: str) -> tuple[str, int] | None:
+    """Host and port of `base_url` when it is a local fake's address (http, loopback, a port)."""
+    url = urlsplit(base_url)
+    if url.scheme != "http" or url.hostname not in _LOCAL_HOSTS or not url.port:
+        return None
+    return url.hostname, url.port
+
+
+def _free(host: str, port: int) -> bool:
+    """True when nothing listens at host:port (probed as the fake binds: SO_REUSEADDR, so the
+    connections an earlier fake left in TIME_WAIT do not count)."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind(("127.0.0.1", port))
+            probe.bind((host, port))
         except OSError:
-            return 0
-    return port
+            return False
+    return True
+
+
+def _recorded_scale(path: Path | None) -> float | None:
+    """The scale of the demo's portal the environment or .env records, if any."""
+    recorded = dotenv_values(path) if path is not None and path.exists() else {}
+    text = os.environ.get(SCALE_VARIABLE) or recorded.get(SCALE_VARIABLE)
+    return float(text) if text else None
+
+
+@dataclass(frozen=True)
+class FakePlan:
+    """Where the demo's fake is: to be started at host:port, or `serving` there already."""
+
+    host: str
+    port: int
+    serving: str | None
+    scale: float
+
+
+def plan_fake(settings: Settings, path: Path | None, scale: float | None) -> FakePlan | str:
+    """Where this demo's fake goes: the address .env records (else 127.0.0.1:8711), started
+    there, or used as it is when the demo's fake serves there already; or why it cannot be."""
+    host, port = local_fake_address(settings.hubspot_base_url) or ("127.0.0.1", DEMO_FAKE_PORT)
+    base_url = f"http://{host}:{port}"
+    if _free(host, port):
+        return FakePlan(host, port, None, 1.0 if scale is None else scale)
+    if not serves_portal(base_url, DEMO_PORTAL, DEMO_TOKEN):
+        return (
+            f"cannot serve the demo's fake HubSpot at {base_url}: something else listens there; "
+            f"stop it, or set SMUVES_HUBSPOT_BASE_URL in {path or '.env'} to a free local port"
+        )
+    # `make fake` serves the portal at the recorded scale: the demo takes that one.
+    serving_scale = _recorded_scale(path) or 1.0
+    if scale is not None and scale != serving_scale:
+        return (
+            f"the demo's fake at {base_url} serves the portal at scale {serving_scale:g}, not "
+            f"{scale:g}: stop it (make fake) to run the demo at scale {scale:g}"
+        )
+    return FakePlan(host, port, base_url, serving_scale)
 
 
 def _stop_on_sigterm() -> None:
@@ -248,21 +334,29 @@ def _stop_on_sigterm() -> None:
 def serve_fake(console: Console, scale: float | None) -> int:
     """`make fake`: the demo's portal at the address in the settings, until Ctrl-C/SIGTERM."""
     settings = load_settings()
-    path = env_file()
-    recorded = dotenv_values(path) if path is not None and path.exists() else {}
     if scale is None:
-        scale = float(os.environ.get(SCALE_VARIABLE) or recorded.get(SCALE_VARIABLE) or 1.0)
-    url = urlsplit(settings.hubspot_base_url)
-    if url.scheme != "http" or url.hostname not in ("127.0.0.1", "localhost") or not url.port:
+        scale = _recorded_scale(env_file()) or 1.0
+    address = local_fake_address(settings.hubspot_base_url)
+    if address is None:
         console.print(
             f"SMUVES_HUBSPOT_BASE_URL is {settings.hubspot_base_url}, not a local fake: run "
             "`make demo` first (it records the fake's address in .env)",
             soft_wrap=True,
         )
         return int(ExitCode.USAGE)
+    host, port = address
+    if not _free(host, port):
+        base_url = f"http://{host}:{port}"
+        taken = (
+            f"the demo's fake portal is serving at {base_url} already"
+            if serves_portal(base_url, DEMO_PORTAL, DEMO_TOKEN)
+            else f"something else listens at {base_url}; stop it first"
+        )
+        console.print(f"make fake: {taken}", highlight=False, soft_wrap=True)
+        return int(ExitCode.USAGE)
     _stop_on_sigterm()
     with serve_in_subprocess(
-        [demo_portal(scale)], demo_fake_config(), host=url.hostname, port=url.port
+        [demo_portal(scale)], demo_fake_config(), host=host, port=port
     ) as fake:
         console.print(
             f"fake HubSpot portal {DEMO_PORTAL} (token {DEMO_TOKEN}) serving at {fake.base_url}; "
@@ -287,9 +381,13 @@ def main() -> int:
     console = Console()
     if args.serve_fake:
         return serve_fake(console, args.scale)
-    scale = 1.0 if args.scale is None else args.scale
     # The environment, then .env: a demo run again keeps the key its portal's token is under.
     settings = playground_settings(load_settings())
+    path = env_file()
+    plan = plan_fake(settings, path, args.scale)
+    if isinstance(plan, str):
+        console.print(plan, highlight=False, soft_wrap=True)
+        return int(ExitCode.USAGE)
     try:
         TokenCipher(settings.secret_key)
         if settings.database_url is not None:  # the embedded server's logins are derived
@@ -300,13 +398,20 @@ def main() -> int:
     configure_logging(console)
     if settings.database_url is None:
         console.print(f"starting the embedded Postgres under {settings.data_dir}")
-    fake_port = _port_or_any(DEMO_FAKE_PORT)
-    result = asyncio.run(run_demo(settings, console, scale=scale, fake_port=fake_port))
+    result = asyncio.run(
+        run_demo(
+            settings,
+            console,
+            scale=plan.scale,
+            fake_host=plan.host,
+            fake_port=plan.port,
+            serving=plan.serving,
+        )
+    )
     print_summary(console, result)
-    path = env_file()
     if path is not None:
-        write_playground(path, settings, result.hubspot_base_url, scale)
-        print_playground(console, path, result.hubspot_base_url)
+        write_playground(path, settings, result.hubspot_base_url, plan.scale)
+        print_playground(console, path, result.hubspot_base_url, kept=plan.serving is not None)
     return int(result.code)
 
 

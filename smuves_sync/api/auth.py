@@ -3,6 +3,7 @@
     verifier = TokenVerifier(settings.jwt_secret, audience="authenticated")
     principal = verifier.verify(token)      # -> Principal(user_id, email, …) or 401
     principal = verifier.from_header(request.headers.get("authorization"))
+    token = mint_token(settings.jwt_secret, user_id, email, audience="authenticated")  # dev only
 
 `sub` must be the user's uuid and `exp` must be present and in the future. `aud` must be
 ``SMUVES_JWT_AUDIENCE`` (Supabase's user tokens say "authenticated"); a verifier without an
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import jwt
@@ -123,6 +124,32 @@ class TokenVerifier:
         if scheme.lower() != "bearer" or not credentials.strip():
             raise unauthenticated("an Authorization: Bearer <token> header is required")
         return self.verify(credentials.strip())
+
+
+def mint_token(
+    secret: SecretStr,
+    user_id: uuid.UUID,
+    email: str,
+    *,
+    audience: str | None,
+    lifetime: timedelta = timedelta(hours=12),
+    now: datetime | None = None,
+) -> str:
+    """A token `TokenVerifier` accepts for `user_id`, its `email` verified, signed with
+    `secret`: for a development playground (`smuves dev token`); in production the identity
+    provider issues them."""
+    issued = now or datetime.now(UTC)
+    claims: dict[str, object] = {
+        "sub": str(user_id),
+        "email": email,
+        "email_verified": True,
+        "role": "authenticated",
+        "iat": int(issued.timestamp()),
+        "exp": int((issued + lifetime).timestamp()),
+    }
+    if audience:
+        claims["aud"] = audience
+    return jwt.encode(claims, secret.get_secret_value(), algorithm="HS256")
 
 
 _bearer = HTTPBearer(

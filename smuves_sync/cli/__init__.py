@@ -8,6 +8,7 @@ from smuves_sync.cli.admin import admin
 from smuves_sync.cli.common import refuse_undecodable
 from smuves_sync.cli.dashboard import dashboard
 from smuves_sync.cli.db import db
+from smuves_sync.cli.dev import dev
 from smuves_sync.cli.export import export
 from smuves_sync.cli.history import changes, diff, history
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
@@ -41,6 +42,7 @@ cli.add_command(export)
 cli.add_command(serve)
 cli.add_command(dashboard)
 cli.add_command(secret_key)
+cli.add_command(dev)
 for _command in (*OPS_COMMANDS, admin, schedule, history, diff, changes):
     cli.add_command(_command)
 

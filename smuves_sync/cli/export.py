@@ -58,7 +58,7 @@ async def export_portal(
         async with db.for_portal(portal_id) as scoped:
             export = await export_of_run(scoped, run.id, ContentType(wanted))
     if export is None or not settled_ok(snapshot):
-        console.print(summary_table(snapshot))
+        console.print(summary_table(snapshot, console=console))
         return ExitCode.FAILED, export
     written = export_file_path(settings.export_dir, export)
     if out is not None:

@@ -12,6 +12,8 @@ JSON shapes (times ISO 8601 with offset, durations in seconds, ids as numbers):
             (`run`: the objects HubSpot sent that the run could not store)
     stats   {depth: [{kind, status, jobs}], pending: [{kind, due, waiting,
              oldest_due_age_seconds}], expired_leases: [{job…, silent_for_seconds}]}
+    portal  {id, name, owner_id, owner_email, created_at, has_token, members,
+             last_sync: {run_id, content_type, status, finished_at} | null}
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from smuves_sync.db.fetch_reads import FetchRead
+from smuves_sync.db.portals import PortalSummary, TypeFetchState
 from smuves_sync.db.rejects import RunRejects
 from smuves_sync.db.runs import RunOverview
 from smuves_sync.db.stats import QueueStats
@@ -156,6 +159,30 @@ def stats_json(stats: QueueStats) -> dict[str, JSONValue]:
 def schedule_json(schedule: Schedule) -> dict[str, JSONValue]:
     """A schedule as a JSON object."""
     return record_json(schedule, rename={"cron_expression": "cron"})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PortalListed:
+    """A portal for `smuves portal list`: its summary and its last finished fetch of a type."""
+
+    summary: PortalSummary
+    last_fetch: TypeFetchState | None
+
+
+def portal_json(listed: PortalListed) -> dict[str, JSONValue]:
+    """A listed portal as a JSON object."""
+    last = listed.last_fetch
+    return {
+        **record_json(listed.summary),
+        "last_sync": None
+        if last is None
+        else {
+            "run_id": last.last_run_id,
+            "content_type": last.content_type,
+            "status": last.last_status,
+            "finished_at": last.last_finished_at,
+        },
+    }
 
 
 def echo_records(
@@ -313,6 +340,22 @@ def stats_tables(stats: QueueStats) -> list[Table]:
             f"{job.attempts}/{job.max_attempts}",
         )
     return [depth, pending, expired]
+
+
+def portals_table(portals: Sequence[PortalListed]) -> Table:
+    """Portals with their owner, members and last fetch."""
+    table = Table(title="portals", title_justify="left")
+    for header in ("portal", "name", "owner", "members", "last sync"):
+        table.add_column(
+            header, no_wrap=header != "name", justify="right" if header == "members" else "left"
+        )
+    for listed in portals:
+        portal, last = listed.summary, listed.last_fetch
+        fetched = (
+            "never" if last is None else f"{when(last.last_finished_at)} (run {last.last_run_id})"
+        )
+        table.add_row(str(portal.id), portal.name, portal.owner_email, str(portal.members), fetched)
+    return table
 
 
 def schedules_table(schedules: Iterable[Schedule]) -> Table:

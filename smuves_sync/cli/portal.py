@@ -1,4 +1,5 @@
-"""`smuves portal add`: register a HubSpot portal and store its token, encrypted.
+"""`smuves portal add`: register a HubSpot portal and store its token, encrypted;
+`smuves portal list`: every portal, its owner, how many members it has and its last sync.
 
 The token is a HubSpot private app token, read from SMUVES_HUBSPOT_TOKEN or, with
 --token-stdin, from standard input (so it stays out of shell history and `ps`). It is
@@ -26,19 +27,23 @@ from uuid import UUID
 import click
 from pydantic import SecretStr
 
+from smuves_sync.cli import ops_output as out
 from smuves_sync.cli.common import ID, ExitCode, command_error, run_async
+from smuves_sync.cli.ops import with_database
 from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.portals import (
     PortalOwnership,
     app_user_ensure,
+    portal_fetch_state,
     portal_ownership,
+    portal_page,
     portal_store,
     portal_transfer,
 )
 from smuves_sync.errors import InvalidInput
 from smuves_sync.hubspot.client import verify_portal_token
-from smuves_sync.models import Portal
+from smuves_sync.models import ContentType, Portal
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 
@@ -82,7 +87,8 @@ class PortalAdded:
         )
 
 
-def _email(value: str | None, option: str) -> str | None:
+def valid_email(value: str | None, option: str) -> str | None:
+    """`value` stripped, or None; `InvalidInput` naming `option` when it is no email address."""
     if value is None:
         return None
     # Lower-cased by the database, the one place emails are normalised.
@@ -139,8 +145,8 @@ def _checked(
     secret = token.get_secret_value().strip()
     if not secret:
         raise InvalidInput("the HubSpot token is empty")
-    owner = _email(owner_email, "--owner")
-    new_owner = _email(transfer_to, "--transfer-to")
+    owner = valid_email(owner_email, "--owner")
+    new_owner = valid_email(transfer_to, "--transfer-to")
     if owner is not None and new_owner is not None and owner.lower() != new_owner.lower():
         raise InvalidInput("--owner and --transfer-to name different people; give one")
     return SecretStr(secret), owner, new_owner
@@ -266,3 +272,34 @@ def add(
             )
 
     click.echo(run_async(main()).describe())
+
+
+_PAGE = 500
+
+
+async def list_portals(db: Database) -> list[out.PortalListed]:
+    """Every portal by id, with its last finished fetch of any type."""
+    listed: list[out.PortalListed] = []
+    after: int | None = None
+    while page := await portal_page(db, after_id=after, limit=_PAGE):
+        states = await portal_fetch_state(db, [p.id for p in page], list(ContentType))
+        for summary in page:
+            finished = [
+                s for s in states if s.portal_id == summary.id and s.last_finished_at is not None
+            ]
+            last = max(
+                finished, key=lambda s: s.last_finished_at or summary.created_at, default=None
+            )
+            listed.append(out.PortalListed(summary, last))
+        after = page[-1].id
+    return listed
+
+
+@portal.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def list_(as_json: bool) -> None:
+    """List portals: id, name, owner, members and last sync."""
+    found = with_database(list_portals)
+    out.echo_records(
+        found, as_json, to_json=out.portal_json, table=out.portals_table, none="no portals"
+    )

@@ -7,8 +7,11 @@ the database, so their work shows too). One bar per content type shows processed
 a fetch's jobs usually carry their totals from the start (counted as the run was started),
 else the total appears as soon as the job has counted its type (an incremental read: what
 changed, counted by its first requests to HubSpot). A job ends with its total equal to what it
-processed, so every bar ends full. SIGINT or SIGTERM stops the
-runner gracefully: its jobs are handed back with their cursors for a worker to finish.
+processed, so every bar ends full.
+
+The first SIGINT (Ctrl-C) or SIGTERM stops the runner and says so: its running jobs are handed
+back at once, with their cursors, for a worker to finish (the run stays open). A second one
+also stops the run (`stop_run`), once they are handed back: its open jobs end stopped.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -33,7 +37,7 @@ from rich.table import Table
 
 from smuves_sync.db import Database
 from smuves_sync.db.fetch_reads import FetchRead
-from smuves_sync.db.rejects import NO_REJECTS, RunRejects
+from smuves_sync.db.rejects import NO_REJECTS, RejectCount, RunRejects
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
@@ -96,6 +100,36 @@ class _Bars:
             self.progress.update(task, completed=job.processed, total=job.total, status=status)
 
 
+class _Interrupts:
+    """Ctrl-C (or SIGTERM) while a run is worked here: the first hands the running jobs back
+    at once, the second asks for the run to be stopped as well."""
+
+    def __init__(self, runner: Runner, console: Console, run_id: int, can_stop: bool) -> None:
+        self.runner = runner
+        self.console = console
+        self.run_id = run_id
+        self.can_stop = can_stop
+        self.count = 0
+
+    @property
+    def stop_run(self) -> bool:
+        """True when the run is to be stopped once its jobs are handed back."""
+        return self.can_stop and self.count >= 2
+
+    def __call__(self) -> None:
+        self.count += 1
+        if self.count == 1:
+            jobs = len(self.runner.active_jobs)
+            again = f" (Ctrl-C again stops run {self.run_id})" if self.can_stop else ""
+            self.console.print(
+                f"stopping: handing back {jobs} job{'' if jobs == 1 else 's'}…{again}",
+                highlight=False,
+            )
+            self.runner.request_stop(at_once=True)
+        elif self.count == 2 and self.can_stop:
+            self.console.print(f"stopping run {self.run_id}: its open jobs end stopped")
+
+
 async def work_run(
     db: Database,
     conninfo: str,
@@ -105,10 +139,12 @@ async def work_run(
     concurrency: int,
     console: Console,
     limits: RateLimitRegistry | None = None,
+    stop_run: Callable[[], Awaitable[object]] | None = None,
 ) -> RunSnapshot:
     """Work `run` here until it settles (or is interrupted); its last snapshot.
 
     `limits`: the process's HubSpot budgets, when something else here already uses them.
+    `stop_run`: stops the run, after a second Ctrl-C (without it, a second one does nothing).
     """
     portal_id, run_id = run.portal_id, run.id
     runner = Runner(
@@ -122,8 +158,9 @@ async def work_run(
         limits=limits,
     )
     loop = asyncio.get_running_loop()
+    interrupts = _Interrupts(runner, console, run_id, can_stop=stop_run is not None)
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, runner.request_stop)
+        loop.add_signal_handler(signum, interrupts)
     bars = _Bars(console)
 
     async def refresh() -> None:
@@ -142,6 +179,8 @@ async def work_run(
                 painter.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await painter
+            if stop_run is not None and interrupts.stop_run:
+                await stop_run()
             snapshot = await run_snapshot(db, portal_id, run_id)
             bars.show(snapshot)
     finally:
@@ -150,48 +189,98 @@ async def work_run(
     return snapshot
 
 
+# The columns of the summary, and those shown when the terminal is too narrow for all of them.
+_NUMBERS = frozenset(
+    ("processed", "total", "not stored", "stored", "requests", "changed", "deleted", "unchanged")
+)
+_WIDE = (
+    "type",
+    "status",
+    "read",
+    "processed",
+    "total",
+    "not stored",
+    "requests",
+    "changed",
+    "deleted",
+    "unchanged",
+    "attempts",
+    "note",
+)
+_UNBOUNDED = 10_000
+_NARROW = ("type", "status", "stored", "changed", "requests", "note")
+
+
+def _summary_cells(job: Job, count: RejectCount | None, read: FetchRead | None) -> dict[str, str]:
+    """Every column's cell of one job's row."""
+    why = read.reason if read is not None and read.mode == "full" else ""
+    note = job.last_error or (count.reason if count else "") or why
+    rejected = count.objects if count else 0
+    costs = {"requests": "", "changed": "", "deleted": "", "unchanged": ""}
+    if read is not None:
+        costs = {
+            "requests": f"{read.requests:,}",
+            "changed": f"{read.changed:,}",
+            "deleted": f"{read.deleted:,}",
+            "unchanged": f"{read.unchanged:,}",
+        }
+    return {
+        "type": str(job.content_type),
+        "status": f"[{_STATUS_STYLE.get(job.status, '')}]{job.status}[/]",
+        "read": "" if read is None else read.mode,
+        "processed": f"{job.processed:,}",
+        "total": "?" if job.total is None else f"{job.total:,}",
+        "not stored": f"{rejected:,}",
+        "stored": f"{max(job.processed - rejected, 0):,}",
+        **costs,
+        "attempts": f"{job.attempts}/{job.max_attempts}",
+        "note": note if len(note) <= 160 else note[:157] + "...",
+    }
+
+
+def _table(title: str, columns: Sequence[str], rows: Sequence[dict[str, str]]) -> Table:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, justify="right" if column in _NUMBERS else "left")
+    for cells in rows:
+        table.add_row(*(cells[column] for column in columns))
+    return table
+
+
+def _fits(console: Console, table: Table) -> bool:
+    """True when `console` is wide enough for every cell of `table` with no word broken."""
+    # Measured on an unbounded width: rich clamps a measurement to the width it is given.
+    unbounded = console.options.update_width(_UNBOUNDED)
+    return Measurement.get(console, unbounded, table).minimum <= console.width
+
+
 def summary_table(
-    snapshot: RunSnapshot, rejects: RunRejects = NO_REJECTS, reads: Sequence[FetchRead] = ()
+    snapshot: RunSnapshot,
+    rejects: RunRejects = NO_REJECTS,
+    reads: Sequence[FetchRead] = (),
+    *,
+    console: Console | None = None,
 ) -> Table:
     """One row per job: type, status, processed / total, objects not stored, how it read (full
     or incremental, requests made, objects changed, deleted, unchanged), attempts, last error
     (or why objects were not stored, or why it read in full); the caption says how many could
-    not be stored."""
+    not be stored. On a `console` too narrow for every column unbroken: type, status, stored,
+    changed, requests and note only, and the caption says `smuves run N` shows the rest."""
     run = snapshot.run
-    table = Table(title=f"{run.kind} run {run.id} of portal {run.portal_id}: {run.status}")
-    numbers = ("processed", "total", "not stored", "requests", "changed", "deleted", "unchanged")
-    for column in ("type", "status", "read", *numbers, "attempts", "note"):
-        table.add_column(column, justify="right" if column in numbers else "left")
+    title = f"{run.kind} run {run.id} of portal {run.portal_id}: {run.status}"
     rejected = {count.content_type: count for count in rejects.by_type}
     by_job = {read.job_id: read for read in reads}
-    for job in snapshot.jobs:
-        count = rejected.get(job.content_type)
-        read = by_job.get(job.id)
-        why = read.reason if read is not None and read.mode == "full" else ""
-        note = job.last_error or (count.reason if count else "") or why
-        costs = (
-            ("",) * 4
-            if read is None
-            else (
-                f"{read.requests:,}",
-                f"{read.changed:,}",
-                f"{read.deleted:,}",
-                f"{read.unchanged:,}",
-            )
-        )
-        table.add_row(
-            str(job.content_type),
-            f"[{_STATUS_STYLE.get(job.status, '')}]{job.status}[/]",
-            "" if read is None else read.mode,
-            f"{job.processed:,}",
-            "?" if job.total is None else f"{job.total:,}",
-            f"{count.objects:,}" if count else "0",
-            *costs,
-            f"{job.attempts}/{job.max_attempts}",
-            note if len(note) <= 160 else note[:157] + "...",
-        )
-    if rejects.note:
-        table.caption = f"{rejects.note} (see `smuves run {run.id}`)"
+    rows = [
+        _summary_cells(job, rejected.get(job.content_type), by_job.get(job.id))
+        for job in snapshot.jobs
+    ]
+    table = _table(title, _WIDE, rows)
+    notes = [f"{rejects.note} (see `smuves run {run.id}`)"] if rejects.note else []
+    if console is not None and not _fits(console, table):
+        table = _table(title, _NARROW, rows)
+        notes.append(f"`smuves run {run.id}` shows the rest of the columns")
+    if notes:
+        table.caption = "; ".join(notes)
     return table
 
 

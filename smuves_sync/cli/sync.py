@@ -11,7 +11,8 @@ completed; 1 it partially failed, failed or did not finish here; 2 usage or conf
 error, or a portal whose token HubSpot refused (PORTAL_NEEDS_RECONNECT: nothing is started;
 a refused token is asked one count, then the portal is marked until it is reconnected); 3
 ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait
-the run is only enqueued, for `smuves worker` processes to work.
+the run is only enqueued, for `smuves worker` processes to work. Ctrl-C hands the running jobs
+back at once for a worker to finish (the run stays open); a second Ctrl-C stops the run.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from smuves_sync.cli.session import (
 from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.portals import portal_mark_token_refused
 from smuves_sync.db.rejects import run_rejects
+from smuves_sync.db.runs import run_operator_stop
 from smuves_sync.errors import PortalNeedsReconnect
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
@@ -62,6 +64,12 @@ async def count_as_operator(
         async with login_database(settings) as operator:
             await portal_mark_token_refused(operator, portal_id)
         raise
+
+
+async def stop_as_operator(settings: Settings, run_id: int) -> None:
+    """Stop the run (its open jobs end stopped) with the login role's right to any run."""
+    async with login_database(settings) as operator:
+        await run_operator_stop(operator, run_id)
 
 
 def _with_total(job: Job) -> str:
@@ -111,20 +119,35 @@ async def sync_portal(
             console.print("enqueued; `smuves worker` processes will work it")
             return ExitCode.OK, None
         snapshot = await work_run(
-            db, conninfo, settings, run, concurrency=concurrency, console=console, limits=limits
+            db,
+            conninfo,
+            settings,
+            run,
+            concurrency=concurrency,
+            console=console,
+            limits=limits,
+            stop_run=lambda: stop_as_operator(settings, run.id),
         )
-        # As the operator: a worker's login reads rejected objects only under a job's lease.
-        async with login_database(settings) as operator:
-            rejects = await run_rejects(operator, run.id)
-            reads = await fetch_reads_of_run(operator, run.id)
-    console.print(summary_table(snapshot, rejects, reads))
-    if not snapshot.run.status.is_terminal:
+        return await _finish(settings, snapshot, console)
+
+
+async def _finish(
+    settings: Settings, snapshot: RunSnapshot, console: Console
+) -> tuple[ExitCode, RunSnapshot]:
+    """Print the run's summary and how it ended; the exit code."""
+    run = snapshot.run
+    # As the operator: a worker's login reads rejected objects only under a job's lease.
+    async with login_database(settings) as operator:
+        rejects = await run_rejects(operator, run.id)
+        reads = await fetch_reads_of_run(operator, run.id)
+    console.print(summary_table(snapshot, rejects, reads, console=console))
+    if not run.status.is_terminal:
         console.print(
-            f"run {run.id} is not finished ({snapshot.run.status}); its remaining jobs wait for "
+            f"run {run.id} is not finished ({run.status}); its remaining jobs wait for "
             f"a `smuves worker` (see `smuves run {run.id}`)"
         )
         return ExitCode.FAILED, snapshot
-    console.print(f"run {run.id} {snapshot.run.status} in {elapsed(snapshot)}")
+    console.print(f"run {run.id} {run.status} in {elapsed(snapshot)}")
     return (ExitCode.OK if settled_ok(snapshot) else ExitCode.FAILED), snapshot
 
 

@@ -3,6 +3,7 @@
     portal = await portal_get(db, 123)                          # Portal | None (as visible)
     refused = await portal_needs_reconnect(db, 123)             # bool, None: no portal (any role)
     owner = await app_user_ensure(db, "ops@example.com")        # created (invited) when missing
+    user = await app_user_for_token(db, email=None, portal_id=123)  # its owner (`dev token`)
 
 The operator's side (`smuves portal add`, login role), inside one transaction::
 
@@ -79,6 +80,9 @@ class PortalSummary:
         """True once HubSpot refused the stored token."""
         return self.token_rejected_at is not None
 
+    # its members, the owner among them
+    members: int
+
 
 @dataclass(frozen=True, slots=True)
 class TypeFetchState:
@@ -122,6 +126,24 @@ async def app_user_ensure(db: Database, email: str, *, invited: bool = True) -> 
     params = {"email": email, "invited": invited}
     user_id: uuid.UUID = await db.only("app_user_ensure", params, row=scalar_row)
     return user_id
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUser:
+    """A user a development token may be signed for, and whether they are the portal's member."""
+
+    id: uuid.UUID
+    email: str
+    member: bool
+
+
+async def app_user_for_token(
+    db: Database, *, email: str | None, portal_id: int | None
+) -> TokenUser | None:
+    """The user with `email` or, when None, the owner of `portal_id`; `member` says whether
+    they are a member of `portal_id` (True when that is None). None: no such user or portal."""
+    params = {"email": email, "portal_id": portal_id}
+    return await db.one("app_user_for_token", params, row=model_row(TokenUser))
 
 
 @dataclass(frozen=True, slots=True)

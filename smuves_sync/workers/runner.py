@@ -16,8 +16,9 @@
 - The handler's exception becomes a retry with backoff, a park (daily limit; a token under a
   key this process lacks, logged once a portal), a failure, or its whole run's (`failures`).
 - `request_stop` (SIGTERM): stop claiming, let running jobs finish for
-  ``shutdown_grace_seconds``, then cancel the rest and hand them back (`release`: no
-  attempt spent, cursor kept) before returning.
+  ``shutdown_grace_seconds`` (not at all with `at_once`, or once it is asked again so), then
+  cancel the rest and hand them back (`release`: no attempt spent, cursor kept) before
+  returning.
 - Database trouble (a restart, a dropped connection) is logged and retried with backoff; the
   pool replaces dead connections, so the runner goes on when the server is back.
 - No single row ends the loop: a periodic duty or a claim that fails unexpectedly (a row this
@@ -119,6 +120,7 @@ class Runner:
         self.queue = Queue(db, settings, worker_id=self.worker_id)
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
+        self._at_once = asyncio.Event()
         self._releasing = False
         self._active: dict[int, asyncio.Task[None]] = {}
         self._handler_tasks: dict[int, asyncio.Task[None]] = {}
@@ -128,11 +130,14 @@ class Runner:
 
     # -- control --------------------------------------------------------------------------
 
-    def request_stop(self) -> None:
-        """Stop claiming; running jobs get the grace period, then are handed back."""
+    def request_stop(self, *, at_once: bool = False) -> None:
+        """Stop claiming; running jobs get the grace period (none `at_once`), then are handed
+        back."""
         if not self._stopping.is_set():
             log.info("worker %s stopping", self.worker_id)
         self._stopping.set()
+        if at_once:
+            self._at_once.set()
         self._wake.set()
 
     @property
@@ -370,9 +375,14 @@ class Runner:
         if not self._active:
             return
         grace = self.settings.shutdown_grace_seconds
-        log.info("waiting up to %.0fs for %d running job(s)", grace, len(self._active))
-        if grace > 0:
-            await asyncio.wait(list(self._active.values()), timeout=grace)
+        if grace > 0 and not self._at_once.is_set():
+            log.info("waiting up to %.0fs for %d running job(s)", grace, len(self._active))
+            # Whichever is first: every job done, the grace over, or a stop asked at once.
+            done = asyncio.ensure_future(asyncio.wait(list(self._active.values())))
+            asked = asyncio.ensure_future(self._at_once.wait())
+            await asyncio.wait((done, asked), timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+            done.cancel()  # the jobs go on: cancelling a wait leaves what it waits for alone
+            asked.cancel()
         if not self._active:
             return
         self._releasing = True

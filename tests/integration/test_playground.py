@@ -15,14 +15,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+from dotenv import dotenv_values
 from pydantic import SecretStr
 from rich.console import Console
 
 from smuves_sync.cli.common import ExitCode
 from smuves_sync.settings import Settings
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import new_secret_key
 from tests.integration.test_demo import DEMO, load_demo
-from tests.logins import runtime_urls
+from tests.logins import runtime_env, runtime_urls
+from tests.support import run, smuves
 
 
 def _free_port() -> int:
@@ -119,6 +122,19 @@ async def test_make_fake_serves_the_demo_portal_at_the_recorded_address(tmp_path
     assert sum(totals) == demo.demo_portal(0.01).site_pages
 
 
+async def test_make_fake_again_says_the_fake_is_serving_already(tmp_path: Path) -> None:
+    env_path = tmp_path / ".env"
+    env_path.write_text(
+        f"SMUVES_HUBSPOT_BASE_URL=http://127.0.0.1:{_free_port()}\nSMUVES_DEMO_SCALE=0.01\n"
+    )
+    async with make_fake(env_path) as base_url:
+        again = await run(
+            sys.executable, str(DEMO), "--serve-fake", env={**_env(env_path), "COLUMNS": "300"}
+        )
+    assert again.code == ExitCode.USAGE
+    assert again.stdout == f"make fake: the demo's fake portal is serving at {base_url} already\n"
+
+
 async def test_make_fake_without_a_playground_says_run_the_demo(tmp_path: Path) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -167,3 +183,60 @@ async def test_smuves_sync_1001_works_right_after_the_demo(db_url: str, tmp_path
         out, _ = await asyncio.wait_for(process.communicate(), 120)
     assert process.returncode == 0, out.decode()
     assert "completed" in out.decode()
+
+
+def _demo_env(env_path: Path, db_url: str) -> dict[str, str]:
+    """`make demo`'s shell: the env file, this test's database and its runtime logins."""
+    return {
+        **_env(env_path),
+        "SMUVES_DATABASE_URL": db_url,
+        **runtime_env(db_url),
+        "SMUVES_POLL_INTERVAL_SECONDS": "0.2",
+        "COLUMNS": "300",
+    }
+
+
+@pytest.mark.slow
+async def test_a_demo_run_again_uses_the_fake_make_fake_serves(db_url: str, tmp_path: Path) -> None:
+    env_path = tmp_path / ".env"
+    address = f"http://127.0.0.1:{_free_port()}"
+    env_path.write_text(f"SMUVES_HUBSPOT_BASE_URL={address}\n")
+    env = _demo_env(env_path, db_url)
+    first = await run(sys.executable, str(DEMO), "--scale", "0.01", env=env, cwd=tmp_path)
+    assert first.code == 0, first.stdout + first.stderr
+    assert dotenv_values(env_path)["SMUVES_HUBSPOT_BASE_URL"] == address
+
+    async with make_fake(env_path) as base_url:
+        assert base_url == address
+        # At another size than the one serving: refused in one line, .env untouched.
+        before = env_path.read_text()
+        other = await run(sys.executable, str(DEMO), "--scale", "0.5", env=env, cwd=tmp_path)
+        assert other.code == ExitCode.USAGE
+        assert other.stdout.strip().count("\n") == 0 and "scale 0.01" in other.stdout
+        assert env_path.read_text() == before
+
+        again = await run(sys.executable, str(DEMO), env=env, cwd=tmp_path)
+        assert again.code == 0, again.stdout + again.stderr
+        assert f"already serving at {address}" in again.stdout
+        assert dotenv_values(env_path)["SMUVES_HUBSPOT_BASE_URL"] == address
+        assert dotenv_values(env_path)["SMUVES_DEMO_SCALE"] == "0.01"
+        # `make fake` outlived the demo: the commands after it reach it.
+        done = await smuves(env, "sync", "1001")
+        assert done.code == 0, done.stdout + done.stderr
+
+
+async def test_the_demo_refuses_an_address_where_something_else_listens(
+    db_url: str, tmp_path: Path
+) -> None:
+    env_path = tmp_path / ".env"
+    someone_else = FakeHubSpot([PortalSpec(portal_id=7, token="not-the-demo")], ServerConfig())
+    with serve_in_thread(someone_else) as base_url:
+        env_path.write_text(f"SMUVES_HUBSPOT_BASE_URL={base_url}\nMY_OWN=line\n")
+        before = env_path.read_text()
+        done = await run(
+            sys.executable, str(DEMO), "--scale", "0.01", env=_demo_env(env_path, db_url)
+        )
+    assert done.code == ExitCode.USAGE, done.stdout
+    assert done.stdout.strip().count("\n") == 0, done.stdout
+    assert f"cannot serve the demo's fake HubSpot at {base_url}" in done.stdout
+    assert env_path.read_text() == before

@@ -87,3 +87,7 @@ FROM public.fetch_reads AS f WHERE f.portal_id = %(portal_id)s ORDER BY f.job_id
 UPDATE public.content_syncs
 SET last_full_listing_at = last_full_listing_at - make_interval(days => %(days)s)
 WHERE portal_id = %(portal_id)s
+
+-- name: sync_lock_jobs_of_run
+-- A run's jobs locked until the test's transaction ends: a worker's writes to them wait.
+SELECT id FROM public.jobs WHERE run_id = %(run_id)s ORDER BY id FOR UPDATE

@@ -52,6 +52,21 @@ INSERT INTO public.app_users (email, invited) VALUES (lower(btrim(%(email)s)), %
 ON CONFLICT (email) DO UPDATE SET email = excluded.email
 RETURNING id
 
+-- name: app_user_for_token
+-- Whom `smuves dev token` signs a token for: the user with %(email)s (compared lower-cased, as
+-- app_users stores it) or, with no email, the owner of portal %(portal_id)s; `member` says
+-- whether they are a member of that portal (true when no portal is named). No row: no such
+-- user, or no such portal.
+SELECT u.id, u.email,
+       %(portal_id)s::bigint IS NULL OR EXISTS (
+           SELECT FROM public.portal_members AS m
+           WHERE m.user_id = u.id AND m.portal_id = %(portal_id)s
+       ) AS member
+FROM public.app_users AS u
+WHERE CASE WHEN %(email)s::text IS NULL
+           THEN u.id = (SELECT p.owner_id FROM public.portals AS p WHERE p.id = %(portal_id)s)
+           ELSE u.email = lower(btrim(%(email)s)) END
+
 -- name: user_sign_in
 SELECT public.app_user_sign_in(%(email)s, %(email_verified)s) AS id
 
@@ -115,9 +130,11 @@ RETURNING p.id
 
 -- name: portal_page
 -- Portals by id, %(limit)s of them after %(after_id)s (NULL: from the first), with the owner's
--- email and whether a token is stored (never the token).
+-- email, how many members the portal has (the owner too) and whether a token is stored (never
+-- the token).
 SELECT p.id, p.name, p.owner_id, u.email AS owner_email, p.created_at,
-       p.token_encrypted IS NOT NULL AS has_token, p.token_rejected_at
+       p.token_encrypted IS NOT NULL AS has_token, p.token_rejected_at,
+       (SELECT count(*) FROM public.portal_members AS m WHERE m.portal_id = p.id) AS members
 FROM public.portals AS p
 JOIN public.app_users AS u ON u.id = p.owner_id
 WHERE (%(portal_id)s::bigint IS NULL OR p.id = %(portal_id)s)

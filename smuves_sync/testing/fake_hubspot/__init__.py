@@ -22,7 +22,7 @@ from smuves_sync.testing.fake_hubspot.control import FakeControl, PortalStats
 from smuves_sync.testing.fake_hubspot.fake import FakeHubSpot
 from smuves_sync.testing.fake_hubspot.limits import FakeClock
 from smuves_sync.testing.fake_hubspot.portal import TruthItem
-from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote
+from smuves_sync.testing.fake_hubspot.remote import FakeHubSpotRemote, serves_portal
 from smuves_sync.testing.fake_hubspot.runner import (
     FakeHubSpotProcess,
     serve_in_subprocess,
@@ -55,4 +55,5 @@ __all__ = [
     "TruthItem",
     "serve_in_subprocess",
     "serve_in_thread",
+    "serves_portal",
 ]

@@ -3,6 +3,7 @@
     fake = FakeHubSpotRemote("http://127.0.0.1:8765")   # e.g. started by scripts/fake_hubspot.py
     fake.advance(1001)
     fake.stats(1001).requests
+    serves_portal("http://127.0.0.1:8711", 1001, "demo-token")   # is that a fake of ours?
 
 Each call blocks briefly on a loopback request; use it from fixtures or between the awaited
 steps of a test.
@@ -19,6 +20,20 @@ from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.control import FakeControl, PortalStats
 from smuves_sync.testing.fake_hubspot.portal import TruthItem
 from smuves_sync.testing.fake_hubspot.spec import Churn, FaultRule, encode_faults
+
+
+def serves_portal(base_url: str, portal_id: int, token: str, *, timeout_s: float = 5.0) -> bool:
+    """True when `base_url` answers the account details of `token` as portal `portal_id`, as a
+    fake serving that portal does; False for anything else listening there, or nothing."""
+    try:
+        with httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout_s) as client:
+            response = client.get(
+                "/account-info/v3/details", headers={"Authorization": f"Bearer {token}"}
+            )
+        return response.status_code == 200 and response.json().get("portalId") == portal_id
+    except (httpx.HTTPError, ValueError, AttributeError):
+        # Not HTTP, not JSON, or JSON that is not an object: not a fake of ours.
+        return False
 
 
 class FakeHubSpotRemote(FakeControl):
