@@ -158,22 +158,20 @@ def _more_values_than(content: bytes, limit: int) -> bool:
     return counted > limit
 
 
-def json_object(
-    content: bytes, headers: Mapping[str, str], *, max_values: int = MAX_BODY_VALUES
-) -> dict[str, Any]:
+def json_object(content: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
     """The body as a JSON object; ValueError when it is not JSON, not an object, or holds
-    more than `max_values` values (refused before it is parsed).
+    more than `MAX_BODY_VALUES` values (refused before it is parsed).
 
     orjson parses it (several times faster than the standard library on pages of large
     objects); what orjson refuses and the standard library reads (a lone surrogate escape, an
     integer beyond 64 bits, NaN) is read by the standard library, so nothing HubSpot sends is
     refused for the parser's sake (see the README's "What HubSpot sends is stored"). Nesting
-    deeper than orjson's 1,024 levels is refused by both.
+    deeper than both read (orjson: 1,024 levels) is refused.
     """
-    if _more_values_than(content, max_values):
+    if _more_values_than(content, MAX_BODY_VALUES):
         raise ValueError(
-            f"the body holds more than {max_values:,} JSON values, the most a page is parsed "
-            "with (keys counted)"
+            f"the body holds more than {MAX_BODY_VALUES:,} JSON values, the most a page is "
+            "parsed with (keys counted)"
         )
     try:
         body = orjson.loads(content)
@@ -181,7 +179,7 @@ def json_object(
         try:
             body = json.loads(content)
         except RecursionError:
-            raise ValueError("the body nests JSON deeper than 1,024 levels") from None
+            raise ValueError("the body nests JSON deeper than the parsers read") from None
         except (json.JSONDecodeError, UnicodeDecodeError):
             content_type = headers.get("content-type", "no content type")
             raise ValueError(f"the body is not JSON ({content_type})") from None

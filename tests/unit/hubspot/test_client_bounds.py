@@ -200,7 +200,7 @@ async def test_a_page_nested_deeper_than_any_parser_reads_is_malformed(
 ) -> None:
     deep = b"[" * 5000 + b"]" * 5000
     error = await first_page_error(router, make_client, b'{"results": [' + deep + b"]}")
-    assert "nests JSON deeper than 1,024 levels" in str(error)
+    assert "the body nests JSON deeper than the parsers read" in str(error)
 
 
 # -- Retry-After ---------------------------------------------------------------------------
