@@ -1,4 +1,5 @@
-"""The fetch handler against a HubSpot whose listing never ends (respx; a real Postgres)."""
+"""The fetch handler against a HubSpot whose listing never ends, or whose page holds too many
+objects (respx; a real Postgres)."""
 
 from __future__ import annotations
 
