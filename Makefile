@@ -11,7 +11,7 @@ KINDS ?= fetch,export
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser test test-fast lint format migrate sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet export clean
+.PHONY: help install browser test test-fast lint format migrate sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -69,7 +69,7 @@ serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JW
 dashboard: $(STAMP) ## the operators' dashboard on :8800; open the link it prints. make dashboard [PORT=8800]
 	$(BIN)/smuves dashboard --port $(or $(PORT),8800)
 
-bench: bench-queue bench-client bench-sync bench-resync bench-fleet ## run every benchmark (extra flags for each: ARGS=...)
+bench: bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff ## run every benchmark (extra flags for each: ARGS=...)
 
 bench-queue: $(STAMP) ## benchmark queue drain rate and NOTIFY wake-up (scripts/bench_queue.py)
 	$(BIN)/python scripts/bench_queue.py $(ARGS)
@@ -82,6 +82,9 @@ bench-client: $(STAMP) ## benchmark the HubSpot client against the rate-limit bo
 
 bench-sync: $(STAMP) ## benchmark sync, ingest and export (scripts/bench_sync.py; --json with ARGS=--json)
 	$(BIN)/python scripts/bench_sync.py $(ARGS)
+
+bench-diff: $(STAMP) ## what content history's text diffs cost, at and past their bounds (scripts/bench_json_diff.py)
+	$(BIN)/python scripts/bench_json_diff.py $(ARGS)
 
 bench-resync: $(STAMP) ## what re-syncs write and cost: rows, WAL, size; incremental requests (scripts/bench_sync.py --resync)
 	$(BIN)/python scripts/bench_sync.py --resync $(ARGS)

@@ -12,6 +12,11 @@ has), arrays index by index, anything else by value and JSON type (1 and true di
 string becomes a text diff when either side is longer than `LONG_TEXT` or spans lines; HTML
 written on one line (HubSpot's usually is) is split where one tag ends and the next begins,
 so a changed paragraph shows as one changed line rather than the whole body.
+
+The text diffs of one document are bounded together (`MAX_DIFF_CHARS`, `MAX_DIFF_LINES`, both
+sides of every field counted): a field past what is left has, instead of its unified diff,
+one line saying it is too large to show a line diff, with its sizes. Its change (old → new)
+is listed all the same.
 """
 
 from __future__ import annotations
@@ -27,6 +32,17 @@ from typing import Any, Literal
 LONG_TEXT = 120
 # Context lines around each change of a text diff.
 CONTEXT_LINES = 1
+# What the text diffs of one document may compare in all (both sides, every field). difflib's
+# matcher grows faster than the square of the lines it compares: lines that repeat just too
+# rarely for its autojunk rule (each under 1% of them), every other one changed, took 0.1 to
+# 0.4 s at 1,000 lines a side, 0.3 to 0.9 s at 1,500 and 0.7 to 1.7 s at 2,000 on two busy
+# cores (scripts/bench_json_diff.py). The bound is on the sum, so many long fields cost no
+# more than one field of that size.
+MAX_DIFF_LINES = 2_000
+# Characters bound what the lines hold (and the diff's answer): a single line of a megabyte
+# costs difflib nothing, but is shown whole.
+MAX_DIFF_CHARS = 400_000
+TOO_LARGE = "too large to show a line diff"
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 _BETWEEN_TAGS = re.compile(r"(?<=>)(?=<)")
@@ -68,24 +84,60 @@ def _is_long(value: Any) -> bool:
 
 
 def text_diff(old: str, new: str, *, old_label: str = "old", new_label: str = "new") -> list[str]:
-    """The unified diff of two texts, HTML split between adjacent tags."""
-    return list(
-        difflib.unified_diff(
-            _text_lines(old),
-            _text_lines(new),
-            fromfile=old_label,
-            tofile=new_label,
-            lineterm="",
-            n=CONTEXT_LINES,
-        )
+    """The unified diff of two texts, HTML split between adjacent tags; one line saying it is
+    too large past `MAX_DIFF_CHARS` or `MAX_DIFF_LINES`."""
+    return list(_Budget((old_label, new_label)).line_diff(old, new))
+
+
+def _unified(before: list[str], after: list[str], old_label: str, new_label: str) -> Iterator[str]:
+    return difflib.unified_diff(
+        before, after, fromfile=old_label, tofile=new_label, lineterm="", n=CONTEXT_LINES
     )
 
 
-def _walk(old: Any, new: Any, path: str, labels: tuple[str, str]) -> Iterator[FieldChange]:
+@dataclass(slots=True)
+class _Budget:
+    """What is left for the text diffs of one document, and its labels."""
+
+    labels: tuple[str, str]
+    chars: int = MAX_DIFF_CHARS
+    lines: int = MAX_DIFF_LINES
+
+    def line_diff(self, old: str, new: str) -> tuple[str, ...]:
+        """The unified diff of `old` and `new` if it fits what is left (then spent), else the
+        line saying it is too large."""
+        chars = len(old) + len(new)
+        if chars > self.chars:
+            sizes = f"{len(old):,} and {len(new):,} characters"
+            return (self._too_large(sizes),)
+        before, after = _text_lines(old), _text_lines(new)
+        lines = len(before) + len(after)
+        if lines > self.lines:
+            sizes = f"{len(before):,} and {len(after):,} lines"
+            return (self._too_large(sizes),)
+        self.chars -= chars
+        self.lines -= lines
+        old_label, new_label = self.labels
+        return tuple(_unified(before, after, old_label, new_label))
+
+    def _too_large(self, sizes: str) -> str:
+        spent = ""
+        if self.chars < MAX_DIFF_CHARS:
+            spent = (
+                f", of which the fields before it took {MAX_DIFF_CHARS - self.chars:,} "
+                f"characters and {MAX_DIFF_LINES - self.lines:,} lines"
+            )
+        return (
+            f"{TOO_LARGE}: {sizes} (the line diffs of one document compare at most "
+            f"{MAX_DIFF_CHARS:,} characters and {MAX_DIFF_LINES:,} lines in all{spent})"
+        )
+
+
+def _walk(old: Any, new: Any, path: str, budget: _Budget) -> Iterator[FieldChange]:
     if isinstance(old, dict) and isinstance(new, dict):
         for key, value in old.items():
             if key in new:
-                yield from _walk(value, new[key], json_path(path, key), labels)
+                yield from _walk(value, new[key], json_path(path, key), budget)
             else:
                 yield FieldChange(json_path(path, key), "removed", value, None)
         for key, value in new.items():
@@ -94,7 +146,7 @@ def _walk(old: Any, new: Any, path: str, labels: tuple[str, str]) -> Iterator[Fi
         return
     if isinstance(old, list) and isinstance(new, list):
         for index, (before, after) in enumerate(zip(old, new, strict=False)):
-            yield from _walk(before, after, json_path(path, index), labels)
+            yield from _walk(before, after, json_path(path, index), budget)
         for index in range(len(new), len(old)):
             yield FieldChange(json_path(path, index), "removed", old[index], None)
         for index in range(len(old), len(new)):
@@ -104,7 +156,7 @@ def _walk(old: Any, new: Any, path: str, labels: tuple[str, str]) -> Iterator[Fi
         return
     lines = None
     if isinstance(old, str) and isinstance(new, str) and (_is_long(old) or _is_long(new)):
-        lines = tuple(text_diff(old, new, old_label=labels[0], new_label=labels[1]))
+        lines = budget.line_diff(old, new)
     yield FieldChange(path, "changed", old, new, lines)
 
 
@@ -116,4 +168,4 @@ def diff_documents(
     labels head the text diffs (e.g. 'version 3', 'version 4')."""
     before = {} if old is None else old
     after = {} if new is None else new
-    return list(_walk(before, after, "$", (old_label, new_label)))
+    return list(_walk(before, after, "$", _Budget((old_label, new_label))))

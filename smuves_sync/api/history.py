@@ -11,6 +11,7 @@ all answer 404.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -19,7 +20,7 @@ from fastapi import APIRouter, Path, Query
 from smuves_sync.api.auth import CurrentPrincipal
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.cursors import decode_page_cursor, encode_page_cursor
-from smuves_sync.api.errors import error_responses, found, not_found
+from smuves_sync.api.errors import ApiError, ErrorBody, error_responses, found, not_found
 from smuves_sync.api.params import HubSpotId, PageLimit, PortalId, TypePath, member_portal
 from smuves_sync.api.schemas import (
     MAX_ID,
@@ -50,6 +51,12 @@ router = APIRouter(tags=["history"], responses=error_responses(401, 404, 422))
 MAX_VERSION = 2**31 - 1
 VersionQuery = Annotated[int | None, Query(ge=1, le=MAX_VERSION)]
 OBJECT = "/v1/portals/{portal_id}/content/{type}/{hubspot_id}"
+# A diff runs in a thread, off the event loop every tenant's requests share. Its bound on what
+# the line diffs compare (json_diff.MAX_DIFF_LINES) keeps it well under a second; a thread
+# cannot be stopped, so this limit only ends the wait for one that a busy process has not
+# finished in time, with an answer instead of a hung request.
+DIFF_TIME_LIMIT_SECONDS = 5.0
+DIFF_TIMEOUT = "DIFF_TIMEOUT"
 
 
 def encode_change_cursor(key: tuple[datetime, int]) -> str:
@@ -149,6 +156,12 @@ async def get_version(
 @router.get(
     f"{OBJECT}/diff",
     summary="What changed in an object between two versions, field by field",
+    responses={
+        503: {
+            "model": ErrorBody,
+            "description": f"The diff took longer than its time limit ({DIFF_TIMEOUT}); retry",
+        }
+    },
 )
 async def diff_versions(
     portal_id: PortalId,
@@ -165,7 +178,10 @@ async def diff_versions(
     ] = None,
 ) -> DiffOut:
     """Each changed field by its JSON path, old and new value; long text (HTML bodies) also
-    as a unified diff. Without `from`, version 1 is diffed against nothing (all added)."""
+    as a unified diff, unless the document's line diffs would compare more text than their
+    bound (then the field's `text_diff` is one line saying it is too large to show a line diff,
+    with the sizes and the bound). Without `from`, version 1 is diffed against nothing (all
+    added)."""
     async with user_session(ctx, principal) as db:
         latest = await _latest(db, portal_id, type, hubspot_id)
         older, newer = compared_versions(latest, from_, to)
@@ -176,12 +192,21 @@ async def diff_versions(
             raise not_found(f"version {number} of {type} {hubspot_id}")
     before = documents[older] if older is not None else None
     after = documents[newer]
-    changes = diff_documents(
+    diffing = asyncio.to_thread(
+        diff_documents,
         before.document if before else None,
         after.document,
         old_label=f"version {older}" if older is not None else "nothing",
         new_label=f"version {newer}",
     )
+    try:
+        changes = await asyncio.wait_for(diffing, DIFF_TIME_LIMIT_SECONDS)
+    except TimeoutError:
+        raise ApiError(
+            503,
+            DIFF_TIMEOUT,
+            f"the diff took longer than {DIFF_TIME_LIMIT_SECONDS:g} s; retry shortly",
+        ) from None
     return DiffOut.model_validate(
         {
             "content_type": type,

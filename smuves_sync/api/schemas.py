@@ -344,7 +344,8 @@ class FieldChangeOut(_Out):
     old: Any = Field(description="the older value (null when added)")
     new: Any = Field(description="the newer value (null when removed)")
     text_diff: list[str] | None = Field(
-        description="long text (HTML bodies): the unified diff's lines; null otherwise"
+        description="long text (HTML bodies): the unified diff's lines, or one line saying "
+        "it is too large to show a line diff (with the sizes); null otherwise"
     )
 
 

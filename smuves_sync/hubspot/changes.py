@@ -236,7 +236,7 @@ async def _get_page(
         params = {**params, "archived": "true"}
     body = await client.get_json(spec.name, path, params, lane)
     try:
-        return body, results_of(body), announces_next(body)
+        return body, results_of(body, int(params["limit"])), announces_next(body)
     except ValueError as exc:
         raise client.malformed(spec.name, f"GET {path}: {exc}") from None
 
@@ -319,7 +319,7 @@ async def listed_ids(
             params["archived"] = "true"
         body = await client.get_json(spec.name, path, params)
         try:
-            results = results_of(body)
+            results = results_of(body, spec.page_size)
             nxt = paging.advance(body, len(results))
         except (ValueError, PagingError) as exc:
             raise client.malformed(spec.name, f"GET {path}: {exc}") from None

@@ -30,8 +30,10 @@ wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After
 with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape
 raises `MalformedResponse` (a page: an object of the wrong shape is only set aside, in
 `Page.rejects`). Answers are bounded: bodies are streamed and never read past
-`hubspot_max_response_bytes` (`ResponseTooLarge`), and a listing that runs far past HubSpot's
-count raises `RunawayListing`. The token is held as a `SecretStr` and never appears in a log
+`hubspot_max_response_bytes` (`ResponseTooLarge`), a body of more JSON values than
+`responses.MAX_BODY_VALUES` is refused unparsed and a page of more results than asked for is
+refused too (`MalformedResponse`), and a listing that runs far past HubSpot's count raises
+`RunawayListing`. The token is held as a `SecretStr` and never appears in a log
 line, a repr or an error message.
 
 The client is a facade: each request goes through its `transport.Transport` (token, budget,

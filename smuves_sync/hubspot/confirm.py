@@ -133,7 +133,7 @@ class Confirmer(PortalReader):
             except HubSpotNotFound:
                 return None
             try:
-                results = results_of(body)
+                results = results_of(body, len(chunk))
             except ValueError as exc:
                 raise self._transport.malformed(spec.name, f"POST {path}: {exc}") from None
             found, unread = spec.read_page(results, parent_id=parent_id, archived_pass=archived)

@@ -212,7 +212,7 @@ class Listing(PortalReader):
         """A page of the keyset listing by creation time: its records, what cannot be read (set
         aside, as in the first pass), whether more follows, the newest creation time."""
         try:
-            results = results_of(body)
+            results = results_of(body, spec.page_size)
             more = announces_next(body)
         except ValueError as exc:  # no `results` list, or a `paging` of another shape
             raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
@@ -249,7 +249,7 @@ class Listing(PortalReader):
                 params["archived"] = "true"
             body = await self._transport.get(asked, path, params, lane)
             try:
-                results = results_of(body)
+                results = results_of(body, spec.page_size)
                 nxt = paging.advance(body, len(results))
             except ValueError as exc:  # PagingError, or no `results` list: the page is broken
                 raise self._transport.malformed(asked, f"GET {path}: {exc}") from None
@@ -350,10 +350,14 @@ def announces_next(body: Mapping[str, Any]) -> bool:
     return paging.get("next") is not None
 
 
-def results_of(body: Mapping[str, Any]) -> list[Any]:
+def results_of(body: Mapping[str, Any], at_most: int) -> list[Any]:
+    """The body's `results`; ValueError when it is not a list or holds more than `at_most`
+    (the page size asked for: HubSpot never sends more, so a page that does is broken)."""
     results = body.get("results")
     if not isinstance(results, list):
         raise ValueError("'results' is missing or not a list")
+    if len(results) > at_most:
+        raise ValueError(f"{len(results):,} results on a page of at most {at_most:,}")
     return results
 
 

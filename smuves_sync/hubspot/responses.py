@@ -1,15 +1,18 @@
 """Reading HubSpot's answers: JSON bodies, error bodies, and which typed error a status means.
 
 Bodies are read as a stream and never past a byte limit (`read_capped`), so an answer of any
-size costs at most the limit in memory. HubSpot's error body (the `Error` schema) carries
-`message`, `correlationId`, `category` and, on a 429, `policyName`. Text taken from a body is
-shortened and scrubbed of the token before it goes into an exception, in case a body ever
-echoes a credential back.
+size costs at most the limit in memory, and parsed only when they hold no more than
+`MAX_BODY_VALUES` JSON values (`json_object`): bytes alone do not bound what parsing takes,
+since a byte or two of JSON can become an object of a hundred. HubSpot's error body (the
+`Error` schema) carries `message`, `correlationId`, `category` and, on a 429, `policyName`.
+Text taken from a body is shortened and scrubbed of the token before it goes into an
+exception, in case a body ever echoes a credential back.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +32,20 @@ from smuves_sync.errors import (
 # Locked (423) and HubSpot's own 477 ("migration in progress") pass with time, like a 5xx.
 RETRYABLE_CLIENT_STATUSES = frozenset({423, 477})
 _MAX_MESSAGE = 300
+# The most JSON values (objects, arrays, their members and elements, keys counted) a body may
+# hold to be parsed. orjson builds the whole tree at once, at up to about 90 bytes a value, so
+# bytes alone bound memory poorly: 50 MB of tiny objects ({"a":1}) are 25 million values and
+# took 1.5 GB, where 50 MB of text takes about 50 MB. Two million values took at most 170 MB
+# (short strings), and are ten times a page of 100 large site pages (about 2,000 values each)
+# or of 1,000 HubDB rows of 100 columns.
+MAX_BODY_VALUES = 2_000_000
+# A JSON string, escapes and all (written so that the regex engine never backtracks).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+# Text and whole strings up to the first string that does not end (or the end).
+_WHOLE_STRINGS = re.compile(rb'(?>[^"]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+')
+# Bodies are counted without their strings this much at a time, so that the pieces the count
+# makes stay small however many strings a body has.
+_COUNT_WINDOW = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,19 +130,56 @@ def error_for_status(status: int, info: ErrorInfo, request: str, **context: Any)
     return HubSpotError(f"HubSpot answered {request} with an unexpected status{said}", **kwargs)
 
 
+def json_values(content: bytes) -> int:
+    """How many values (and keys) the JSON text `content` holds, counted without parsing it:
+    each member or element after a container's first is behind a comma, each key before a
+    colon (an empty container counts one more than it holds)."""
+    return (
+        content.count(b",") + content.count(b":") + 2 * (content.count(b"{") + content.count(b"["))
+    )
+
+
+def _more_values_than(content: bytes, limit: int) -> bool:
+    """Whether the body holds more than `limit` values. Counted first with strings and all
+    (commas and colons in text count too, so it is never short), and only when that is over,
+    again without the strings, a window at a time, stopping once past the limit."""
+    if json_values(content) <= limit:
+        return False
+    counted, start, end = 0, 0, len(content)
+    while start < end and counted <= limit:
+        whole = _WHOLE_STRINGS.match(content, start, min(start + _COUNT_WINDOW, end))
+        stop = whole.end() if whole else start
+        if stop == start:  # a string longer than the window starts here: skip it whole
+            string = _JSON_STRING.match(content, start)
+            start = string.end() if string else end
+            continue
+        counted += json_values(_JSON_STRING.sub(b'""', content[start:stop]))
+        start = stop
+    return counted > limit
+
+
 def json_object(content: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
-    """The body as a JSON object; ValueError when it is not JSON or not an object.
+    """The body as a JSON object; ValueError when it is not JSON, not an object, or holds
+    more than `MAX_BODY_VALUES` values (refused before it is parsed).
 
     orjson parses it (several times faster than the standard library on pages of large
     objects); what orjson refuses and the standard library reads (a lone surrogate escape, an
     integer beyond 64 bits, NaN) is read by the standard library, so nothing HubSpot sends is
-    refused for the parser's sake (see the README's "What HubSpot sends is stored").
+    refused for the parser's sake (see the README's "What HubSpot sends is stored"). Nesting
+    deeper than both read (orjson: 1,024 levels) is refused.
     """
+    if _more_values_than(content, MAX_BODY_VALUES):
+        raise ValueError(
+            f"the body holds more than {MAX_BODY_VALUES:,} JSON values, the most a page is "
+            "parsed with (keys counted)"
+        )
     try:
         body = orjson.loads(content)
     except orjson.JSONDecodeError:
         try:
             body = json.loads(content)
+        except RecursionError:
+            raise ValueError("the body nests JSON deeper than the parsers read") from None
         except (json.JSONDecodeError, UnicodeDecodeError):
             content_type = headers.get("content-type", "no content type")
             raise ValueError(f"the body is not JSON ({content_type})") from None

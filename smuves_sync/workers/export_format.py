@@ -37,9 +37,10 @@ EXPORT_COLUMNS: Sequence[str] = (
     "translated_from_id",
 )
 
-# A spreadsheet runs a cell starting with one of these as a formula (OWASP "CSV injection");
-# tab and carriage return are on the list because some spreadsheets strip them first.
-_FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet runs a cell starting with one of these as a formula (OWASP "CSV injection"),
+# in ASCII or in their fullwidth forms (which some spreadsheets fold to ASCII), and some strip
+# leading whitespace (spaces, tabs, line breaks, Unicode spaces) before looking.
+_FORMULA_TRIGGERS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +50,9 @@ class ExportResult:
 
 
 def neutralise_cell(value: str) -> str:
-    """Prefix a cell that a spreadsheet would evaluate with a quote, so it stays text."""
-    return "'" + value if value.startswith(_FORMULA_TRIGGERS) else value
+    """Prefix a cell that a spreadsheet would evaluate with a quote, so it stays text: one
+    whose first character after any leading whitespace is a formula trigger."""
+    return "'" + value if value.lstrip().startswith(_FORMULA_TRIGGERS) else value
 
 
 def _cell(value: Any) -> str:

@@ -1,10 +1,14 @@
-"""The fetch handler against a HubSpot whose listing never ends (respx; a real Postgres)."""
+"""The fetch handler against a HubSpot whose listing never ends, or whose page holds too many
+objects (respx; a real Postgres)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Callable
 
 import httpx
+import pytest
 import respx
 from pydantic import SecretStr
 
@@ -74,3 +78,57 @@ async def test_a_listing_that_never_ends_fails_its_job_at_once_and_says_why(
     assert route.call_count == 2 + 13  # two counts, thirteen pages
     run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
+
+
+def oversized_page(request: httpx.Request) -> httpx.Response:
+    """HubSpot counts 101 pages, then answers a page of 100 with all 101."""
+    template = load("site_pages_1")["results"][0]
+    if request.url.params.get("limit") == "1":
+        return httpx.Response(200, json={"total": 101, "results": [template]})
+    results = [{**template, "id": str(80_000_000 + n)} for n in range(101)]
+    return httpx.Response(200, json={"total": 101, "results": results})
+
+
+def page_of_tiny_objects(request: httpx.Request) -> httpx.Response:
+    """HubSpot counts one page, then answers with it and millions of empty objects in it."""
+    template = load("site_pages_1")["results"][0]
+    if request.url.params.get("limit") == "1":
+        return httpx.Response(200, json={"total": 1, "results": [template]})
+    head = json.dumps({"total": 1, "results": [{**template, "n": []}]}).encode()
+    return httpx.Response(
+        200, content=head.replace(b'"n": []', b'"n": [' + b"{}," * 10**6 + b"{}]")
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (oversized_page, "101 results on a page of at most 100"),
+        (page_of_tiny_objects, "the body holds more than 2,000,000 JSON values"),
+    ],
+)
+async def test_a_page_of_too_many_objects_is_refused_as_malformed_and_stores_nothing(
+    factory: Factory,
+    db: Database,
+    worker_db: Database,
+    db_url: str,
+    answer: Callable[[httpx.Request], httpx.Response],
+    why: str,
+) -> None:
+    token = TokenCipher(SecretStr(SECRET)).encrypt(SecretStr(TOKEN))
+    portal = await factory.portal(token_encrypted=token)
+    await start_fetch(worker_db, portal, [ContentType.SITE_PAGE])
+    runner = Runner(
+        worker_db, sync_settings(db_url, BASE_URL), kinds=[JobKind.FETCH], concurrency=1, burst=True
+    )
+    with respx.mock(base_url=BASE_URL) as router:
+        route = router.get("/cms/v3/pages/site-pages").mock(side_effect=answer)
+        await asyncio.wait_for(runner.run(), 60)
+
+    # As any malformed page: the attempt fails, and the job waits for its backoff.
+    [job] = await query(db, "sync_jobs_of_portal", portal_id=portal)
+    assert (job["status"], job["attempts"], job["processed"]) == ("pending", 1, 0)
+    assert job["last_error"].startswith("MalformedResponse: ")
+    assert f"GET /cms/v3/pages/site-pages: {why}" in job["last_error"]
+    assert await query(db, "sync_content_of_portal", portal_id=portal) == []
+    assert route.call_count == 2 + 1  # the live and archived counts, the refused page once

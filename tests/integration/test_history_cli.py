@@ -9,7 +9,9 @@ import json
 import pytest
 
 from smuves_sync.db import Database
+from smuves_sync.json_diff import TOO_LARGE
 from tests.factories import Factory
+from tests.integration.api.test_history import BIG_BODY, BIG_EDIT
 from tests.integration.test_content_store import record
 from tests.integration.test_content_versions import counts, fetch
 from tests.support import invoke, json_out, query
@@ -27,6 +29,28 @@ async def portal(factory: Factory, worker_db: Database) -> tuple[int, list[int]]
         factory, worker_db, portal, [record("1", name="New name", body=EDITED)], gone=("2",)
     )
     return portal, [first, second]
+
+
+async def test_diff_of_megabyte_bodies_says_the_line_diff_is_too_large(
+    db_url: str, factory: Factory, worker_db: Database
+) -> None:
+    portal = await factory.portal()
+    await fetch(factory, worker_db, portal, [record("1", body=BIG_BODY)])
+    await fetch(factory, worker_db, portal, [record("1", name="New name", body=BIG_EDIT)])
+    too_large = f"{TOO_LARGE}: {len(BIG_BODY):,} and {len(BIG_EDIT):,} characters (the line diffs"
+
+    result = await invoke(db_url, "diff", str(portal), "blog_post", "1")
+    as_json = json_out(await invoke(db_url, "diff", str(portal), "blog_post", "1", "--json"))
+
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1] == "~ $.body:"
+    assert lines[2].startswith(f"    {too_large}")
+    assert lines[3:] == ['~ $.name: "Post 1" → "New name"']
+    body, name = as_json["changes"]
+    assert (body["path"], body["old"], body["new"]) == ("$.body", BIG_BODY, BIG_EDIT)
+    assert len(body["text_diff"]) == 1 and body["text_diff"][0].startswith(too_large)
+    assert (name["path"], name["text_diff"]) == ("$.name", None)
 
 
 async def test_history_lists_an_objects_versions(

@@ -30,14 +30,40 @@ def page(hubspot_id: str, name: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("cell", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "\tx"])
+@pytest.mark.parametrize("cell", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "- item"])
 def test_formula_cells_are_neutralised(cell: str) -> None:
     assert neutralise_cell(cell) == "'" + cell
 
 
-def test_plain_cells_are_untouched() -> None:
-    assert neutralise_cell("About us") == "About us"
-    assert neutralise_cell("") == ""
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '\uff1dHYPERLINK("http://x")',  # fullwidth = + - @
+        "\uff0b1",
+        "\uff0d2+3",
+        "\uff20SUM(A1)",
+        " =1+1",
+        "\t=1+1",
+        "\r=1+1",
+        "\n=1+1",
+        "\r\n@SUM(A1)",
+        "\x0b\x0c+1",
+        "\u00a0=1",  # no-break space
+        "\u3000=1",  # ideographic space
+        "\u2028-1",  # line separator
+        " \t \uff1d1",
+    ],
+)
+def test_fullwidth_triggers_and_triggers_behind_whitespace_are_neutralised(cell: str) -> None:
+    assert neutralise_cell(cell) == "'" + cell
+
+
+@pytest.mark.parametrize(
+    "cell", ["About us", "", "   ", "\tx", "  indented text", "a = b", "e-mail", "x\n=1", "\uff21"]
+)
+def test_plain_cells_are_untouched(cell: str) -> None:
+    # Only the first character after leading whitespace counts: a trigger further in is text.
+    assert neutralise_cell(cell) == cell
 
 
 async def test_csv_export_neutralises_and_counts(tmp_path: Path) -> None:

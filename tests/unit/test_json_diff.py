@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from smuves_sync.json_diff import FieldChange, diff_documents, json_path, text_diff
+from smuves_sync.json_diff import (
+    MAX_DIFF_CHARS,
+    MAX_DIFF_LINES,
+    TOO_LARGE,
+    FieldChange,
+    diff_documents,
+    json_path,
+    text_diff,
+)
 
 
 def test_changed_added_and_removed_fields_by_path_in_document_order() -> None:
@@ -70,3 +78,89 @@ def test_short_text_and_text_over_lines() -> None:
     lines = text_diff("one\ntwo\nthree", "one\n2\nthree")
     assert lines[-3:] == ["-two", "+2", " three"]
     assert diff_documents({"a": "one\ntwo"}, {"a": "one\n2"})[0].text_diff is not None
+
+
+# Two HTML bodies of 1 MiB, 131,072 paragraphs each, one of them changed.
+MEGABYTE = "<p>a</p>" * 131_072
+EDITED = "<p>b</p>" + MEGABYTE[8:]
+
+
+def _paragraphs(count: int, word: str = "p") -> str:
+    return "".join(f"<p>{word} {i}</p>" for i in range(count))
+
+
+def test_bodies_past_the_bound_list_their_change_without_a_line_diff() -> None:
+    old = {"name": "Post", "postBody": MEGABYTE, "gone": 1}
+    new = {"name": "Post 2", "postBody": EDITED, "extra": True}
+
+    changes = diff_documents(old, new)
+
+    assert [(c.path, c.kind) for c in changes] == [
+        ("$.name", "changed"),
+        ("$.postBody", "changed"),
+        ("$.gone", "removed"),
+        ("$.extra", "added"),
+    ]
+    body = changes[1]
+    assert (body.old, body.new) == (MEGABYTE, EDITED)
+    assert body.text_diff == (
+        f"{TOO_LARGE}: 1,048,576 and 1,048,576 characters (the line diffs of one document "
+        f"compare at most {MAX_DIFF_CHARS:,} characters and {MAX_DIFF_LINES:,} lines in all)",
+    )
+    assert text_diff(MEGABYTE, EDITED) == list(body.text_diff)
+
+
+def test_many_short_lines_are_bounded_by_their_count() -> None:
+    # Few characters, but far more lines than the bound: many distinct ones, or one repeated.
+    old, new = _paragraphs(MAX_DIFF_LINES), _paragraphs(MAX_DIFF_LINES, "q")
+    assert len(old) + len(new) < MAX_DIFF_CHARS
+    [change] = diff_documents({"b": old}, {"b": new})
+    assert change.text_diff is not None
+    assert change.text_diff[0].startswith(f"{TOO_LARGE}: 2,000 and 2,000 lines (")
+    [repeated] = diff_documents({"b": "<br>" * 30_000}, {"b": "<br>" * 30_001})
+    assert repeated.text_diff is not None
+    assert repeated.text_diff[0].startswith(f"{TOO_LARGE}: 30,000 and 30,001 lines (")
+
+
+def test_text_up_to_the_bound_is_diffed() -> None:
+    # Lines that repeat just below difflib's autojunk share, every other one changed: its
+    # slowest case (scripts/bench_json_diff.py), at the line bound.
+    half = MAX_DIFF_LINES // 2
+    old = "".join(f"<p>{i % 90}</p>" for i in range(half))
+    new = "".join(f"<p>{i % 90}{'!' * (i % 2)}</p>" for i in range(half))
+    [change] = diff_documents({"b": old}, {"b": new})
+    assert change.text_diff is not None and change.text_diff[:2] == ("--- old", "+++ new")
+    added = [line for line in change.text_diff if line.startswith("+<p>")]
+    assert sum("!" in line for line in added) == half // 2
+    # One line of the whole character budget costs difflib nothing and is shown.
+    line = "x" * (MAX_DIFF_CHARS // 2 - 1)
+    assert text_diff(line, line + "y") == [
+        "--- old",
+        "+++ new",
+        "@@ -1 +1 @@",
+        f"-{line}",
+        f"+{line}y",
+    ]
+    assert text_diff(line + "z", line + "yz")[0].startswith(f"{TOO_LARGE}: 200,000 and 200,001 ")
+
+
+def test_the_bound_is_shared_by_every_long_field_of_a_document() -> None:
+    # Each field alone fits; together they do not: the first ones are diffed, the rest say
+    # they are too large and how much the fields before them took. Every change is listed.
+    count = MAX_DIFF_LINES // 2 // 100 + 3
+    old = {f"f{i}": _paragraphs(100) for i in range(count)}
+    new = {f"f{i}": _paragraphs(100, "q") for i in range(count)}
+
+    changes = diff_documents(old, new)
+
+    assert [c.path for c in changes] == [f"$.f{i}" for i in range(count)]
+    diffed = [c for c in changes if c.text_diff and c.text_diff[0] == "--- old"]
+    assert len(diffed) == MAX_DIFF_LINES // 200
+    rest = changes[len(diffed)]
+    assert rest.text_diff is not None
+    assert rest.text_diff[0].startswith(f"{TOO_LARGE}: 100 and 100 lines (")
+    assert rest.text_diff[0].endswith(
+        f"lines in all, of which the fields before it took "
+        f"{sum(len(c.old) + len(c.new) for c in diffed):,} characters and "
+        f"{MAX_DIFF_LINES:,} lines)"
+    )

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from typing import Any
+
 import httpx
 import pytest
 
+from smuves_sync.api import history
 from smuves_sync.db import Database
+from smuves_sync.json_diff import TOO_LARGE, FieldChange, diff_documents
 from smuves_sync.models import ContentType
 from tests.factories import Factory
 from tests.integration.api.conftest import User, get_ok
@@ -16,6 +22,12 @@ PORTAL = 83
 OBJECT = f"/v1/portals/{PORTAL}/content/blog_post/1"
 LONG_BODY = "<p>" + "Old words. " * 20 + "</p><p>Same paragraph.</p>"
 NEW_BODY = "<p>" + "New words. " * 20 + "</p><p>Same paragraph.</p>"
+# Two bodies of about a megabyte, 50,000 paragraphs, every other one edited: difflib's matcher
+# alone would take minutes over them.
+BIG_BODY = "".join(f"<p>Paragraph {i:05}.</p>" for i in range(50_000))
+BIG_EDIT = "".join(f"<p>Paragraph {i:05}{'!' * (i % 2)}.</p>" for i in range(50_000))
+BIG_PORTAL = 85
+BIG_OBJECT = f"/v1/portals/{BIG_PORTAL}/content/blog_post/1"
 
 
 @pytest.fixture
@@ -136,3 +148,72 @@ async def test_history_of_another_users_portal_is_not_found(
         assert response.json() == {"code": "NOT_FOUND", "message": f"portal {PORTAL} not found"}
     unknown = await _get(client, bob, f"/v1/portals/84/content/{ContentType.BLOG_POST}/1/versions")
     assert unknown.json()["message"] == "blog_post 1 of portal 84 not found"
+
+
+@pytest.fixture
+async def big_versions(factory: Factory, worker_db: Database, alice: User) -> None:
+    """Alice's post 1, created with a megabyte body, then renamed and edited throughout."""
+    await factory.portal(alice.id, portal_id=BIG_PORTAL)
+    await fetch(factory, worker_db, BIG_PORTAL, [record("1", body=BIG_BODY)])
+    await fetch(factory, worker_db, BIG_PORTAL, [record("1", name="Edited", body=BIG_EDIT)])
+
+
+class HeldDiff:
+    """`diff_documents`, held until released once it has begun: what else the API serves
+    meanwhile shows that the diff does not hold the event loop."""
+
+    def __init__(self) -> None:
+        self.began = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> list[FieldChange]:
+        self.began.set()
+        self.release.wait(timeout=60)  # never reached in a passing test; stops a hung one
+        return diff_documents(*args, **kwargs)
+
+
+async def test_a_diff_of_megabyte_bodies_leaves_the_api_serving_and_lists_the_fields(
+    client: httpx.AsyncClient, big_versions: None, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldDiff()
+    monkeypatch.setattr(history, "diff_documents", held)
+    answered: list[str] = []
+
+    async def get(url: str) -> httpx.Response:
+        response = await _get(client, alice, url)
+        answered.append(url)
+        return response
+
+    diffing = asyncio.create_task(get(f"{BIG_OBJECT}/diff"))
+    await asyncio.to_thread(held.began.wait, 60)
+    versions = await get(f"{BIG_OBJECT}/versions")
+    held.release.set()
+    diff = await diffing
+
+    assert answered == [f"{BIG_OBJECT}/versions", f"{BIG_OBJECT}/diff"]
+    assert versions.status_code == 200 and len(versions.json()["items"]) == 2
+    assert diff.status_code == 200, diff.text
+    changes = {c["path"]: c for c in diff.json()["changes"]}
+    assert set(changes) == {"$.name", "$.body"}
+    assert (changes["$.body"]["old"], changes["$.body"]["new"]) == (BIG_BODY, BIG_EDIT)
+    [line] = changes["$.body"]["text_diff"]
+    assert line.startswith(
+        f"{TOO_LARGE}: {len(BIG_BODY):,} and {len(BIG_EDIT):,} characters (the line diffs"
+    )
+
+
+async def test_a_diff_past_its_time_limit_answers_503(
+    client: httpx.AsyncClient, big_versions: None, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldDiff()
+    monkeypatch.setattr(history, "diff_documents", held)
+    monkeypatch.setattr(history, "DIFF_TIME_LIMIT_SECONDS", 0.01)
+    try:
+        response = await _get(client, alice, f"{BIG_OBJECT}/diff")
+    finally:
+        held.release.set()
+    assert response.status_code == 503
+    assert response.json() == {
+        "code": "DIFF_TIMEOUT",
+        "message": "the diff took longer than 0.01 s; retry shortly",
+    }

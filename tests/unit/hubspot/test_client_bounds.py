@@ -15,11 +15,13 @@ import respx
 from smuves_sync.errors import (
     HubSpotDailyLimitReached,
     HubSpotRetryableError,
+    MalformedResponse,
     ResponseTooLarge,
     RunawayListing,
 )
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.paging import runaway_limit
+from smuves_sync.hubspot.responses import MAX_BODY_VALUES, json_values
 from smuves_sync.settings import Settings
 from tests.unit.hubspot.conftest import BASE_URL, PORTAL, FakeClock, MakeClient, json_response
 from tests.unit.hubspot.fixtures import load
@@ -134,6 +136,71 @@ async def test_a_huge_error_body_still_names_its_correlation_id(
     with pytest.raises(HubSpotRetryableError) as caught:
         await make_client(settings=small_bodies()).count("site_page")
     assert caught.value.correlation_id == headers["X-HubSpot-Correlation-Id"]
+
+
+# -- objects per page ------------------------------------------------------------------------
+
+
+async def first_page_error(
+    router: respx.MockRouter, make_client: MakeClient, body: bytes
+) -> MalformedResponse:
+    """The error of a site_page listing whose first page is `body`; it is asked for once."""
+    route = router.get(PATH).mock(return_value=httpx.Response(200, content=body))
+    with pytest.raises(MalformedResponse) as caught:
+        _ = [page async for page in make_client().pages("site_page")]
+    assert route.call_count == 1  # refused, not retried
+    error = caught.value
+    assert (error.portal_id, error.content_type, error.retryable) == (PORTAL, "site_page", False)
+    return error
+
+
+async def test_a_page_of_more_results_than_asked_for_is_malformed(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    template = load("site_pages_1")["results"][0]
+    results = [{**template, "id": str(n)} for n in range(101)]
+    body = json.dumps({"total": 101, "results": results}).encode()
+    error = await first_page_error(router, make_client, body)
+    assert "GET /cms/v3/pages/site-pages: 101 results on a page of at most 100" in str(error)
+
+
+def test_values_are_counted_with_keys_and_never_short() -> None:
+    assert json_values(b'{"a": 1, "b": [1, 2, 3]}') == 1 + 2 + 2 + 2 * 2  # exact: 9 values
+    assert json_values(b"[]") == 2  # an empty container counts one more than it holds
+
+
+async def test_a_page_of_too_many_values_is_refused_before_it_is_parsed(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    # Commas and colons in text are no values: counted with the strings, then without them.
+    page = load("site_pages_1")
+    page.pop("paging", None)
+    page["results"][0]["htmlTitle"] = 'a, "b": c\\, ' * (MAX_BODY_VALUES // 2)
+    text = json.dumps(page).encode()
+    assert json_values(text) > MAX_BODY_VALUES
+    # 2.3 MB of empty objects inside one page object: a few results, millions of values.
+    tiny = b"{}," * (MAX_BODY_VALUES // 2)
+    values = b'{"total": 1, "results": [{"id": "1", "n": [' + tiny + b"{}]}]}"
+    route = router.get(PATH)
+    route.side_effect = [httpx.Response(200, content=body) for body in (text, values)]
+
+    [read] = [p async for p in make_client().pages("site_page", include_archived=False)]
+    assert read.items[0].raw["htmlTitle"] == page["results"][0]["htmlTitle"]
+    with pytest.raises(MalformedResponse) as caught:
+        _ = [p async for p in make_client().pages("site_page")]
+
+    assert route.call_count == 2  # refused, not retried
+    assert "the body holds more than 2,000,000 JSON values, the most a page is parsed with" in str(
+        caught.value
+    )
+
+
+async def test_a_page_nested_deeper_than_any_parser_reads_is_malformed(
+    router: respx.MockRouter, make_client: MakeClient
+) -> None:
+    deep = b"[" * 5000 + b"]" * 5000
+    error = await first_page_error(router, make_client, b'{"results": [' + deep + b"]}")
+    assert "the body nests JSON deeper than the parsers read" in str(error)
 
 
 # -- Retry-After ---------------------------------------------------------------------------
