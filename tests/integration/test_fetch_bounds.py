@@ -81,12 +81,12 @@ async def test_a_listing_that_never_ends_fails_its_job_at_once_and_says_why(
 
 
 def oversized_page(request: httpx.Request) -> httpx.Response:
-    """HubSpot counts 101 pages, then answers a page of 100 with all 101."""
+    """HubSpot counts 201 pages, then answers a page of 100 with all 201."""
     template = load("site_pages_1")["results"][0]
     if request.url.params.get("limit") == "1":
-        return httpx.Response(200, json={"total": 101, "results": [template]})
-    results = [{**template, "id": str(80_000_000 + n)} for n in range(101)]
-    return httpx.Response(200, json={"total": 101, "results": results})
+        return httpx.Response(200, json={"total": 201, "results": [template]})
+    results = [{**template, "id": str(80_000_000 + n)} for n in range(201)]
+    return httpx.Response(200, json={"total": 201, "results": results})
 
 
 def page_of_tiny_objects(request: httpx.Request) -> httpx.Response:
@@ -103,7 +103,7 @@ def page_of_tiny_objects(request: httpx.Request) -> httpx.Response:
 @pytest.mark.parametrize(
     ("answer", "why"),
     [
-        (oversized_page, "101 results on a page of at most 100"),
+        (oversized_page, "201 results on a page of 100 (at most 200 are read)"),
         (page_of_tiny_objects, "the body holds more than 2,000,000 JSON values"),
     ],
 )

@@ -158,10 +158,10 @@ async def test_a_page_of_more_results_than_asked_for_is_malformed(
     router: respx.MockRouter, make_client: MakeClient
 ) -> None:
     template = load("site_pages_1")["results"][0]
-    results = [{**template, "id": str(n)} for n in range(101)]
-    body = json.dumps({"total": 101, "results": results}).encode()
+    results = [{**template, "id": str(n)} for n in range(201)]
+    body = json.dumps({"total": 201, "results": results}).encode()
     error = await first_page_error(router, make_client, body)
-    assert "GET /cms/v3/pages/site-pages: 101 results on a page of at most 100" in str(error)
+    assert "GET /cms/v3/pages/site-pages: 201 results on a page of 100 (at most 200" in str(error)
 
 
 def test_values_are_counted_with_keys_and_never_short() -> None:
