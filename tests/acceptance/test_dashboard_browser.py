@@ -5,6 +5,8 @@ Playwright's own browser download is not used: the tests launch the system's chr
 (`make browser` installs it). Without it they skip on a workstation and fail in CI
 (CI=true), so a CI run never passes without having driven a browser. Every page is
 screenshot at 1280 px and at a phone's width into the test's directory (tmp_path/screens).
+The layout tests at the end plant rows with the factory, serve the app in this process and
+measure the pages at 1400 px and at a phone's 390 px.
 """
 
 from __future__ import annotations
