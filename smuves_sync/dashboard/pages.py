@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from smuves_sync.dashboard.auth import Session
+from smuves_sync.dashboard.causes import causes_of
 from smuves_sync.dashboard.charts import minute_chart
 from smuves_sync.dashboard.web import (
     COUNT_CAP,
@@ -198,19 +199,29 @@ async def runs(request: Request, session: Session) -> Response:
 
 
 async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
-    """A run, its portal's name and its jobs, read together; None when there is no such run."""
+    """A run, its portal's name, its jobs and their errors by cause, read together; None when
+    there is no such run."""
     async with db.custom_plans() as tx:
         found = await run_with_jobs(tx, run_id, operator=True)
         if found is None:
             return None
         run, jobs = found
         portal = await portal_get(tx, run.portal_id)
-    return {"run": run, "portal_name": portal.name if portal else "", "jobs": jobs}
+    causes = causes_of(jobs)
+    return {
+        "run": run,
+        "portal_name": portal.name if portal else "",
+        "jobs": jobs,
+        "causes": causes,
+        # job id -> the number of its cause in the list of causes
+        "cause_of": {job.id: n for n, cause in enumerate(causes, 1) for job in cause.jobs},
+    }
 
 
 @operator_page
 async def run_detail(request: Request, session: Session) -> Response:
-    """One run: its jobs' bars (live), attempts, lease holders, cursors, errors, notices."""
+    """One run: its jobs' bars (live), attempts, lease holders, cursors, errors by cause,
+    notices."""
     run_id = path_id(request, "run_id")
     db = context_of(request).db
     values = existing(

@@ -5,25 +5,35 @@ Playwright's own browser download is not used: the tests launch the system's chr
 (`make browser` installs it). Without it they skip on a workstation and fail in CI
 (CI=true), so a CI run never passes without having driven a browser. Every page is
 screenshot at 1280 px and at a phone's width into the test's directory (tmp_path/screens).
+The layout tests at the end plant rows with the factory, serve the app in this process and
+measure the pages at 1400 px and at a phone's 390 px.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
+from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
+from smuves_sync.dashboard.pages import RECENT_FAILURES
+from smuves_sync.db import Pool
 from smuves_sync.db.jobs import job_get, job_list, job_list_in_flight
 from smuves_sync.db.runs import run_get
-from smuves_sync.models import ContentType, JobKind, JobStatus
+from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, ServerConfig
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.support import TOKEN, eventually, fake_portal, smuves
+from tests.factories import Factory
+from tests.support import TOKEN, eventually, fake_portal, serve_app, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 
@@ -268,3 +278,246 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     )
     assert refused.status == 401
     await stranger.close()
+
+
+# -- the layout at a phone's width and on a wide screen, on planted rows -----------------------
+
+WIDE = {"width": 1400, "height": 900}
+LOGIN = "phone-layout-login-token"
+
+
+@pytest.fixture
+async def planted(settings: Settings, admin_pool: Pool) -> AsyncIterator[str]:
+    """The dashboard app on this test's database, served on a local port; its base URL."""
+    auth = DashboardAuth(login_token=LOGIN)
+    async with serve_app(create_dashboard_app(settings, pool=admin_pool, auth=auth)) as base:
+        yield base
+
+
+@pytest.fixture
+async def phone(browser: Browser, planted: str) -> AsyncIterator[Page]:
+    """A page signed in to `planted` at a phone's width, closed (and its live updates with
+    it) before the dashboard stops."""
+    page = await browser.new_page(viewport=PHONE)
+    try:
+        await sign_in(page, f"{planted}/login?token={LOGIN}")
+        yield page
+    finally:
+        await page.close()
+
+
+async def page_width(page: Page) -> int:
+    """How wide the page is laid out (wider than the viewport: it scrolls sideways)."""
+    width: int = await page.evaluate("document.documentElement.scrollWidth")
+    return width
+
+
+async def page_height(page: Page) -> int:
+    """How tall the whole page is."""
+    height: int = await page.evaluate("document.documentElement.scrollHeight")
+    return height
+
+
+async def boxes(page: Page, selector: str) -> list[dict[str, float]]:
+    """The bounding boxes of the elements `selector` finds, in page coordinates."""
+    found: list[dict[str, float]] = await page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)].map(e => {
+            const r = e.getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top + scrollY,
+                    bottom: r.bottom + scrollY, width: r.width, height: r.height};
+        })""",
+        selector,
+    )
+    return found
+
+
+async def shoot(page: Page, screens: Path, name: str) -> None:
+    """The whole page, at the width it has now, into `screens`."""
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    await page.screenshot(path=screens / f"{name}-{width}.png", full_page=True)
+
+
+async def fits(page: Page) -> None:
+    """The page is no wider than its window: nothing is reached by scrolling it sideways."""
+    window = page.viewport_size
+    assert window is not None
+    width = await page_width(page)
+    assert width <= window["width"], f"{page.url} is {width} px wide in {window['width']} px"
+
+
+async def in_table_rows(page: Page, selector: str) -> None:
+    """The rows `selector` finds are laid out as table rows: every cell starts at one height."""
+    tops: list[list[float]] = await page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)].map(
+            row => [...row.children].map(cell => cell.getBoundingClientRect().top))""",
+        selector,
+    )
+    assert tops and all(len(set(row)) == 1 for row in tops), tops
+
+
+LONG_ERROR = (
+    "HubSpotRetryableError: could not complete GET /cms/v3/pages/site-pages?limit=100&after="
+    "MTAwMA%3D%3D: ConnectError: [Errno 111] Connection refused, after 3 attempts of the "
+    "worker dashboard-test:4242, which resumes from the last saved page on the next one"
+)
+
+
+FAILURES = "section[aria-labelledby=failures-h] table"
+# The Now and Stored columns of the portals' tables of types (the type is the row's header).
+NOW_AND_STORED = "table.types tbody tr > :nth-child(4), table.types tbody tr > :nth-child(5)"
+
+
+async def test_on_a_phone_the_overviews_failures_are_cards_whose_errors_read_in_lines(
+    phone: Page, planted: str, factory: Factory, screens: Path
+) -> None:
+    run = await factory.run(status=RunStatus.FAILED)
+    failed = {"status": JobStatus.FAILED, "attempts": 3, "finished_at": datetime.now(UTC)}
+    await factory.job(run, last_error=LONG_ERROR, **failed)
+    page = phone
+    await page.reload()
+    one = await page_height(page)
+    more = RECENT_FAILURES - 1
+    for n, content_type in enumerate(list(ContentType)[1 : more + 1]):
+        await factory.job(run, content_type=content_type, last_error=f"{LONG_ERROR} {n}", **failed)
+
+    await page.reload()
+
+    assert await page.locator(f"{FAILURES} tbody tr").count() == RECENT_FAILURES
+    await fits(page)
+    # Each failure more adds well under half a screen (it was a column of one word a line).
+    grown = (await page_height(page) - one) / more
+    assert grown < PHONE["height"] / 2, f"each failure adds {grown:.0f} px"
+    errors = await boxes(page, f"{FAILURES} td.error")
+    assert all(e["width"] >= 0.75 * PHONE["width"] for e in errors), errors
+    await shoot(page, screens, "overview")
+    await page.set_viewport_size(WIDE)
+    await fits(page)
+    await in_table_rows(page, f"{FAILURES} tbody tr")
+    await shoot(page, screens, "overview")
+
+
+async def test_on_a_phone_every_column_of_the_portals_page_is_on_screen(
+    phone: Page, planted: str, factory: Factory, screens: Path
+) -> None:
+    for n in range(3):
+        portal = await factory.portal(name=f"Portal number {n} of a customer with a long name")
+        done = await factory.run(portal, status=RunStatus.COMPLETED)
+        await factory.job(done, status=JobStatus.COMPLETED, total=2, processed=2)
+        await factory.content_item(done)
+        live = await factory.run(portal, status=RunStatus.RUNNING)
+        await factory.job(
+            live, content_type=ContentType.BLOG_POST, status=JobStatus.RUNNING, total=900
+        )
+        await factory.schedule(portal)
+    page = phone
+
+    await page.goto(f"{planted}/portals")
+
+    for width in (PHONE["width"], WIDE["width"]):
+        await page.set_viewport_size({**PHONE, "width": width})
+        await fits(page)
+        cells = await boxes(page, NOW_AND_STORED)
+        assert len(cells) == 2 * 3 * len(ContentType)
+        outside = [c for c in cells if c["left"] < 0 or c["right"] > width]
+        assert not outside, f"at {width} px, {len(outside)} Now/Stored cells are off screen"
+        assert await page.locator("table.types progress").count() == 3
+        await shoot(page, screens, "portals")
+    await in_table_rows(page, "table.types tbody tr")
+
+
+async def test_on_a_phone_the_runs_are_one_card_a_row_with_labels_clear_of_values(
+    phone: Page, planted: str, factory: Factory, screens: Path
+) -> None:
+    portal = await factory.portal(name="A customer whose portal has quite a long name")
+    for status in (RunStatus.COMPLETED, RunStatus.RUNNING, RunStatus.PARTIALLY_FAILED) * 2:
+        run = await factory.run(portal, status=status)
+        await factory.job(run, status=JobStatus.COMPLETED, total=1200, processed=1200)
+        await factory.job(
+            run, content_type=ContentType.BLOG_POST, status=JobStatus.FAILED, total=40
+        )
+    page = phone
+
+    await page.goto(f"{planted}/runs")
+
+    await fits(page)
+    cards = await boxes(page, "table.runs tbody tr")
+    assert len(cards) == 6
+    assert all(c["width"] >= 0.8 * PHONE["width"] for c in cards), cards
+    assert all(a["bottom"] <= b["top"] for a, b in itertools.pairwise(cards))
+    pairs: list[dict[str, Any]] = await page.evaluate(
+        """() => [...document.querySelectorAll('table.runs tbody td')].map(cell => {
+            const label = cell.querySelector(':scope > .cell-label');
+            if (!label) return {text: cell.textContent, label: null};
+            const value = document.createRange();
+            value.setStartAfter(label);
+            value.setEnd(cell, cell.childNodes.length);
+            const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+            return {text: label.textContent, label: box(label.getBoundingClientRect()),
+                    value: box(value.getBoundingClientRect())};
+        })"""
+    )
+    assert len(pairs) == 6 * 8
+    unlabelled = [p["text"] for p in pairs if p["label"] is None]
+    assert not unlabelled, f"cells without a label: {unlabelled[:3]}"
+    for pair in pairs:
+        label, value = pair["label"], pair["value"]
+        apart = (
+            label["right"] <= value["left"]
+            or label["bottom"] <= value["top"]
+            or value["bottom"] <= label["top"]
+        )
+        assert apart, f"the label {pair['text']!r} overlaps its value: {label} {value}"
+    await shoot(page, screens, "runs")
+    await page.set_viewport_size(WIDE)
+    await fits(page)
+    await in_table_rows(page, "table.runs tbody tr")
+    assert not await page.locator("table.runs .cell-label").first.is_visible()
+    await shoot(page, screens, "runs")
+
+
+REACH = (
+    "HubSpotRetryableError: HubSpot could not be reached or failed; it is tried again while "
+    "attempts remain"
+)
+
+
+async def test_a_runs_nine_failures_of_one_cause_are_one_row_and_its_cursors_fold_away(
+    phone: Page, planted: str, factory: Factory, screens: Path
+) -> None:
+    run = await factory.run(status=RunStatus.FAILED)
+    for content_type in ContentType:
+        await factory.job(
+            run,
+            content_type=content_type,
+            status=JobStatus.FAILED,
+            attempts=3,
+            processed=300,
+            total=900,
+            cursor="eyJhZnRlciI6ICIxNzM4MDAwMDAwMDAwIiwgInBhZ2UiOiA3fQ==" * 2,
+            last_error=f"HubSpotRetryableError: could not complete GET /{content_type}: "
+            "ConnectError",
+            last_error_public=REACH,
+        )
+    page = phone
+
+    await page.goto(f"{planted}/runs/{run.id}")
+
+    for size in (PHONE, WIDE):
+        await page.set_viewport_size(size)
+        await fits(page)
+        causes = page.locator("table.causes tbody tr")
+        assert await causes.count() == 1
+        text = await causes.inner_text()
+        assert f"{len(ContentType)} types" in text and REACH in text
+        assert all(str(t) in text for t in ContentType)
+        assert await page.get_by_text(REACH).count() == 1
+        cursors = page.locator("#run-jobs details.cursor")
+        assert await cursors.count() == len(ContentType)
+        assert await page.locator("#run-jobs details.cursor[open]").count() == 0
+        assert not await cursors.locator("code").first.is_visible()
+        assert await page.locator("#run-jobs th", has_text="Cursor").count() == 0
+        await shoot(page, screens, "run")
+    await in_table_rows(page, "table.jobs tbody tr")
+    await cursors.first.locator("summary").click()
+    assert await cursors.first.locator("code").is_visible()
+    await fits(page)

@@ -122,6 +122,71 @@ async def test_a_run_page_shows_its_jobs_leases_cursors_errors_and_notifications
     assert (await dashboard.get("/runs/99999999999999999999")).status_code == 400
 
 
+REACH = (
+    "HubSpotRetryableError: HubSpot could not be reached or failed; it is tried again while "
+    "attempts remain"
+)
+
+
+async def test_a_run_page_groups_errors_by_cause_and_folds_each_cursor(
+    dashboard: httpx.AsyncClient, signed_in: str, factory: Factory
+) -> None:
+    run = await factory.run(status=RunStatus.FAILED)
+    nine = [
+        await factory.job(
+            run,
+            content_type=t,
+            status=JobStatus.FAILED,
+            attempts=3,
+            cursor=f"cursor-of-{t}-" + "QUJDREVGR0hJSktMTU5PUA==" * 3,
+            last_error=f"HubSpotRetryableError: could not complete GET /{t}: ConnectError",
+            last_error_public=REACH,
+        )
+        for t in ContentType
+    ]
+    scope = await factory.job(
+        run,
+        content_type=ContentType.BLOG_POST,
+        status=JobStatus.FAILED,
+        last_error="blog_post is not available for portal 1 (403): the private app lacks it",
+    )
+    await factory.job(run, content_type=ContentType.SITE_PAGE, status=JobStatus.COMPLETED)
+
+    html = (await dashboard.get(f"/runs/{run.id}")).text
+
+    causes = rows_of(html, "stack compact causes")
+    assert len(causes) == 2
+    first, second = causes
+    assert 'id="cause-1"' in first and f"{len(ContentType)} types</strong>: " in first
+    assert ", ".join(str(t) for t in ContentType) in first
+    assert html.count(REACH) == 1, "one row names the cause, not one per job"
+    assert f"As raised: {len(ContentType)} different texts" in first
+    assert "could not complete GET /hubdb_row: ConnectError" in first
+    assert all(f'href="#job-{job.id}"' in first for job in nine)
+    assert "1 type</strong>: blog_post" in second and "(403)" in second
+    assert f'href="#job-{scope.id}"' in second
+    jobs = rows_of(html, "stack compact jobs")
+    assert len(jobs) == len(ContentType) + 2
+    assert '<a href="#cause-1">cause 1</a>' in jobs[0]
+    assert '<a href="#cause-2">cause 2</a>' in jobs[-2] and "cause" not in jobs[-1]
+    # The cursor is no column: each is folded away in its job's progress cell.
+    assert '<th scope="col">Cursor</th>' not in html
+    folded = re.findall(r'<details class="cursor">(.*?)</details>', html, re.DOTALL)
+    assert len(folded) == len(ContentType)
+    assert f"<code>cursor-of-site_page-{'QUJDREVGR0hJSktMTU5PUA==' * 3}</code>" in folded[0]
+
+
+async def test_a_run_without_errors_shows_no_causes(
+    dashboard: httpx.AsyncClient, signed_in: str, factory: Factory
+) -> None:
+    run = await factory.run(status=RunStatus.COMPLETED)
+    await factory.job(run, status=JobStatus.COMPLETED, total=3, processed=3)
+
+    html = (await dashboard.get(f"/runs/{run.id}")).text
+
+    assert "by cause" not in html and len(rows_of(html, "stack compact jobs")) == 1
+
+
 async def test_the_dead_letter_lists_failed_jobs_with_advice(
     dashboard: httpx.AsyncClient, signed_in: str, factory: Factory
 ) -> None:
