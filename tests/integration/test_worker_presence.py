@@ -1,0 +1,180 @@
+"""Workers register, heartbeat and unregister their own row only, through the workers' login;
+dead after three missed heartbeats (time injected); a run whose jobs wait with no live worker
+is told apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+
+from smuves_sync.db import Database, Pool
+from smuves_sync.db.workers import (
+    WorkerPass,
+    WorkerRow,
+    WorkerSeat,
+    metrics_workers_live,
+    run_waiting_for_worker,
+    worker_heartbeat,
+    worker_list,
+    worker_register,
+    worker_unregister,
+)
+from smuves_sync.models import JobKind, JobStatus, RunStatus
+from smuves_sync.settings import Settings
+from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.runner import Runner
+from tests.factories import Factory
+from tests.support import T0
+
+
+def seat(name: str = "host-a:101", *, every: float = 10, **changes: Any) -> WorkerSeat:
+    host, _, pid = name.partition(":")
+    plain = WorkerSeat(
+        name=name,
+        host=host,
+        pid=int(pid),
+        kinds=(JobKind.FETCH,),
+        concurrency=4,
+        heartbeat_every=timedelta(seconds=every),
+    )
+    return dataclasses.replace(plain, **changes)
+
+
+async def test_a_worker_login_registers_heartbeats_and_unregisters_its_row(
+    worker_login_pool: Pool, db: Database
+) -> None:
+    worker = Database(worker_login_pool)
+    kinds = (JobKind.EXPORT, JobKind.FETCH)  # stored sorted
+    mine = await worker_register(worker, seat(kinds=kinds, concurrency=3))
+    [registered] = await worker_list(db)
+    beat = await worker_heartbeat(worker, mine, job_ids=[12, 7])
+    [seen] = await worker_list(db)
+    gone = await worker_unregister(worker, mine)
+
+    assert (registered.id, registered.name, registered.host, registered.pid) == (
+        mine.id,
+        "host-a:101",
+        "host-a",
+        101,
+    )
+    assert (registered.kinds, registered.concurrency, registered.job_ids) == (kinds, 3, ())
+    assert registered.alive and registered.started_at == registered.last_seen_at
+    assert beat and seen.job_ids == (7, 12) and seen.last_seen_at >= registered.last_seen_at
+    assert gone and await worker_list(db) == []
+    assert str(mine.token) not in repr(mine)
+
+
+async def test_a_worker_cannot_touch_another_workers_row(
+    worker_login_pool: Pool, db: Database
+) -> None:
+    worker = Database(worker_login_pool)
+    theirs = await worker_register(worker, seat("host-b:202"))
+    mine = await worker_register(worker, seat("host-a:101"))
+    before = {w.id: w for w in await worker_list(db)}
+
+    forged = WorkerPass(theirs.id, mine.token)
+    guessed = WorkerPass(theirs.id, uuid.uuid4())
+    outcomes = [
+        await worker_heartbeat(worker, forged, job_ids=[1]),
+        await worker_heartbeat(worker, guessed, job_ids=[1]),
+        await worker_unregister(worker, forged),
+        await worker_unregister(worker, guessed),
+    ]
+
+    assert outcomes == [False, False, False, False]
+    assert {w.id: w for w in await worker_list(db)} == before
+    # Nor may it read or write the table itself, nor pass a time of its choosing.
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await worker_list(worker)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="only the operator"):
+        await worker_heartbeat(worker, mine, job_ids=[], now=T0)
+
+
+async def test_a_worker_is_dead_after_three_missed_heartbeats_and_forgotten_after_a_day(
+    db: Database,
+) -> None:
+    old = await worker_register(db, seat("host-a:101", every=10), now=T0)
+
+    async def alive_at(seconds: float) -> list[WorkerRow]:
+        return await worker_list(db, now=T0 + timedelta(seconds=seconds))
+
+    [at_29] = await alive_at(29)
+    [at_31] = await alive_at(31)
+    await worker_heartbeat(db, old, job_ids=[], now=T0 + timedelta(seconds=40))
+    [after_beat] = await alive_at(60)
+    live_then = await metrics_workers_live(db, now=T0 + timedelta(seconds=60))
+    live_later = await metrics_workers_live(db, now=T0 + timedelta(seconds=71))
+
+    assert (at_29.alive, at_31.alive, after_beat.alive) == (True, False, True)
+    assert (live_then, live_later) == (1, 0)
+    new = await worker_register(db, seat("host-b:202"), now=T0 + timedelta(days=1, minutes=1))
+    assert [w.id for w in await worker_list(db)] == [new.id]
+    assert not await worker_heartbeat(db, old, job_ids=[], now=T0 + timedelta(days=2))
+
+
+async def test_bad_registrations_are_refused(worker_login_pool: Pool) -> None:
+    worker = Database(worker_login_pool)
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="heartbeat interval"):
+        await worker_register(worker, seat(every=0.1))
+    with pytest.raises(psycopg.errors.CheckViolation, match="workers_concurrency_sensible"):
+        await worker_register(worker, seat(concurrency=0))
+
+
+async def test_the_runner_registers_reports_its_jobs_in_hand_and_unregisters(
+    factory: Factory, worker_db: Database, db: Database, settings: Settings
+) -> None:
+    run = await factory.run(status=RunStatus.RUNNING)
+    job = await factory.job(run)
+    seen: list[WorkerRow] = []
+
+    async def handler(ctx: JobContext) -> None:
+        await runner.presence.heartbeat(worker_db)
+        seen.extend(await worker_list(db))
+
+    runner = Runner(
+        worker_db,
+        settings,
+        kinds=[JobKind.FETCH],
+        concurrency=2,
+        burst=True,
+        worker_id="bench:1",
+        handlers={JobKind.FETCH: handler},
+    )
+    stats = await runner.run()
+
+    assert stats.completed == 1
+    [row] = seen
+    assert (row.name, row.kinds, row.concurrency, row.job_ids, row.alive) == (
+        "bench:1",
+        (JobKind.FETCH,),
+        2,
+        (job.id,),
+        True,
+    )
+    # The cadence of the job heartbeats: a third of the fetch lease (5 min).
+    assert row.heartbeat_every == timedelta(seconds=100)
+    assert await worker_list(db) == []
+
+
+async def test_a_run_waits_for_a_worker_only_with_jobs_that_could_be_worked_now(
+    db: Database, factory: Factory
+) -> None:
+    later = await factory.run(status=RunStatus.PENDING)
+    await factory.job(later, run_after=T0 + timedelta(days=1))
+    abandoned = await factory.run(status=RunStatus.RUNNING)
+    await factory.job(
+        abandoned, status=JobStatus.RUNNING, locked_by="gone:1", heartbeat_at=T0, locked_at=T0
+    )
+    ids = [later.id, abandoned.id]
+
+    waiting = await run_waiting_for_worker(db, ids, now=T0 + timedelta(minutes=1))
+    past_lease = await run_waiting_for_worker(db, ids, now=T0 + timedelta(minutes=6))
+
+    assert waiting == set()
+    assert past_lease == {abandoned.id}
