@@ -1,6 +1,6 @@
 """Workers register, heartbeat and unregister their own row only, through the workers' login;
-dead after three missed heartbeats (time injected); a run whose jobs wait with no live worker
-is told apart.
+dead after three missed heartbeats (time injected); `smuves stats` lists them, and a run whose
+jobs wait with no live worker says so in `smuves run` / `smuves runs` / `smuves sync --no-wait`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.workers import (
+    NO_WORKER,
     WorkerPass,
     WorkerRow,
     WorkerSeat,
@@ -30,7 +31,8 @@ from smuves_sync.settings import Settings
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.support import T0
+from tests.logins import runtime_env
+from tests.support import SECRET, T0, db_now, invoke, json_out
 
 
 def seat(name: str = "host-a:101", *, every: float = 10, **changes: Any) -> WorkerSeat:
@@ -162,6 +164,57 @@ async def test_the_runner_registers_reports_its_jobs_in_hand_and_unregisters(
     assert await worker_list(db) == []
 
 
+async def test_stats_lists_the_workers_alive_and_dead(db_url: str, db: Database) -> None:
+    await worker_register(db, seat("gone-host:7"), now=await db_now(db) - timedelta(hours=1))
+    live = await worker_register(db, seat("live-host:8", kinds=(JobKind.EXPORT,)))
+    await worker_heartbeat(db, live, job_ids=[5])
+
+    listed = json_out(await invoke(db_url, "stats", "--json"))["workers"]
+    table = await invoke(db_url, "stats")
+
+    assert [(w["name"], w["alive"], w["kinds"], w["job_ids"]) for w in listed] == [
+        ("live-host:8", True, ["export"], [5]),
+        ("gone-host:7", False, ["fetch"], []),
+    ]
+    assert listed[0]["heartbeat_every_seconds"] == 10
+    assert table.exit_code == 0
+    lines = table.stdout.splitlines()
+    assert any("workers: 1 alive" in line for line in lines)
+    assert any("live-host:8" in line and "1: 5" in line and "alive" in line for line in lines)
+    assert any("gone-host:7" in line and "dead" in line for line in lines)
+
+
+async def test_run_and_runs_say_when_no_worker_is_running(
+    db_url: str, db: Database, factory: Factory
+) -> None:
+    run = await factory.run(status=RunStatus.RUNNING)
+    await factory.job(run)
+    settled = await factory.run(status=RunStatus.COMPLETED)
+    await factory.job(settled, status=JobStatus.COMPLETED)
+    await worker_register(db, seat("gone-host:7"), now=await db_now(db) - timedelta(hours=1))
+    # A live worker of the other kind, and one working another run only, claim none of it.
+    await worker_register(db, seat("export-host:8", kinds=(JobKind.EXPORT,)))
+    await worker_register(db, seat("sync-host:9", run_id=settled.id))
+
+    shown = await invoke(db_url, "run", str(run.id))
+    as_json = json_out(await invoke(db_url, "run", str(run.id), "--json"))
+    listed = {
+        r["id"]: r["waiting_for_worker"] for r in json_out(await invoke(db_url, "runs", "--json"))
+    }
+    table = await invoke(db_url, "runs")
+
+    assert NO_WORKER in shown.stdout and as_json["waiting_for_worker"] is True
+    assert listed == {run.id: True, settled.id: False}
+    assert f"runs {run.id}: {NO_WORKER}" in table.stdout.replace("\n", " ")
+
+    await worker_register(db, seat("fetch-host:10"))
+    shown = await invoke(db_url, "run", str(run.id))
+    assert NO_WORKER not in shown.stdout
+    assert (
+        json_out(await invoke(db_url, "run", str(run.id), "--json"))["waiting_for_worker"] is False
+    )
+
+
 async def test_a_run_waits_for_a_worker_only_with_jobs_that_could_be_worked_now(
     db: Database, factory: Factory
 ) -> None:
@@ -178,3 +231,22 @@ async def test_a_run_waits_for_a_worker_only_with_jobs_that_could_be_worked_now(
 
     assert waiting == set()
     assert past_lease == {abandoned.id}
+
+
+async def test_sync_no_wait_says_when_no_worker_will_work_the_run(
+    db_url: str, db: Database, factory: Factory
+) -> None:
+    env = {
+        **runtime_env(db_url),
+        "SMUVES_SECRET_KEY": SECRET,
+        "SMUVES_COUNT_TIMEOUT_SECONDS": "0",
+    }
+    portal = await factory.portal()
+    alone = await invoke(db_url, "sync", str(portal), "--types", "site_page", "--no-wait", env=env)
+    await worker_register(db, seat("fetch-host:10"))
+    served = await invoke(db_url, "sync", str(portal), "--types", "blog_post", "--no-wait", env=env)
+
+    assert alone.exit_code == 0, alone.output
+    assert NO_WORKER in alone.stdout
+    assert served.exit_code == 0, served.output
+    assert "enqueued" in served.stdout and NO_WORKER not in served.stdout
