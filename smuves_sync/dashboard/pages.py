@@ -42,6 +42,7 @@ from smuves_sync.db.stats import (
     job_count_by_state,
     job_oldest_due,
 )
+from smuves_sync.db.workers import NO_WORKER, run_waiting_for_worker, worker_list
 from smuves_sync.errors import InvalidInput
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 
@@ -79,12 +80,14 @@ def _midnight(day: date) -> datetime:
 
 
 async def overview_values(db: Database) -> dict[str, Any]:
-    """What the overview's live parts show: counts, ages, runs in flight."""
+    """What the overview's live parts show: counts, ages, runs in flight, workers."""
     async with db.custom_plans() as tx:
         counts = await job_count_by_state(tx, cap=COUNT_CAP)
         ages = await job_oldest_due(tx)
         in_flight = await run_in_flight(tx, limit=IN_FLIGHT_SHOWN)
         open_runs = await run_count_in_flight(tx)
+        workers = await worker_list(tx)
+        waiting = await run_waiting_for_worker(tx, [p.run.id for p in in_flight])
     table: dict[JobKind, dict[str, StateCount]] = defaultdict(dict)
     for count in counts:
         table[count.kind][str(count.state)] = count
@@ -94,6 +97,9 @@ async def overview_values(db: Database) -> dict[str, Any]:
         "in_flight": in_flight,
         "open_runs": open_runs,
         "cap": COUNT_CAP,
+        "workers": workers,
+        "waiting": waiting,
+        "no_worker": NO_WORKER,
     }
 
 
@@ -198,14 +204,21 @@ async def runs(request: Request, session: Session) -> Response:
 
 
 async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
-    """A run, its portal's name and its jobs, read together; None when there is no such run."""
+    """A run, its portal's name, its jobs and whether it waits for a worker, read together;
+    None when there is no such run."""
     async with db.custom_plans() as tx:
         found = await run_with_jobs(tx, run_id, operator=True)
         if found is None:
             return None
         run, jobs = found
         portal = await portal_get(tx, run.portal_id)
-    return {"run": run, "portal_name": portal.name if portal else "", "jobs": jobs}
+        waiting = bool(await run_waiting_for_worker(tx, [run_id]))
+    return {
+        "run": run,
+        "portal_name": portal.name if portal else "",
+        "jobs": jobs,
+        "no_worker": NO_WORKER if waiting else None,
+    }
 
 
 @operator_page
