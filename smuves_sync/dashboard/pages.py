@@ -180,7 +180,8 @@ async def runs(request: Request, session: Session) -> Response:
             before=before,
             limit=RUNS_PER_PAGE + 1,
         )
-    shown = found[:RUNS_PER_PAGE]
+        shown = found[:RUNS_PER_PAGE]
+        waiting = await run_waiting_for_worker(tx, [o.run.id for o in shown])
     kept = {k: q.get(k) for k in ("portal", "kind", "status", "from", "to") if q.get(k)}
     next_url = None
     if len(found) > RUNS_PER_PAGE:
@@ -194,6 +195,8 @@ async def runs(request: Request, session: Session) -> Response:
         "runs.html",
         active="runs",
         runs=shown,
+        waiting=waiting,
+        no_worker=NO_WORKER,
         query={k: q.get(k, "") for k in ("portal", "kind", "status", "from", "to")},
         kinds=[str(k) for k in JobKind],
         statuses=[str(s) for s in RunStatus],

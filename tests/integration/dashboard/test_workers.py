@@ -56,7 +56,9 @@ async def test_with_no_live_worker_the_overview_and_the_run_page_say_so(
 
     overview = (await dashboard.get("/")).text
     page = (await dashboard.get(f"/runs/{run.id}")).text
+    listed = (await dashboard.get("/runs")).text
 
+    assert NO_WORKER in listed
     assert "No worker is running (start one with <code>smuves worker</code>)" in overview
     card = overview[overview.index(f"Run {run.id}</a>") :]
     assert NO_WORKER in card
@@ -65,6 +67,8 @@ async def test_with_no_live_worker_the_overview_and_the_run_page_say_so(
     await worker_register(db, seat("new-box:42"))
     overview = (await dashboard.get("/")).text
     page = (await dashboard.get(f"/runs/{run.id}")).text
+    listed = (await dashboard.get("/runs")).text
     assert "No worker is running" not in overview
+    assert "waiting: no worker is running" not in listed
     assert "waiting: no worker is running" not in overview
     assert "waiting: no worker is running" not in page
