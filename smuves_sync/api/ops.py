@@ -16,6 +16,8 @@ What it reports (Prometheus text format):
     smuves_oldest_pending_job_age_seconds{kind}       how late the oldest due pending job is
     smuves_job_duration_seconds{kind,status}          histogram of finished jobs still in the
                                                       table, created -> finished
+    smuves_workers_live                               worker processes alive (seen within
+                                                      three of their heartbeats)
     smuves_hubspot_requests_total{status}             from smuves_sync.metrics, per process
     smuves_hubspot_rate_limited_total{policy}
 
@@ -53,6 +55,7 @@ from smuves_sync.db.stats import (
     metrics_jobs,
     migration_versions,
 )
+from smuves_sync.db.workers import metrics_workers_live
 from smuves_sync.models import JobKind, JobStatus
 
 router = APIRouter(tags=["operations"])
@@ -97,9 +100,12 @@ async def healthz(ctx: Context) -> Health | JSONResponse:
 class _Snapshot(Collector):
     """Queue figures read from the database for one scrape."""
 
-    def __init__(self, counts: list[JobCount], durations: list[DurationBucket]) -> None:
+    def __init__(
+        self, counts: list[JobCount], durations: list[DurationBucket], workers_live: int
+    ) -> None:
         self._counts = counts
         self._durations = durations
+        self._workers_live = workers_live
 
     def collect(self) -> Iterator[Metric]:
         jobs = GaugeMetricFamily(
@@ -126,6 +132,12 @@ class _Snapshot(Collector):
             ]
             oldest.add_metric([kind.value], max(ages, default=0.0))
         yield oldest
+
+        yield GaugeMetricFamily(
+            "smuves_workers_live",
+            "Worker processes alive: seen within three of their heartbeat intervals.",
+            value=self._workers_live,
+        )
 
         histogram = HistogramMetricFamily(
             "smuves_job_duration_seconds",
@@ -174,8 +186,9 @@ async def render_metrics(ctx: ApiContext) -> bytes:
     async with ctx.db.transaction() as db:
         counts = await metrics_jobs(db)
         durations = await metrics_job_durations(db, DURATION_BOUNDS)
+        workers_live = await metrics_workers_live(db)
     snapshot = CollectorRegistry()
-    snapshot.register(_Snapshot(counts, durations))
+    snapshot.register(_Snapshot(counts, durations, workers_live))
     return generate_latest(_process_registry()) + generate_latest(snapshot)
 
 

@@ -16,6 +16,7 @@ from typing import TypeVar
 import click
 
 from smuves_sync.cli import ops_output as out
+from smuves_sync.cli import workers_output
 from smuves_sync.cli.common import ID, run_async
 from smuves_sync.cli.session import load_settings, login_database
 from smuves_sync.db import Database
@@ -32,6 +33,7 @@ from smuves_sync.db.runs import (
     run_list,
 )
 from smuves_sync.db.stats import QueueStats, queue_stats
+from smuves_sync.db.workers import WorkerRow, run_waiting_for_worker, worker_list
 from smuves_sync.errors import NotFound
 from smuves_sync.models import Job, JobKind, JobStatus, Run, RunStatus
 
@@ -93,19 +95,24 @@ def runs(
 ) -> None:
     """List runs, newest first, with their jobs' progress."""
 
-    async def work(db: Database) -> list[RunOverview]:
+    async def work(db: Database) -> tuple[list[RunOverview], set[int]]:
         await require_portal(db, portal_id)
-        return await run_list(
+        found = await run_list(
             db,
             portal_id=portal_id,
             statuses=[RunStatus(s) for s in statuses] or None,
             kind=JobKind(kind) if kind else None,
             limit=limit,
         )
+        return found, await run_waiting_for_worker(db, [o.run.id for o in found])
 
-    overviews = with_database(work)
+    overviews, waiting = with_database(work)
     out.echo_records(
-        overviews, as_json, to_json=out.overview_json, table=out.runs_table, none="no runs"
+        overviews,
+        as_json,
+        to_json=lambda o: out.overview_json(o, waiting=o.run.id in waiting),
+        table=lambda shown: out.runs_table(shown, waiting=waiting),
+        none="no runs",
     )
 
 
@@ -116,15 +123,17 @@ def run(run_id: int, as_json: bool) -> None:
     """Show one run and each of its jobs: progress, attempts, status, last error; and the
     objects HubSpot sent that could not be stored, per type and why."""
 
-    async def work(db: Database) -> tuple[Run, list[Job], RunRejects, list[FetchRead]]:
+    async def work(db: Database) -> tuple[Run, list[Job], RunRejects, list[FetchRead], bool]:
         found, jobs = await get_run(db, run_id), await run_jobs(db, run_id)
-        return found, jobs, await run_rejects(db, run_id), await fetch_reads_of_run(db, run_id)
+        rejects, reads = await run_rejects(db, run_id), await fetch_reads_of_run(db, run_id)
+        return found, jobs, rejects, reads, bool(await run_waiting_for_worker(db, [run_id]))
 
-    found, jobs, rejects, reads = with_database(work)
+    found, jobs, rejects, reads, waiting = with_database(work)
     if as_json:
         out.echo_json(
             {
                 **out.run_json(found),
+                "waiting_for_worker": waiting,
                 "jobs": [out.job_json(j) for j in jobs],
                 "rejected": out.rejects_json(rejects),
                 "reads": [out.read_json(r) for r in reads],
@@ -132,7 +141,7 @@ def run(run_id: int, as_json: bool) -> None:
         )
         return
     console = out.console()
-    console.print(out.run_header(found))
+    console.print(out.run_header(found, waiting=waiting))
     console.print(out.jobs_table(jobs, title=f"jobs of run {run_id}", with_run=False))
     if rejects.by_type:
         console.print(out.rejects_table(rejects, run_id))
@@ -176,17 +185,19 @@ def jobs(
 @click.command("stats")
 @json_option
 def stats(as_json: bool) -> None:
-    """Queue depth by kind and status, the oldest due job's wait, jobs past their lease."""
+    """Queue depth by kind and status, the oldest due job's wait, jobs past their lease, and
+    the workers: alive or dead, what they work."""
 
-    async def work(db: Database) -> QueueStats:
-        return await queue_stats(db)
+    async def work(db: Database) -> tuple[QueueStats, list[WorkerRow]]:
+        return await queue_stats(db), await worker_list(db)
 
-    found = with_database(work)
+    found, workers = with_database(work)
     if as_json:
-        out.echo_json(out.stats_json(found))
+        listed = [workers_output.worker_json(w) for w in workers]
+        out.echo_json({**out.stats_json(found), "workers": listed})
         return
     console = out.console()
-    for table in out.stats_tables(found):
+    for table in [*out.stats_tables(found), workers_output.workers_table(workers)]:
         console.print(table)
 
 

@@ -11,7 +11,10 @@ JSON shapes (times ISO 8601 with offset, durations in seconds, ids as numbers):
     rejected  {objects, message, by_type: [{content_type, objects, reason, reasons}]}
             (`run`: the objects HubSpot sent that the run could not store)
     stats   {depth: [{kind, status, jobs}], pending: [{kind, due, waiting,
-             oldest_due_age_seconds}], expired_leases: [{job…, silent_for_seconds}]}
+             oldest_due_age_seconds}], expired_leases: [{job…, silent_for_seconds}],
+             workers: [worker]}   (worker: see `workers_output`)
+    `run` and `runs` add waiting_for_worker: true when a job could be worked now and no
+             live worker would claim it
     portal  {id, name, owner_id, owner_email, created_at, has_token, members,
              last_sync: {run_id, content_type, status, finished_at} | null}
 """
@@ -35,6 +38,7 @@ from smuves_sync.db.portals import PortalSummary, TypeFetchState
 from smuves_sync.db.rejects import RunRejects
 from smuves_sync.db.runs import RunOverview
 from smuves_sync.db.stats import QueueStats
+from smuves_sync.db.workers import NO_WORKER
 from smuves_sync.models import Job, JobKind, JobStatus, Run, Schedule
 
 JSONValue = Any
@@ -120,9 +124,13 @@ def run_json(run: Run) -> dict[str, JSONValue]:
     return record_json(run)
 
 
-def overview_json(overview: RunOverview) -> dict[str, JSONValue]:
-    """A run with its jobs' progress as a JSON object."""
-    return {**run_json(overview.run), **record_json(overview, leave_out={"run"})}
+def overview_json(overview: RunOverview, *, waiting: bool = False) -> dict[str, JSONValue]:
+    """A run with its jobs' progress (and whether it waits for a worker) as a JSON object."""
+    return {
+        **run_json(overview.run),
+        **record_json(overview, leave_out={"run"}),
+        "waiting_for_worker": waiting,
+    }
 
 
 def job_json(job: Job) -> dict[str, JSONValue]:
@@ -205,8 +213,10 @@ def echo_records(
 # -- tables ----------------------------------------------------------------------------------
 
 
-def runs_table(overviews: Iterable[RunOverview], title: str = "runs") -> Table:
-    """Runs with their jobs' progress."""
+def runs_table(
+    overviews: Iterable[RunOverview], title: str = "runs", *, waiting: Collection[int] = ()
+) -> Table:
+    """Runs with their jobs' progress; `waiting`: the runs no live worker would work."""
     table = Table(title=title, title_justify="left")
     for header in ("run", "portal", "kind", "status", "jobs ok/failed/all", "progress"):
         table.add_column(header, no_wrap=True)
@@ -219,13 +229,15 @@ def runs_table(overviews: Iterable[RunOverview], title: str = "runs") -> Table:
             str(run.id),
             str(run.portal_id),
             str(run.kind),
-            str(run.status),
+            f"{run.status}, no worker" if run.id in waiting else str(run.status),
             f"{o.jobs_completed}/{o.jobs_failed}/{o.jobs}",
             progress(o.processed, o.total),
             ", ".join(str(t) for t in run.content_types),
             when(run.created_at),
             when(run.finished_at),
         )
+    if waiting:
+        table.caption = f"runs {', '.join(str(i) for i in sorted(waiting))}: {NO_WORKER}"
     return table
 
 
@@ -281,8 +293,8 @@ def reads_table(reads: Sequence[FetchRead], run_id: int) -> Table:
     return table
 
 
-def run_header(run: Run) -> Table:
-    """One run's facts, as a two-column grid."""
+def run_header(run: Run, *, waiting: bool = False) -> Table:
+    """One run's facts, as a two-column grid; `waiting`: no live worker would work it."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
@@ -290,6 +302,8 @@ def run_header(run: Run) -> Table:
     grid.add_row("portal", str(run.portal_id))
     grid.add_row("kind", str(run.kind))
     grid.add_row("status", str(run.status))
+    if waiting:
+        grid.add_row("", NO_WORKER)
     grid.add_row("types", ", ".join(str(t) for t in run.content_types))
     grid.add_row("owner", str(run.owner_id) if run.owner_id else "-")
     grid.add_row("created", when(run.created_at))

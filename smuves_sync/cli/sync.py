@@ -36,6 +36,7 @@ from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.portals import portal_mark_token_refused
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.db.runs import run_operator_stop
+from smuves_sync.db.workers import NO_WORKER, run_waiting_for_worker
 from smuves_sync.errors import PortalNeedsReconnect
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job
@@ -108,6 +109,8 @@ async def sync_portal(
                 totals=totals,
                 full=full,
             )
+            # Enqueued for nobody: say so now rather than leave the run to wait unseen.
+            unworked = not wait and bool(await run_waiting_for_worker(operator, [started.run.id]))
         run = started.run
         console.print(
             f"run {run.id}: fetching {', '.join(_with_total(j) for j in started.jobs)} "
@@ -117,6 +120,8 @@ async def sync_portal(
             console.print(f"  {content_type} skipped: run {holder} is already fetching it")
         if not wait:
             console.print("enqueued; `smuves worker` processes will work it")
+            if unworked:
+                console.print(NO_WORKER)
             return ExitCode.OK, None
         snapshot = await work_run(
             db,

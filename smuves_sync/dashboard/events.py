@@ -3,7 +3,8 @@
     GET /runs/{id}/events    run-status, run-jobs: HTML fragments of the run page, whenever
                              they changed; `end` once the run has finished (the page closes
                              the stream on it), or when the run is gone
-    GET /events/overview     queue-counts, in-flight: the overview's counts and runs in flight
+    GET /events/overview     queue-counts, in-flight, workers: the overview's counts, runs in
+                             flight and workers
 
 Every `refresh_seconds` the stream looks at the database (one short transaction: nothing is
 held open between looks) and sends the fragments that changed; while nothing changes, a
@@ -97,7 +98,7 @@ async def run_events(request: Request) -> Response:
 
 
 async def overview_events(request: Request) -> Response:
-    """The overview's counts and runs in flight, for as long as the page is open."""
+    """The overview's counts, runs in flight and workers, for as long as the page is open."""
     session = session_of(request)
     if session is None:
         return _unauthorised()
@@ -109,6 +110,7 @@ async def overview_events(request: Request) -> Response:
         return {
             "queue-counts": render("_queue_counts.html", **common),
             "in-flight": render("_in_flight.html", **common),
+            "workers": render("_workers.html", **common),
         }, False
 
     return StreamingResponse(

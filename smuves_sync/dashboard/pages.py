@@ -43,6 +43,7 @@ from smuves_sync.db.stats import (
     job_count_by_state,
     job_oldest_due,
 )
+from smuves_sync.db.workers import NO_WORKER, run_waiting_for_worker, worker_list
 from smuves_sync.errors import InvalidInput
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 
@@ -80,12 +81,14 @@ def _midnight(day: date) -> datetime:
 
 
 async def overview_values(db: Database) -> dict[str, Any]:
-    """What the overview's live parts show: counts, ages, runs in flight."""
+    """What the overview's live parts show: counts, ages, runs in flight, workers."""
     async with db.custom_plans() as tx:
         counts = await job_count_by_state(tx, cap=COUNT_CAP)
         ages = await job_oldest_due(tx)
         in_flight = await run_in_flight(tx, limit=IN_FLIGHT_SHOWN)
         open_runs = await run_count_in_flight(tx)
+        workers = await worker_list(tx)
+        waiting = await run_waiting_for_worker(tx, [p.run.id for p in in_flight])
     table: dict[JobKind, dict[str, StateCount]] = defaultdict(dict)
     for count in counts:
         table[count.kind][str(count.state)] = count
@@ -95,6 +98,9 @@ async def overview_values(db: Database) -> dict[str, Any]:
         "in_flight": in_flight,
         "open_runs": open_runs,
         "cap": COUNT_CAP,
+        "workers": workers,
+        "waiting": waiting,
+        "no_worker": NO_WORKER,
     }
 
 
@@ -175,7 +181,8 @@ async def runs(request: Request, session: Session) -> Response:
             before=before,
             limit=RUNS_PER_PAGE + 1,
         )
-    shown = found[:RUNS_PER_PAGE]
+        shown = found[:RUNS_PER_PAGE]
+        waiting = await run_waiting_for_worker(tx, [o.run.id for o in shown])
     kept = {k: q.get(k) for k in ("portal", "kind", "status", "from", "to") if q.get(k)}
     next_url = None
     if len(found) > RUNS_PER_PAGE:
@@ -189,6 +196,8 @@ async def runs(request: Request, session: Session) -> Response:
         "runs.html",
         active="runs",
         runs=shown,
+        waiting=waiting,
+        no_worker=NO_WORKER,
         query={k: q.get(k, "") for k in ("portal", "kind", "status", "from", "to")},
         kinds=[str(k) for k in JobKind],
         statuses=[str(s) for s in RunStatus],
@@ -199,14 +208,15 @@ async def runs(request: Request, session: Session) -> Response:
 
 
 async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
-    """A run, its portal's name, its jobs and their errors by cause, read together; None when
-    there is no such run."""
+    """A run, its portal's name, its jobs, their errors by cause and whether it waits for a
+    worker, read together; None when there is no such run."""
     async with db.custom_plans() as tx:
         found = await run_with_jobs(tx, run_id, operator=True)
         if found is None:
             return None
         run, jobs = found
         portal = await portal_get(tx, run.portal_id)
+        waiting = bool(await run_waiting_for_worker(tx, [run_id]))
     causes = causes_of(jobs)
     return {
         "run": run,
@@ -215,6 +225,7 @@ async def run_values(db: Database, run_id: int) -> dict[str, Any] | None:
         "causes": causes,
         # job id -> the number of its cause in the list of causes
         "cause_of": {job.id: n for n, cause in enumerate(causes, 1) for job in cause.jobs},
+        "no_worker": NO_WORKER if waiting else None,
     }
 
 

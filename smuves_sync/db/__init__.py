@@ -21,7 +21,7 @@ fetch_reads (how each fetch job reads its type, what it cost), rejects (objects 
 not store), exports, schedules, notifications,
 hubspot_minutes (HubSpot requests per minute), operator_actions (the dashboard's audit trail),
 dashboard_confirmations (the single-use nonces of its confirmation pages),
-stats (monitoring reads). Rows become the
+workers (which worker processes are alive), stats (monitoring reads). Rows become the
 package's records through `rows.model_row`.
 """
 

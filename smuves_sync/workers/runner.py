@@ -7,7 +7,8 @@
 
 - Between claims, the periodic duties (`workers.duties`): reconcile (settle runs whose jobs
   all finished) at start and every ``reconcile_interval_seconds``, record the process's
-  HubSpot request counts (and once more when it stops), fire due schedules.
+  HubSpot request counts (and once more when it stops), heartbeat the runner's row in
+  ``workers`` (`workers.presence`; removed when it stops), fire due schedules.
 - Claim up to the free slots (or only one run's jobs, for `smuves sync`), oldest first.
 - Idle: wait for a NOTIFY wake-up, a finished job or the poll interval, whichever is first.
   `Wakeups` re-LISTENs after a reconnect; polling covers whatever a NOTIFY missed.
@@ -51,6 +52,7 @@ from smuves_sync.workers.export import handle_export
 from smuves_sync.workers.failures import FailRun, Park, outcome_for
 from smuves_sync.workers.fetch import handle_fetch
 from smuves_sync.workers.hubspot_minutes import PROCESS_MINUTES
+from smuves_sync.workers.presence import Presence
 
 log = logging.getLogger(__name__)
 
@@ -113,11 +115,12 @@ class Runner:
         self.until = until
         self.worker_id = worker_id or default_worker_id(settings.worker_id)
         self.handlers = handlers
-        self.duties = Duties(settings, periodic)
         self.wakeups_conninfo = wakeups_conninfo
         self.limits = limits or RateLimitRegistry()
         self.stats = RunnerStats()
         self.queue = Queue(db, settings, worker_id=self.worker_id)
+        self.presence = Presence.of_runner(self.queue, self.kinds, concurrency, run_id, self)
+        self.duties = Duties(settings, [self.presence.duty, *periodic])
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._at_once = asyncio.Event()
@@ -173,6 +176,7 @@ class Runner:
                     await asyncio.wait_for(self._wake.wait(), pause)
             await self._drain()
         await PROCESS_MINUTES.flush_quietly(self.db)
+        await self.presence.leave(self.db)
         return self.stats
 
     # -- the loop's steps -----------------------------------------------------------------

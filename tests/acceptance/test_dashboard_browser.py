@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,13 @@ from smuves_sync.dashboard.pages import RECENT_FAILURES
 from smuves_sync.db import Pool
 from smuves_sync.db.jobs import job_get, job_list, job_list_in_flight
 from smuves_sync.db.runs import run_get
+from smuves_sync.db.workers import NO_WORKER, WorkerSeat, worker_heartbeat, worker_register
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, ServerConfig
 from tests.acceptance.conftest import ProcessSync, Spawn
 from tests.factories import Factory
-from tests.support import TOKEN, eventually, fake_portal, serve_app, smuves
+from tests.support import TOKEN, db_now, eventually, fake_portal, serve_app, smuves
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 
@@ -58,6 +59,7 @@ CONFIG = ServerConfig(
 SERVED = pytest.mark.hubspot(CLEAN, BROKEN, config=CONFIG)
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+WIDE = {"width": 1400, "height": 900}
 
 
 def chromium_path() -> str:
@@ -282,7 +284,6 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
 
 # -- the layout at a phone's width and on a wide screen, on planted rows -----------------------
 
-WIDE = {"width": 1400, "height": 900}
 LOGIN = "phone-layout-login-token"
 
 
@@ -521,3 +522,44 @@ async def test_a_runs_nine_failures_of_one_cause_are_one_row_and_its_cursors_fol
     await cursors.first.locator("summary").click()
     assert await cursors.first.locator("code").is_visible()
     await fits(page)
+
+
+@SERVED
+async def test_the_overview_shows_a_dead_worker_readably_on_a_desktop_and_a_phone(
+    sync: ProcessSync, spawn: Spawn, browser: Browser, screens: Path, tmp_path: Path
+) -> None:
+    db = sync.db
+    portal = await sync.plant_portal(CLEAN)
+    run = await sync.factory.run(portal)
+    await sync.factory.job(run)
+    seat = WorkerSeat(
+        name="night-box-17.example.internal:48213",
+        host="night-box-17.example.internal",
+        pid=48213,
+        kinds=(JobKind.EXPORT, JobKind.FETCH),
+        concurrency=8,
+        heartbeat_every=timedelta(seconds=40),
+    )
+    dead = await worker_register(db, seat, now=await db_now(db) - timedelta(minutes=25))
+    await worker_heartbeat(
+        db, dead, job_ids=[101, 102], now=await db_now(db) - timedelta(minutes=20)
+    )
+    base, link = await start_dashboard(spawn, sync.env(), tmp_path / "dashboard.log")
+    page = await browser.new_page(viewport=WIDE)
+    await sign_in(page, link)
+
+    for name, size in (("1400", WIDE), ("390", PHONE)):
+        await page.set_viewport_size(size)
+        await page.goto(base + "/")
+        row = page.locator(f"#worker-{dead.id}")
+        assert await row.get_attribute("data-alive") == "no"
+        text = await row.inner_text()
+        assert "night-box-17.example.internal" in text and "48213" in text, text
+        assert "dead" in text and "2: 101, 102" in text and "20 min" in text, text
+        assert await page.get_by_text(NO_WORKER).first.is_visible()
+        assert "No worker is running" in await page.locator("#workers").inner_text()
+        await page.screenshot(path=screens / f"overview-dead-worker-{name}.png", full_page=True)
+        width = await page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size["width"], f"the overview is {width} px wide at {name} px"
+        box = await row.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size["width"]

@@ -33,6 +33,7 @@ EXPECTED_TABLES = {
     "hubspot_minutes",
     "operator_actions",
     "dashboard_confirmations",
+    "workers",
 }
 
 

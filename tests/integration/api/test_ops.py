@@ -12,8 +12,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from smuves_sync import metrics as counters
 from smuves_sync.api import create_app
-from smuves_sync.db import DbRole, Pool, pool_for
+from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.migrations import find_migrations_dir
+from smuves_sync.db.workers import WorkerSeat, worker_register
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
@@ -140,3 +141,28 @@ async def test_metrics_count_jobs_durations_and_hubspot_requests(
     assert (
         samples[("smuves_hubspot_rate_limited_total", (("policy", "TEN_SECONDLY_ROLLING"),))] >= 1
     )
+
+
+async def test_metrics_count_the_live_workers(
+    client: httpx.AsyncClient, admin_pool: Pool, worker_login_pool: Pool
+) -> None:
+    worker = Database(worker_login_pool)
+    seat = WorkerSeat(
+        name="host:1",
+        host="host",
+        pid=1,
+        kinds=(JobKind.FETCH,),
+        concurrency=1,
+        heartbeat_every=timedelta(seconds=10),
+    )
+    none_yet = _samples((await client.get("/metrics", headers=METRICS_HEADERS)).text)
+    await worker_register(worker, seat)
+    await worker_register(worker, seat)
+    # Seen last an hour ago: dead.
+    past = datetime.now(UTC) - timedelta(hours=1)
+    await worker_register(Database(admin_pool), seat, now=past)
+
+    samples = _samples((await client.get("/metrics", headers=METRICS_HEADERS)).text)
+
+    assert none_yet[("smuves_workers_live", ())] == 0
+    assert samples[("smuves_workers_live", ())] == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -11,7 +12,8 @@ from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
 from smuves_sync.dashboard.events import sse_event
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.jobs import job_checkpoint, job_complete
-from smuves_sync.models import ContentType, JobStatus, RunStatus
+from smuves_sync.db.workers import WorkerSeat, worker_register
+from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from tests.factories import Factory
 from tests.integration.dashboard.conftest import sign_in
@@ -97,6 +99,26 @@ async def test_the_overview_streams_counts_and_runs_in_flight(
             await factory.job(second, status=JobStatus.RUNNING)
             data = await next_matching(stream, "in-flight", "2 of 2 open run(s)")
             assert f"Run {second.id}" in data
+
+
+async def test_the_overview_streams_the_workers(served: str, db: Database) -> None:
+    seat = WorkerSeat(
+        name="box:5",
+        host="box",
+        pid=5,
+        kinds=(JobKind.FETCH,),
+        concurrency=2,
+        heartbeat_every=timedelta(seconds=10),
+    )
+    async with httpx.AsyncClient(base_url=served, timeout=30) as client:
+        await sign_in(client)
+        async with client.stream("GET", "/events/overview") as response:
+            stream = events(response.aiter_lines())
+            await next_matching(stream, "workers", "No worker is running")
+            worker = await worker_register(db, seat)
+            data = await next_matching(stream, "workers", "1 of 1 worker(s) alive")
+            assert f'id="worker-{worker.id}" data-alive="yes"' in data
+            assert "No worker is running" not in data
 
 
 async def test_a_stream_ends_when_its_session_does(served: str, factory: Factory) -> None:
