@@ -17,7 +17,7 @@ listens there already, the demo uses it if it is the demo's fake (`make fake`: i
 details name portal 1001 for the demo's token); anything else is refused in one line, exit code
 2, and .env is left as it was: the address it records stays the one `make fake` serves.
 
-    scripts/demo.py [--scale 0.1]        # a smaller portal, for a quick look
+    scripts/demo.py [--scale 0.1]        # a smaller portal (or SMUVES_DEMO_SCALE=0.1)
     scripts/demo.py --serve-fake         # `make fake`: the demo's portal, until Ctrl-C
 """
 
@@ -384,7 +384,10 @@ def main() -> int:
     # The environment, then .env: a demo run again keeps the key its portal's token is under.
     settings = playground_settings(load_settings())
     path = env_file()
-    plan = plan_fake(settings, path, args.scale)
+    # Without --scale, SMUVES_DEMO_SCALE set in the environment sizes the portal too (the one
+    # .env records is the size its fake serves at, which a fresh demo does not keep).
+    scale = args.scale if args.scale is not None else _recorded_scale(None)
+    plan = plan_fake(settings, path, scale)
     if isinstance(plan, str):
         console.print(plan, highlight=False, soft_wrap=True)
         return int(ExitCode.USAGE)

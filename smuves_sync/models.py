@@ -141,6 +141,11 @@ class Export:
     bytes: int | None
     created_at: datetime
     finished_at: datetime | None
+    # Whether the file carries the objects marked deleted (gone from HubSpot); by default not.
+    include_deleted: bool
+    # How many deleted objects the file left out (or, with include_deleted, carries); None
+    # until it is written.
+    deleted_count: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -322,6 +322,7 @@ async def start_export(
     content_type: ContentType,
     export_format: ExportFormat,
     *,
+    include_deleted: bool = False,
     owner_id: uuid.UUID | None = None,
     max_attempts: int | None = None,
     priority: JobPriority = JobPriority.INTERACTIVE,
@@ -329,8 +330,9 @@ async def start_export(
     """Create an export run of one content type: its job and its exports row.
 
     The worker writes the file at its one place under SMUVES_EXPORT_DIR
-    (`smuves_sync.export_files.export_file_path`). Raises `AllDuplicateJobs` when an export
-    of that type is already in flight.
+    (`smuves_sync.export_files.export_file_path`), without the objects marked deleted unless
+    `include_deleted`. Raises `AllDuplicateJobs` when an export of that type is already in
+    flight.
     """
     (content_type,) = _requested([content_type])
     export_format = ExportFormat(export_format)
@@ -340,5 +342,7 @@ async def start_export(
         found = await _enqueue_or_holder(scoped, run, content_type, max_attempts, priority)
         if not isinstance(found, Job):
             raise AllDuplicateJobs(portal_id, [found])
-        export = await export_create(scoped, run.id, portal_id, content_type, export_format)
+        export = await export_create(
+            scoped, run.id, portal_id, content_type, export_format, include_deleted=include_deleted
+        )
     return ExportStarted(run=run, job=found, export=export)

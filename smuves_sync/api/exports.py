@@ -31,7 +31,9 @@ _MEDIA_TYPES = {ExportFormat.CSV: "text/csv", ExportFormat.JSONL: "application/j
 
 @router.get("/{export_id}", summary="An export's state")
 async def get_export(export_id: ExportId, ctx: Context, principal: CurrentPrincipal) -> ExportOut:
-    """`download_url` is set once the file is written."""
+    """`download_url` is set once the file is written. `include_deleted`: whether the file
+    keeps the objects marked deleted (gone from HubSpot); `deleted_count`: how many it left out
+    (or keeps), set once the file is written."""
     async with user_session(ctx, principal) as db:
         export = found(await export_get(db, export_id), f"export {export_id}")
     return ExportOut.of(export)

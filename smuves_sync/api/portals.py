@@ -217,12 +217,18 @@ async def start_portal_fetch(
 async def start_portal_export(
     portal_id: PortalId, body: ExportRequest, ctx: Context, principal: CurrentPrincipal
 ) -> ExportAccepted:
-    """A worker writes the file; follow it with GET /v1/exports/{id}. Only the portal's owners
-    and editors may start one (403 FORBIDDEN for a viewer)."""
+    """A worker writes the file; follow it with GET /v1/exports/{id}. The objects marked
+    deleted are left out unless `include_deleted`. Only the portal's owners and editors may
+    start one (403 FORBIDDEN for a viewer)."""
     async with user_session(ctx, principal) as db:
         await member_portal(db, portal_id)
         started = await start_export(
-            db, portal_id, body.content_type, body.format, owner_id=principal.user_id
+            db,
+            portal_id,
+            body.content_type,
+            body.format,
+            include_deleted=body.include_deleted,
+            owner_id=principal.user_id,
         )
     return ExportAccepted(
         run=RunOut.of(started.run, [started.job]), export=ExportOut.of(started.export)

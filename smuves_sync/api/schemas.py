@@ -90,6 +90,7 @@ class ExportRequest(_Request):
 
     content_type: ContentType
     format: ExportFormat = ExportFormat.CSV
+    include_deleted: bool = Field(default=False, description="keep objects gone from HubSpot")
 
 
 class _Out(BaseModel):

@@ -1,4 +1,5 @@
-"""`smuves export <portal> --type T --format csv|jsonl [--out FILE]`: write a content file.
+"""`smuves export <portal> --type T --format csv|jsonl [--out FILE] [--include-deleted]`:
+write a content file.
 
 An export run and job (2-minute lease, heartbeats) are enqueued and worked here: rows are
 streamed from Postgres into the export's one file, SMUVES_EXPORT_DIR/portal-<id>/
@@ -7,7 +8,9 @@ bytes. With --out this process, once the export has completed, copies that file 
 under the operator's own user and records FILE in the row's `path` with the operator's login
 (no runtime login may write that column, and no worker reads it); so --out needs the wait,
 and --no-wait refuses it. CSV cells that a spreadsheet would run as a formula are
-neutralised. Exit codes as for `smuves sync`.
+neutralised. The objects marked deleted (gone from HubSpot) are left out unless
+--include-deleted keeps them; the last line says how many were left out, or included.
+Exit codes as for `smuves sync`.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ async def export_portal(
     out: Path | None,
     wait: bool,
     console: Console,
+    include_deleted: bool = False,
 ) -> tuple[ExitCode, Export | None]:
     """Enqueue an export and (with `wait`) work it; the exit code and the export row."""
     (wanted,) = parse_content_types([content_type])
@@ -48,6 +52,7 @@ async def export_portal(
                 portal_id,
                 wanted,
                 export_format,
+                include_deleted=include_deleted,
                 max_attempts=settings.max_attempts,
             )
         run = started.run
@@ -70,10 +75,18 @@ async def export_portal(
         async with login_database(settings) as operator:
             export = await export_record_copy(operator, export.id, str(written)) or export
     console.print(
-        f"exported {export.row_count:,} rows ({export.bytes:,} bytes) to {written} "
+        f"exported {exported_rows(export)}, {export.bytes:,} bytes, to {written} "
         f"in {elapsed(snapshot)}"
     )
     return ExitCode.OK, export
+
+
+def exported_rows(export: Export) -> str:
+    """'N rows' of a written export, with the deleted objects it left out or includes."""
+    rows, deleted = export.row_count or 0, export.deleted_count or 0
+    if export.include_deleted:
+        return f"{rows:,} rows, including {deleted:,} deleted objects"
+    return f"{rows:,} rows (deleted objects left out: {deleted:,})"
 
 
 @click.command("export")
@@ -93,6 +106,11 @@ async def export_portal(
     help="Also copy the written file here (it is written under SMUVES_EXPORT_DIR).",
 )
 @click.option("--no-wait", is_flag=True, help="Only enqueue the export; workers will write it.")
+@click.option(
+    "--include-deleted",
+    is_flag=True,
+    help="Keep the objects marked deleted (gone from HubSpot); left out by default.",
+)
 @click.pass_context
 def export(
     ctx: click.Context,
@@ -101,6 +119,7 @@ def export(
     export_format: str,
     out: Path | None,
     no_wait: bool,
+    include_deleted: bool,
 ) -> None:
     """Export PORTAL_ID's stored content of one type to a CSV or JSON Lines file."""
     if out is not None and no_wait:
@@ -122,6 +141,7 @@ def export(
             out=out,
             wait=not no_wait,
             console=console,
+            include_deleted=include_deleted,
         )
     )
     ctx.exit(int(code))

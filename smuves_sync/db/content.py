@@ -6,7 +6,8 @@
         await content_upsert_page(scoped, portal_id, content_type, run_id, page.items,
                                   seen_by=job_id)           # + the ids, for the sweep
         ...                                                 # + the job's fenced checkpoint
-    async for row in content_rows(scoped, portal_id, content_type, with_data=False): ...
+    async for row in content_rows(scoped, portal_id, content_type, with_data=False,
+                                  include_deleted=False): ...
 
 `content_upsert_page` writes a whole page in one statement: one array per column, sent in
 binary (`content_page_columns`); each object's JSON text and its hash are made here, so that
@@ -41,7 +42,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from psycopg.rows import dict_row, scalar_row
+from psycopg.rows import dict_row
 
 from smuves_sync.content_fields import ContentRecord, Promoted
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
@@ -75,6 +76,15 @@ class ContentCounts:
 
     live: int
     archived: int
+    deleted: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExportCounts:
+    """An export's rows of one portal and type, and the type's objects marked deleted (left
+    out of those rows unless the export includes them)."""
+
+    rows: int
     deleted: int
 
 
@@ -228,19 +238,32 @@ async def content_rows(
     content_type: ContentType,
     *,
     with_data: bool,
+    include_deleted: bool,
     batch_size: int = 2000,
 ) -> AsyncIterator[dict[str, Any]]:
-    """The type's rows in hubspot_id order, fetched `batch_size` at a time from the server."""
-    params = {"portal_id": portal_id, "content_type": str(content_type), "with_data": with_data}
+    """The type's rows in hubspot_id order, fetched `batch_size` at a time from the server;
+    the objects marked deleted only with `include_deleted`."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "with_data": with_data,
+        "include_deleted": include_deleted,
+    }
     rows = db.stream("content_export_rows", params, row=dict_row, batch_size=batch_size)
     async for row in rows:
         yield row
 
 
-async def content_count(db: Database, portal_id: int, content_type: ContentType) -> int:
-    """How many rows (deleted ones included) the portal has of `content_type`."""
-    params = {"portal_id": portal_id, "content_type": str(content_type)}
-    return int(await db.one("content_count", params, row=scalar_row) or 0)
+async def content_export_counts(
+    db: Database, portal_id: int, content_type: ContentType, *, include_deleted: bool
+) -> ExportCounts:
+    """What `content_rows` would yield of the type, and how many of its objects are deleted."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "include_deleted": include_deleted,
+    }
+    return await db.only("content_export_counts", params, row=model_row(ExportCounts))
 
 
 async def content_page(

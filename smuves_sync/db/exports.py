@@ -1,8 +1,9 @@
 """The exports table: noun-verb functions over ``queries/exports.sql``.
 
-    export = await export_create(db, run_id, portal_id, content_type, ExportFormat.CSV)
+    export = await export_create(db, run_id, portal_id, content_type, ExportFormat.CSV,
+                                 include_deleted=False)
     export = await export_of_run(db, run_id, content_type)           # Export | None
-    export = await export_record_file(db, export.id, rows, nbytes)
+    export = await export_record_file(db, export.id, rows, nbytes, deleted_count)
     export = await export_record_copy(db, export.id, path)           # operator's login only
     export = await export_get(db, export_id)                         # as visible, or None
 
@@ -24,13 +25,16 @@ async def export_create(
     portal_id: int,
     content_type: ContentType,
     export_format: ExportFormat,
+    *,
+    include_deleted: bool,
 ) -> Export:
-    """A pending export of run `run_id`."""
+    """A pending export of run `run_id`; `include_deleted` keeps the objects marked deleted."""
     params = {
         "run_id": run_id,
         "portal_id": portal_id,
         "content_type": str(content_type),
         "format": str(export_format),
+        "include_deleted": include_deleted,
     }
     return await db.only("export_create", params, row=model_row(Export))
 
@@ -47,10 +51,16 @@ async def export_of_run(db: Database, run_id: int, content_type: ContentType) ->
 
 
 async def export_record_file(
-    db: Database, export_id: int, row_count: int, nbytes: int
+    db: Database, export_id: int, row_count: int, nbytes: int, deleted_count: int
 ) -> Export | None:
-    """Record the written file: how many rows, how many bytes."""
-    params = {"export_id": export_id, "row_count": row_count, "bytes": nbytes}
+    """Record the written file: how many rows, how many bytes, how many deleted objects it
+    left out (or, when it includes them, carries)."""
+    params = {
+        "export_id": export_id,
+        "row_count": row_count,
+        "bytes": nbytes,
+        "deleted_count": deleted_count,
+    }
     return await db.one("export_record_file", params, row=model_row(Export))
 
 

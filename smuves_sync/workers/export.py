@@ -5,11 +5,13 @@ The file goes to the export's one place, derived from its portal, run, type and 
 login may write an exports row's counts, nothing that says where a file goes.
 Rows are read through a server-side cursor (a batch at a time) inside one transaction, so
 the file is a consistent snapshot and the table is never held in memory. The file is written
-next to its final name; the exports row (rows, bytes) and the job's fenced completion
-are committed together, and only then is the file moved into place. A completion refused
+next to its final name; the exports row (rows, bytes, deleted objects) and the job's fenced
+completion are committed together, and only then is the file moved into place. A completion refused
 (the run was stopped, or the lease was lost to another worker) removes the written file: no
 file is published that no exports row owns. CSV cells a spreadsheet would run as a formula are
-neutralised by `export_format`.
+neutralised by `export_format`. The objects marked deleted (gone from HubSpot) are left out
+unless the export's row says to include them (`exports.include_deleted`, set when it was
+created); how many it left out, or carries, is counted when the export starts.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 
-from smuves_sync.db.content import content_count, content_rows
+from smuves_sync.db.content import content_export_counts, content_rows
 from smuves_sync.db.exports import export_of_run, export_record_file
 from smuves_sync.errors import NotFound
 from smuves_sync.export_files import export_file_path
@@ -34,21 +36,27 @@ async def handle_export(ctx: JobContext) -> None:
     portal_id, content_type = job.portal_id, job.content_type
     async with ctx.db.for_job(job) as scoped:
         export = await export_of_run(scoped, job.run_id, content_type)
-        total = await content_count(scoped, portal_id, content_type)
-    if export is None:
-        raise NotFound(f"run {job.run_id} has no export of {content_type} to write")
-    job = await ctx.queue().checkpoint(job, None, 0, total=total)
+        if export is None:
+            raise NotFound(f"run {job.run_id} has no export of {content_type} to write")
+        counts = await content_export_counts(
+            scoped, portal_id, content_type, include_deleted=export.include_deleted
+        )
+    job = await ctx.queue().checkpoint(job, None, 0, total=counts.rows)
 
     path = export_file_path(ctx.settings.export_dir, export)
     partial = path.with_name(path.name + ".part")
     try:
         async with ctx.db.for_job(job) as scoped:
             rows = content_rows(
-                scoped, portal_id, content_type, with_data=export.format is ExportFormat.JSONL
+                scoped,
+                portal_id,
+                content_type,
+                with_data=export.format is ExportFormat.JSONL,
+                include_deleted=export.include_deleted,
             )
             result = await write_export(rows, partial, export.format)
         async with ctx.db.for_job(job) as scoped:
-            await export_record_file(scoped, export.id, result.rows, result.bytes)
+            await export_record_file(scoped, export.id, result.rows, result.bytes, counts.deleted)
             await ctx.queue(scoped).complete(job, processed=result.rows)
     except BaseException:
         # A half-written file, or a whole one whose completion was refused (the run was

@@ -7,7 +7,6 @@ import asyncio
 import io
 import os
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,14 +24,7 @@ from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConf
 from smuves_sync.token_crypto import new_secret_key
 from tests.integration.test_demo import DEMO, load_demo
 from tests.logins import runtime_env, runtime_urls
-from tests.support import run, smuves
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+from tests.support import free_port, run, smuves
 
 
 def _env(env_path: Path) -> dict[str, str]:
@@ -103,7 +95,7 @@ def test_the_closing_lines_say_what_to_run_next(tmp_path: Path) -> None:
 async def test_make_fake_serves_the_demo_portal_at_the_recorded_address(tmp_path: Path) -> None:
     demo = load_demo()
     env_path = tmp_path / ".env"
-    port = _free_port()
+    port = free_port()
     env_path.write_text(
         f"SMUVES_HUBSPOT_BASE_URL=http://127.0.0.1:{port}\nSMUVES_DEMO_SCALE=0.01\n"
     )
@@ -125,7 +117,7 @@ async def test_make_fake_serves_the_demo_portal_at_the_recorded_address(tmp_path
 async def test_make_fake_again_says_the_fake_is_serving_already(tmp_path: Path) -> None:
     env_path = tmp_path / ".env"
     env_path.write_text(
-        f"SMUVES_HUBSPOT_BASE_URL=http://127.0.0.1:{_free_port()}\nSMUVES_DEMO_SCALE=0.01\n"
+        f"SMUVES_HUBSPOT_BASE_URL=http://127.0.0.1:{free_port()}\nSMUVES_DEMO_SCALE=0.01\n"
     )
     async with make_fake(env_path) as base_url:
         again = await run(
@@ -162,7 +154,7 @@ async def test_smuves_sync_1001_works_right_after_the_demo(db_url: str, tmp_path
     )
     used = demo.playground_settings(settings)
     result = await demo.run_demo(
-        used, Console(file=io.StringIO()), scale=0.01, fake_port=_free_port()
+        used, Console(file=io.StringIO()), scale=0.01, fake_port=free_port()
     )
     assert result.code is ExitCode.OK
     demo.write_playground(env_path, used, result.hubspot_base_url, 0.01)
@@ -199,7 +191,7 @@ def _demo_env(env_path: Path, db_url: str) -> dict[str, str]:
 @pytest.mark.slow
 async def test_a_demo_run_again_uses_the_fake_make_fake_serves(db_url: str, tmp_path: Path) -> None:
     env_path = tmp_path / ".env"
-    address = f"http://127.0.0.1:{_free_port()}"
+    address = f"http://127.0.0.1:{free_port()}"
     env_path.write_text(f"SMUVES_HUBSPOT_BASE_URL={address}\n")
     env = _demo_env(env_path, db_url)
     first = await run(sys.executable, str(DEMO), "--scale", "0.01", env=env, cwd=tmp_path)

@@ -36,7 +36,7 @@ APP = [
     "EXECUTE ON FUNCTION stop_run(bigint,timestamp with time zone)",
     "INSERT (id, name, owner_id, token_encrypted, time_zone) ON portals",
     "INSERT (portal_id, owner_id, kind, content_types, full_read) ON runs",
-    "INSERT (run_id, portal_id, content_type, format) ON exports",
+    "INSERT (run_id, portal_id, content_type, format, include_deleted) ON exports",
     "SELECT (id, name, owner_id, created_at, token_rejected_at) ON portals",
     "SELECT (id, portal_id, owner_id, kind, status, content_types, created_at, started_at, "
     "finished_at) ON runs",
@@ -108,7 +108,7 @@ WORKER = [
     "SELECT ON fetch_seen",
     "SELECT ON job_leases",
     "SELECT ON runs",
-    "UPDATE (row_count, bytes) ON exports",
+    "UPDATE (row_count, bytes, deleted_count) ON exports",
     "UPDATE ON content_items",
     "UPDATE ON content_syncs",
     "UPDATE ON fetch_reads",

@@ -20,7 +20,8 @@ FROM public.content_items WHERE portal_id = %(portal_id)s
 ORDER BY content_type, hubspot_id
 
 -- name: sync_exports_of_portal
-SELECT id, run_id, content_type::text AS content_type, format, status, path, row_count, bytes
+SELECT id, run_id, content_type::text AS content_type, format, status, path, row_count, bytes,
+       include_deleted, deleted_count
 FROM public.exports WHERE portal_id = %(portal_id)s ORDER BY id
 
 -- name: sync_rejects_of_portal

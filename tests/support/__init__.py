@@ -9,7 +9,7 @@ the rest are helpers a test imports from here:
     timing     T0 (an injected "now"), `db_now`, `eventually` (poll with a deadline),
                `all_at_once` (a race of n tasks)
     commands   `smuves` in this process (`invoke`) or as a subprocess, any program (`run`)
-    serving    `serve_app`: an ASGI app under uvicorn in the test's event loop
+    serving    `serve_app`: an ASGI app under uvicorn in the test's event loop; `free_port`
     sync       the sync tests' bench (`SyncBed`): the fake HubSpot, its portals and the databases;
                `fake_portal`: a portal written as the fake's `--portal` flag writes it
     claims     `claim_one_at_a_time`: the order a worker with one slot claims jobs in
@@ -26,7 +26,7 @@ from tests.support.commands import (
     smuves,
     smuves_env,
 )
-from tests.support.serving import serve_app
+from tests.support.serving import free_port, serve_app
 from tests.support.sql import query
 from tests.support.sync import TOKEN, Served, Sync, SyncBed, fake_portal
 from tests.support.timing import T0, all_at_once, db_now, eventually
@@ -44,6 +44,7 @@ __all__ = [
     "db_now",
     "eventually",
     "fake_portal",
+    "free_port",
     "invoke",
     "json_out",
     "query",

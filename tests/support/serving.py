@@ -1,4 +1,5 @@
-"""An ASGI app under a real uvicorn in the test's event loop, on a free local port."""
+"""An ASGI app under a real uvicorn in the test's event loop, on a free local port; and a free
+local port for a server a test starts in a subprocess (`free_port`)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,11 @@ async def serve_app(app: ASGIApp, *, graceful_seconds: int = 5) -> AsyncIterator
         server.should_exit = True
         await task
         sock.close()
+
+
+def free_port() -> int:
+    """A local TCP port nothing listens on now, for a subprocess to bind."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port

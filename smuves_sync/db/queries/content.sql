@@ -82,8 +82,9 @@ WHERE c.deleted_at IS NOT NULL
                         excluded.archived, excluded.translated_from_id)
 
 -- name: content_export_rows
--- Read through a server-side cursor; `data` only when the format carries it. `synced_at`:
--- when a sync last confirmed the row as it is (content_page says how).
+-- Read through a server-side cursor; `data` only when the format carries it, the objects
+-- marked deleted only when asked for. `synced_at`: when a sync last confirmed the row as it
+-- is (content_page says how).
 SELECT c.hubspot_id, c.content_type::text AS content_type, c.name, c.slug, c.url, c.state,
        c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.deleted_at,
        greatest(c.changed_at, s.confirmed_at) AS synced_at,
@@ -92,10 +93,15 @@ FROM public.content_items AS c
 LEFT JOIN public.content_syncs AS s
        ON s.portal_id = c.portal_id AND s.content_type = c.content_type
 WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
+  AND (%(include_deleted)s::boolean OR c.deleted_at IS NULL)
 ORDER BY c.hubspot_id
 
--- name: content_count
-SELECT count(*) AS n FROM public.content_items
+-- name: content_export_counts
+-- What an export of the type writes (`rows`: content_export_rows' count) and how many of the
+-- type's objects are marked deleted, which it leaves out or carries.
+SELECT count(*) FILTER (WHERE %(include_deleted)s::boolean OR deleted_at IS NULL) AS rows,
+       count(*) FILTER (WHERE deleted_at IS NOT NULL) AS deleted
+FROM public.content_items
 WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 
 -- name: content_page

@@ -3,8 +3,9 @@
 -- (smuves_sync/export_files.py): the runtime roles may not write `path` at all.
 
 -- name: export_create
-INSERT INTO public.exports (run_id, portal_id, content_type, format)
-VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s)
+-- include_deleted: whether the file keeps the objects marked deleted (the worker reads it).
+INSERT INTO public.exports (run_id, portal_id, content_type, format, include_deleted)
+VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(include_deleted)s)
 RETURNING *
 
 -- name: export_of_run
@@ -12,8 +13,9 @@ SELECT * FROM public.exports
 WHERE run_id = %(run_id)s AND content_type = %(content_type)s
 
 -- name: export_record_file
+-- deleted_count: the deleted objects the file left out, or carries when it includes them.
 UPDATE public.exports
-SET row_count = %(row_count)s, bytes = %(bytes)s
+SET row_count = %(row_count)s, bytes = %(bytes)s, deleted_count = %(deleted_count)s
 WHERE id = %(export_id)s
 RETURNING *
 

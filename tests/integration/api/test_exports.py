@@ -5,11 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from smuves_sync.db import Pool
+from smuves_sync.db import Database, Pool
 from smuves_sync.models import JobKind, JobStatus
 from smuves_sync.settings import Settings
+from smuves_sync.workers.runner import Runner
 from tests.factories import Factory
-from tests.integration.api.conftest import User, written_export
+from tests.integration.api.conftest import User, get_ok, written_export
+from tests.support import query
 
 
 async def test_an_export_is_202_then_followed(
@@ -124,3 +126,37 @@ async def test_an_unknown_export_is_404(
     response = await client.get(f"/v1/exports/5555{suffix}", headers=alice.headers)
     assert response.status_code == 404
     assert response.json() == {"code": "NOT_FOUND", "message": "export 5555 not found"}
+
+
+async def test_an_export_keeps_the_deleted_objects_only_when_asked(
+    client: httpx.AsyncClient,
+    factory: Factory,
+    db: Database,
+    worker_db: Database,
+    api_settings: Settings,
+    alice: User,
+) -> None:
+    portal = await factory.portal(alice.id, portal_id=74)
+    await factory.content_rows(await factory.run(portal), 20)
+    gone = ["00000002", "00000005", "00000010"]
+    marked = {"portal_id": portal, "content_type": "site_page", "hubspot_ids": gone}
+    await query(db, "versions_mark_deleted", **marked)
+
+    for asked, body in [(False, {}), (True, {"include_deleted": True})]:
+        response = await client.post(
+            "/v1/portals/74/exports",
+            json={"content_type": "site_page", **body},
+            headers=alice.headers,
+        )
+        assert response.status_code == 202
+        started = response.json()["export"]
+        assert (started["include_deleted"], started["deleted_count"]) == (asked, None)
+        runner = Runner(worker_db, api_settings, kinds=[JobKind.EXPORT], concurrency=1, burst=True)
+        assert (await runner.run()).completed == 1
+        export = await get_ok(client, alice, f"/v1/exports/{started['id']}")
+        assert (export["status"], export["include_deleted"]) == ("completed", asked)
+        assert (export["row_count"], export["deleted_count"]) == (20 if asked else 17, 3)
+        download = await client.get(export["download_url"], headers=alice.headers)
+        ids = [line.split(",")[0] for line in download.text.splitlines()[1:]]
+        assert len(ids) == export["row_count"]
+        assert (set(gone) <= set(ids)) if asked else set(gone).isdisjoint(ids)
