@@ -1,12 +1,12 @@
 """The dashboard's buttons (POST): Retry, Requeue from start, Retry all, Stop, Sync.
 
 Every button first answers with a confirmation page that says what will happen (nothing
-changes yet). The page carries a single-use nonce, stored in the database
-(`dashboard_confirmations`) bound to the session, the action and its target, for
-`CONFIRMATION_TTL`; only its Confirm button acts, and the action spends the nonce in the
-transaction that acts. A POST without a valid nonce (none, spent, expired, for another target
-or session: a replay, a forged form, a second click) acts not: it shows the confirmation page
-again, and a nonce that was given but not valid is written to the audit trail as a refusal.
+changes yet). The page carries a single-use nonce bound to the session, the action and its
+target (`dashboard.confirmation`); only its Confirm button acts, and the action spends the
+nonce in the transaction that acts. A POST without a valid nonce (none, spent, expired, for
+another target or session: a replay, a forged form, a second click) acts not: it shows the
+confirmation page again, and a nonce that was given but not valid is written to the audit
+trail as a refusal.
 Both steps need the session and its CSRF token (`web.operator_action`). An action goes
 through the same functions as the command line — `smuves admin requeue` (`job_requeue`),
 `smuves admin retry-failed` (`jobs_retry_failed`), `smuves sync --no-wait` (`start_fetch`) —
@@ -17,14 +17,14 @@ what happened.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import timedelta
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from smuves_sync.dashboard.auth import Session
+from smuves_sync.dashboard.confirmation import back_to, confirmation_page, when_confirmed
 from smuves_sync.dashboard.web import (
     COUNT_CAP,
     Form,
@@ -33,15 +33,10 @@ from smuves_sync.dashboard.web import (
     existing,
     int_or_none,
     operator_action,
-    page,
     path_id,
     see_other,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.dashboard_confirmations import (
-    dashboard_confirmation_consume,
-    dashboard_confirmation_issue,
-)
 from smuves_sync.db.jobs import (
     RequeueOutcome,
     RequeueResult,
@@ -56,95 +51,8 @@ from smuves_sync.errors import AllDuplicateJobs, InvalidInput, PortalNeedsReconn
 from smuves_sync.models import JobPriority
 from smuves_sync.orchestrator import FetchStarted, start_fetch
 
-T = TypeVar("T")
-
 # More jobs than this in one press is a mistake, not a selection.
 MAX_SELECTED = 200
-# How long a confirmation page may be acted on.
-CONFIRMATION_TTL = timedelta(minutes=10)
-# The form field that carries a confirmation page's nonce.
-CONFIRMATION_FIELD = "confirmation"
-
-
-def _back(form: Form, default: str) -> str:
-    """Where to send the browser afterwards: a path of this dashboard only (browsers read
-    `//host` and `/\\host` as another site)."""
-    back = form.one("back") or ""
-    if not back.startswith("/") or back.startswith("//") or "\\" in back:
-        return default
-    if any(ord(c) < 0x20 for c in back):
-        return default
-    return back
-
-
-async def _confirmation(
-    request: Request,
-    session: Session,
-    action: str,
-    target: dict[str, Any],
-    *,
-    heading: str,
-    description: str,
-    button: str,
-    back: str,
-    items: Sequence[str] = (),
-    warning: str | None = None,
-    fields: Sequence[tuple[str, str]] = (),
-    form: Form | None = None,
-) -> Response:
-    """The page that says what a button will do, with a new nonce for `action` on `target`;
-    its Confirm posts `fields` and the nonce back here. `form`: the POST that asked, which
-    says whether it brought a nonce that was refused."""
-    nonce = await dashboard_confirmation_issue(
-        context_of(request).db,
-        session=session.audit_id,
-        action=action,
-        target=target,
-        ttl=CONFIRMATION_TTL,
-    )
-    return page(
-        request,
-        session,
-        "confirm.html",
-        heading=heading,
-        description=description,
-        items=list(items),
-        warning=warning,
-        action=request.url.path,
-        fields=list(fields),
-        nonce=nonce,
-        nonce_field=CONFIRMATION_FIELD,
-        minutes=int(CONFIRMATION_TTL.total_seconds() // 60),
-        refused=form is not None and bool(form.one(CONFIRMATION_FIELD)),
-        button=button,
-        back=back,
-    )
-
-
-async def _when_confirmed(
-    request: Request,
-    session: Session,
-    form: Form,
-    action: str,
-    target: dict[str, Any],
-    act: Callable[[Database], Awaitable[T]],
-) -> T | None:
-    """What `act` returns, run in the transaction that spends the form's nonce for `action`
-    on `target`; None, and nothing done, when the form has no valid one (a nonce that was
-    given but refused is audited)."""
-    nonce = form.one(CONFIRMATION_FIELD)
-    if not nonce:
-        return None
-    db = context_of(request).db
-    async with db.transaction() as tx:
-        spent = await dashboard_confirmation_consume(
-            tx, nonce, session=session.audit_id, action=action, target=target
-        )
-        if spent:
-            return await act(tx)
-    refused = {"path": request.url.path, "action": action, **target}
-    await audit(db, request, session, "action_refused", refused, {"refused": "confirmation"})
-    return None
 
 
 def _describe(result: RequeueResult) -> tuple[str, str]:
@@ -192,7 +100,7 @@ def _selected(form: Form) -> list[int]:
 
 async def _requeue(request: Request, session: Session, form: Form, *, from_start: bool) -> Response:
     ctx = context_of(request)
-    back = _back(form, "/dead-letter")
+    back = back_to(form, "/dead-letter")
     job_ids = _selected(form)
     if not job_ids:
         session.flash("error", "no job selected: tick the jobs to retry first")
@@ -206,10 +114,10 @@ async def _requeue(request: Request, session: Session, form: Form, *, from_start
         await audit(tx, request, session, action, target, _outcomes(results))
         return results
 
-    results = await _when_confirmed(request, session, form, action, target, act)
+    results = await when_confirmed(request, session, form, action, target, act)
     if results is None:
         jobs = await job_get_many(ctx.db, job_ids)
-        return await _confirmation(
+        return await confirmation_page(
             request,
             session,
             action,
@@ -281,12 +189,12 @@ async def retry_all(request: Request, session: Session, form: Form) -> Response:
         await audit(tx, request, session, action, target, _outcomes(results))
         return results
 
-    results = await _when_confirmed(request, session, form, action, target, act)
+    results = await when_confirmed(request, session, form, action, target, act)
     if results is None:
         count, capped = await job_dead_count(
             ctx.db, cap=COUNT_CAP, portal_id=portal_id, run_id=run_id
         )
-        return await _confirmation(
+        return await confirmation_page(
             request,
             session,
             action,
@@ -329,9 +237,9 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
         await audit(tx, request, session, action, target, outcome)
         return outcome
 
-    outcome = await _when_confirmed(request, session, form, action, target, act)
+    outcome = await when_confirmed(request, session, form, action, target, act)
     if outcome is None:
-        return await _confirmation(
+        return await confirmation_page(
             request,
             session,
             action,
@@ -348,6 +256,13 @@ async def stop(request: Request, session: Session, form: Form) -> Response:
         )
     session.flash("ok", f"run {run_id} stopped (now {outcome['status']})")
     return see_other(back)
+
+
+def _sync_refusal(error: AllDuplicateJobs | PortalNeedsReconnect) -> dict[str, Any]:
+    """What the audit trail says of a sync the orchestrator refused."""
+    if isinstance(error, AllDuplicateJobs):
+        return {"refused": "ALL_DUPLICATE_JOBS", "run_ids": list(error.run_ids)}
+    return {"refused": error.code}
 
 
 @operator_action
@@ -367,15 +282,8 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
             started = await start_fetch(
                 tx, portal_id, max_attempts=ctx.settings.max_attempts, priority=JobPriority.ADMIN
             )
-        except AllDuplicateJobs as error:
-            refused: dict[str, Any] = {
-                "refused": "ALL_DUPLICATE_JOBS",
-                "run_ids": list(error.run_ids),
-            }
-            await audit(tx, request, session, action, target, refused)
-            return error
-        except PortalNeedsReconnect as error:
-            await audit(tx, request, session, action, target, {"refused": error.code})
+        except (AllDuplicateJobs, PortalNeedsReconnect) as error:
+            await audit(tx, request, session, action, target, _sync_refusal(error))
             return error
         outcome = {
             "run_id": started.run.id,
@@ -385,9 +293,9 @@ async def sync(request: Request, session: Session, form: Form) -> Response:
         await audit(tx, request, session, action, target, outcome)
         return started
 
-    done = await _when_confirmed(request, session, form, action, target, act)
+    done = await when_confirmed(request, session, form, action, target, act)
     if done is None:
-        return await _confirmation(
+        return await confirmation_page(
             request,
             session,
             action,
