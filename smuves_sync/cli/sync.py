@@ -32,6 +32,7 @@ from smuves_sync.cli.session import (
     token_cipher,
     worker_database,
 )
+from smuves_sync.cli.takeover import orphaned_fetch_run, take_over_wanted
 from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.portals import portal_mark_token_refused
 from smuves_sync.db.rejects import run_rejects
@@ -86,9 +87,12 @@ async def sync_portal(
     concurrency: int,
     console: Console,
     full: bool = False,
+    take_over: bool | None = None,
 ) -> tuple[ExitCode, RunSnapshot | None]:
     """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end (`full`: every type
-    read in full, not only what changed since its last fetch).
+    read in full, not only what changed since its last fetch). With `wait`, a fetch run of the
+    portal left with no worker is worked here instead, if `take_over` (or the person at the
+    terminal) says so (`cli.takeover`).
 
     Returns the exit code and the run's last snapshot (None with `wait` off).
     """
@@ -96,6 +100,20 @@ async def sync_portal(
     limits = RateLimitRegistry()  # the one of this process: counts and fetches share it
     counter = TotalsCounter(settings, limits, TokenCipher(settings.secret_key))
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
+        orphan = await orphaned_fetch_run(settings, portal_id) if wait else None
+        if orphan is not None and take_over_wanted(console, orphan, take_over):
+            console.print(f"run {orphan.id}: taking it over, working it here")
+            snapshot = await work_run(
+                db,
+                conninfo,
+                settings,
+                orphan,
+                concurrency=concurrency,
+                console=console,
+                limits=limits,
+                stop_run=lambda: stop_as_operator(settings, orphan.id),
+            )
+            return await _finish(settings, snapshot, console)
         # The operator counts and starts the run: the login role may read the portal's token
         # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
         # workers' pool, opened first, is checked before anything is created.
@@ -173,6 +191,11 @@ def configure_logging(console: Console, level: int = logging.WARNING) -> None:
 @click.option(
     "--full", is_flag=True, help="Read every object, not only what changed since the last fetch."
 )
+@click.option(
+    "--take-over/--no-take-over",
+    default=None,
+    help="Work here a fetch run of the portal left with no worker (default: ask at a terminal).",
+)
 @concurrency_option(maximum=32, default=5, help="Jobs worked at once in this process.")
 @click.pass_context
 def sync(
@@ -181,6 +204,7 @@ def sync(
     types: str | None,
     no_wait: bool,
     full: bool,
+    take_over: bool | None,
     concurrency: int,
 ) -> None:
     """Fetch PORTAL_ID's content now, with live progress (make sync PORTAL=<id>)."""
@@ -198,6 +222,7 @@ def sync(
             concurrency=concurrency,
             console=console,
             full=full,
+            take_over=take_over,
         )
     )
     ctx.exit(int(code))

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 import pytest
 
 from smuves_sync.db import Database
-from tests.support import Sync, eventually, fake_portal, query
+from tests.support import Sync, eventually, fake_portal, query, smuves
 
 # Slow enough to be interrupted mid-listing: 30 pages of site pages, each answered late.
 SPEC = fake_portal(4300, "3000,0,0,0,0", seed=5)
@@ -105,3 +105,31 @@ async def test_a_second_ctrl_c_stops_the_run(sync: Sync) -> None:
     assert code == 1, out
     assert f"run {run_id} stopped" in out
     assert await _job_and_run(sync.db, run_id) == ("stopped", "stopped")
+
+
+async def test_the_next_sync_offers_the_run_left_with_no_worker_and_takes_it_over(
+    sync: Sync,
+) -> None:
+    async with syncing(sync) as (smuves_sync, run_id):
+        smuves_sync.process.send_signal(signal.SIGINT)
+        await smuves_sync.line_with("stopping:")
+        code, out = await smuves_sync.finish()
+    assert code == 1, out
+    env = sync.env(COLUMNS="200")
+
+    # Nobody at a terminal, nothing said: it says how, and starts nothing beside the run.
+    asked = await smuves(env, "sync", "4300", "--types", "site_page")
+    assert asked.code == 3, asked.stdout + asked.stderr
+    assert (
+        f"run {run_id} (site_page) of portal 4300 is waiting with no worker: "
+        "`smuves sync 4300 --take-over` works it here"
+    ) in asked.stdout
+    job_status, run_status = await _job_and_run(sync.db, run_id)
+    assert job_status == "pending" and run_status in ("pending", "running")
+
+    taken = await smuves(env, "sync", "4300", "--types", "site_page", "--take-over")
+    assert taken.code == 0, taken.stdout + taken.stderr
+    assert f"run {run_id}: taking it over, working it here" in taken.stdout
+    assert await _job_and_run(sync.db, run_id) == ("completed", "completed")
+    stored = await query(sync.db, "sync_content_of_portal", portal_id=4300)
+    assert len(stored) == SPEC.site_pages
