@@ -40,7 +40,7 @@ from smuves_sync.db.runs import run_operator_stop
 from smuves_sync.db.workers import NO_WORKER, run_waiting_for_worker
 from smuves_sync.errors import PortalNeedsReconnect
 from smuves_sync.hubspot import RateLimitRegistry
-from smuves_sync.models import ContentType, Job
+from smuves_sync.models import ContentType, Job, Run
 from smuves_sync.orchestrator import TotalsCounter, parse_content_types, start_fetch
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
@@ -100,20 +100,24 @@ async def sync_portal(
     limits = RateLimitRegistry()  # the one of this process: counts and fetches share it
     counter = TotalsCounter(settings, limits, TokenCipher(settings.secret_key))
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
-        orphan = await orphaned_fetch_run(settings, portal_id) if wait else None
-        if orphan is not None and take_over_wanted(console, orphan, take_over):
-            console.print(f"run {orphan.id}: taking it over, working it here")
+
+        async def work_here(run: Run) -> tuple[ExitCode, RunSnapshot]:
             snapshot = await work_run(
                 db,
                 conninfo,
                 settings,
-                orphan,
+                run,
                 concurrency=concurrency,
                 console=console,
                 limits=limits,
-                stop_run=lambda: stop_as_operator(settings, orphan.id),
+                stop_run=lambda: stop_as_operator(settings, run.id),
             )
             return await _finish(settings, snapshot, console)
+
+        orphan = await orphaned_fetch_run(settings, portal_id) if wait else None
+        if orphan is not None and take_over_wanted(console, orphan, take_over):
+            console.print(f"run {orphan.id}: taking it over, working it here")
+            return await work_here(orphan)
         # The operator counts and starts the run: the login role may read the portal's token
         # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
         # workers' pool, opened first, is checked before anything is created.
@@ -141,17 +145,7 @@ async def sync_portal(
             if unworked:
                 console.print(NO_WORKER)
             return ExitCode.OK, None
-        snapshot = await work_run(
-            db,
-            conninfo,
-            settings,
-            run,
-            concurrency=concurrency,
-            console=console,
-            limits=limits,
-            stop_run=lambda: stop_as_operator(settings, run.id),
-        )
-        return await _finish(settings, snapshot, console)
+        return await work_here(run)
 
 
 async def _finish(
