@@ -90,9 +90,11 @@ log = logging.getLogger(__name__)
 
 # What the account-details request is called in errors and logs (it is no content type).
 _ACCOUNT = "account_info"
-# Connecting a portal waits on HubSpot's answer: a transient failure is tried once more, then
-# the person connecting is told to try again.
-_VERIFY_RETRY = RetryPolicy(max_attempts=2, initial_backoff_seconds=0.5, max_rate_limit_waits=2)
+# Connecting a portal waits on HubSpot's answer: a transient failure is tried once more, and
+# HubSpot unreachable waited out a few seconds, then the person connecting is told to try again.
+_VERIFY_RETRY = RetryPolicy(
+    max_attempts=2, initial_backoff_seconds=0.5, max_rate_limit_waits=2, outage_max_seconds=5
+)
 
 
 class HubSpotClient:
