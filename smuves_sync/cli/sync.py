@@ -85,14 +85,17 @@ async def sync_portal(
     concurrency: int,
     console: Console,
     full: bool = False,
+    limits: RateLimitRegistry | None = None,
 ) -> tuple[ExitCode, RunSnapshot | None]:
     """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end (`full`: every type
-    read in full, not only what changed since its last fetch).
+    read in full, not only what changed since its last fetch; `limits`: the process's HubSpot
+    budgets and outage, for a caller that brings its own clock).
 
     Returns the exit code and the run's last snapshot (None with `wait` off).
     """
     wanted: tuple[ContentType, ...] | None = None if types is None else parse_content_types(types)
-    limits = RateLimitRegistry()  # the one of this process: counts and fetches share it
+    # The one of this process: counts and fetches share its budgets and its outage.
+    limits = limits or RateLimitRegistry()
     counter = TotalsCounter(settings, limits, TokenCipher(settings.secret_key))
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
         # The operator counts and starts the run: the login role may read the portal's token
@@ -152,7 +155,8 @@ async def _finish(
 
 
 def configure_logging(console: Console, level: int = logging.WARNING) -> None:
-    """Log lines printed above the progress bars."""
+    """Log lines printed above the progress bars (not HubSpot's outage while the bars show:
+    their status line tells it)."""
     logging.basicConfig(
         level=level,
         format="%(message)s",

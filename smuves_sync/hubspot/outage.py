@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import socket
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +74,15 @@ class OutageTooLong(Exception):
 def transport_cause(error: httpx.TransportError) -> str:
     """How a request failed to reach HubSpot, in the words a person checks the network with."""
     text = str(error).lower()
+    causes: list[BaseException] = []
+    seen: BaseException | None = error
+    while seen is not None and len(causes) < 10:  # the OS's error sits a few causes down
+        causes.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
+        return "connection refused"
+    if any(isinstance(cause, socket.gaierror) for cause in causes):
+        return "host name not found"
     if isinstance(error, httpx.ConnectTimeout):
         return "connecting timed out"
     if isinstance(error, httpx.TimeoutException):

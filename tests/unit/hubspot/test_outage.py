@@ -205,3 +205,11 @@ def test_durations_read_as_a_person_says_them(seconds: float, words: str) -> Non
 )
 def test_transport_errors_are_told_in_words(error: httpx.TransportError, cause: str) -> None:
     assert transport_cause(error) == cause
+
+
+async def test_a_refused_connection_is_told_as_such_from_the_cause_httpx_hides() -> None:
+    # httpx says "All connection attempts failed"; the OS's refusal is among its causes.
+    async with httpx.AsyncClient() as client:
+        with pytest.raises(httpx.ConnectError) as caught:
+            await client.get("http://127.0.0.1:1/")
+    assert transport_cause(caught.value) == "connection refused"
