@@ -24,7 +24,8 @@ first: pass `expected` (objects still to come, e.g. the count minus what is stor
 budget knows from the first request; without it the listing's own `total` is used.
 
 Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
-and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
+and HubSpot's correlation id: transient failures are retried here first (see `retry`; HubSpot
+unreachable is waited out on the process's outage, `outage`, then `HubSpotUnreachable`), 429s
 wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After` is capped at
 `hubspot_max_retry_after_seconds`), a spent daily budget raises `HubSpotDailyLimitReached`
 with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape

@@ -169,7 +169,7 @@ class HubSpotOutage:
             if first:
                 self._wake()
 
-    def answered(self, probe: bool) -> None:
+    def answered(self) -> None:
         """HubSpot answered (anything but an outage's answer): the outage, if any, is over."""
         self.answers += 1
         if self._since is None:

@@ -160,11 +160,11 @@ class _Waits(Generic[T]):
         except HubSpotError as exc:
             # A spent daily budget may be known without asking: only an answer counts.
             if not isinstance(exc, HubSpotDailyLimitReached) or exc.status is not None:
-                outage.answered(probe)
+                outage.answered()
             raise
         finally:
             outage.release(probe)
-        outage.answered(probe)
+        outage.answered()
         return result
 
     def _unreachable(self, exc: OutageTooLong) -> HubSpotUnreachable:
