@@ -19,6 +19,8 @@
     │   └── AllDuplicateJobs        every requested type is already in flight (HTTP 409, exit 3)
     └── HubSpotError                carries portal id, content type, HTTP status, correlation id
         ├── HubSpotRetryableError   transport errors, 5xx, 423, 477: worth another attempt
+        │   └── HubSpotUnavailable  no connection, or 502/503/504: HubSpot, not the request
+        ├── HubSpotUnreachable      unavailable for longer than the outage bound (not retried)
         ├── HubSpotRateLimited      a 429 whose window is short (TEN_SECONDLY_ROLLING, SECONDLY)
         │   └── HubSpotDailyLimitReached   park the job until `resets_at`, keep its cursor
         ├── HubSpotBadRequest       400
@@ -179,6 +181,27 @@ class HubSpotRetryableError(HubSpotError):
     """A transient failure: network trouble, 5xx, 423 or 477."""
 
     retryable = True
+
+
+class HubSpotUnavailable(HubSpotRetryableError):
+    """HubSpot could not be reached, or its front answered 502/503/504: the service is down or
+    cut off, not this request wrong. `cause` says how, in a few words ("connection refused")."""
+
+    def __init__(self, message: str, *, cause: str, **context: object) -> None:
+        super().__init__(message, **context)  # type: ignore[arg-type]
+        self.cause = cause
+
+
+class HubSpotUnreachable(HubSpotError):
+    """HubSpot stayed unavailable longer than the outage bound; `lasted` seconds, `cause` how.
+
+    Not retryable: the job waited out the outage without spending attempts, and another
+    attempt now would only wait again. The message is the note a person acts on."""
+
+    def __init__(self, message: str, *, lasted: float, cause: str, **context: object) -> None:
+        super().__init__(message, **context)  # type: ignore[arg-type]
+        self.lasted = lasted
+        self.cause = cause
 
 
 class HubSpotRateLimited(HubSpotError):

@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     # pauses the portal, whatever its Retry-After says. A DAILY 429 is not capped: the job is
     # parked until the reset (one further than 48 h away is refused as malformed).
     hubspot_max_retry_after_seconds: float = Field(default=3600, gt=0)
+    # How long requests wait out HubSpot being unreachable (no connection, 502/503/504: the
+    # process's outage, `hubspot.outage`) before their jobs fail, no attempt spent meanwhile.
+    hubspot_outage_max_seconds: float = Field(default=3600, gt=0)
     # How long starting a fetch (the API's POST …/fetches, `smuves sync`) may spend counting
     # its types with limit=1 requests. A type not counted by then gets its job without a
     # total, and the job counts it before its first page. 0: never count at the start.

@@ -9,6 +9,10 @@ else the total appears as soon as the job has counted its type (an incremental r
 changed, counted by its first requests to HubSpot). A job ends with its total equal to what it
 processed, so every bar ends full.
 
+While HubSpot is unreachable (the process's outage, `hubspot.outage`), one status line under
+the bars says since when and when the next try is, updated in place; the outage's own log lines
+are kept off the console meanwhile (`configure_logging`'s handler), not printed per retry.
+
 The first SIGINT (Ctrl-C) or SIGTERM stops the runner and says so: its running jobs are handed
 back at once, with their cursors, for a worker to finish (the run stays open). A second one
 also stops the run (`stop_run`), once they are handed back: its open jobs end stopped.
@@ -18,12 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 import psycopg
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.logging import RichHandler
 from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
@@ -34,11 +40,14 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from smuves_sync.db import Database
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.rejects import NO_REJECTS, RejectCount, RunRejects
 from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.hubspot.outage import HubSpotOutage
+from smuves_sync.hubspot.outage import log as outage_log
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.follow import RunSnapshot, run_snapshot
@@ -73,11 +82,52 @@ def _done_or_parked(
     return check
 
 
-class _Bars:
-    """One progress bar per job of the run."""
+class _BarsAndStatus(Progress):
+    """Progress bars with one status line under them when there is something to say."""
 
-    def __init__(self, console: Console) -> None:
-        self.progress = Progress(
+    status_line: str | None = None
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield from super().get_renderables()
+        if self.status_line:
+            yield Text(self.status_line, style="yellow")
+
+
+class _OutageShown(logging.Filter):
+    """Keeps the outage's log lines off a console while its status line tells the outage."""
+
+    def __init__(self, outage: HubSpotOutage) -> None:
+        super().__init__()
+        self._outage = outage
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name != outage_log.name or self._outage.status() is None
+
+
+@contextlib.contextmanager
+def _outage_on_status_line(console: Console, outage: HubSpotOutage) -> Iterator[None]:
+    """While the bars show: the outage is the status line's, not the log lines' of `console`."""
+    shown = _OutageShown(outage)
+    handlers = [
+        handler
+        for handler in logging.getLogger().handlers
+        if isinstance(handler, RichHandler) and handler.console is console
+    ]
+    for handler in handlers:
+        handler.addFilter(shown)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(shown)
+
+
+class _Bars:
+    """One progress bar per job of the run, and a status line while HubSpot is unreachable."""
+
+    def __init__(self, console: Console, outage: HubSpotOutage | None = None) -> None:
+        self.outage = outage
+        self.progress = _BarsAndStatus(
             TextColumn("{task.description:<13}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -98,6 +148,8 @@ class _Bars:
                 task = self.progress.add_task(str(job.content_type), total=job.total, status=status)
                 self._tasks[job.id] = task
             self.progress.update(task, completed=job.processed, total=job.total, status=status)
+        outage = self.outage.status() if self.outage is not None else None
+        self.progress.status_line = outage.line() if outage is not None else None
 
 
 class _Interrupts:
@@ -161,7 +213,7 @@ async def work_run(
     interrupts = _Interrupts(runner, console, run_id, can_stop=stop_run is not None)
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, interrupts)
-    bars = _Bars(console)
+    bars = _Bars(console, runner.limits.outage)
 
     async def refresh() -> None:
         while True:
@@ -171,7 +223,7 @@ async def work_run(
             await asyncio.sleep(_REFRESH_SECONDS)
 
     try:
-        with bars.progress:
+        with bars.progress, _outage_on_status_line(console, runner.limits.outage):
             painter = asyncio.create_task(refresh())
             try:
                 await runner.run()

@@ -88,16 +88,19 @@ async def sync_portal(
     console: Console,
     full: bool = False,
     take_over: bool | None = None,
+    limits: RateLimitRegistry | None = None,
 ) -> tuple[ExitCode, RunSnapshot | None]:
     """Enqueue a fetch of `portal_id` and (with `wait`) work it to the end (`full`: every type
-    read in full, not only what changed since its last fetch). With `wait`, a fetch run of the
-    portal left with no worker is worked here instead, if `take_over` (or the person at the
-    terminal) says so (`cli.takeover`).
+    read in full, not only what changed since its last fetch; `limits`: the process's HubSpot
+    budgets and outage, for a caller that brings its own clock). With `wait`, a fetch run of
+    the portal left with no worker is worked here instead, if `take_over` (or the person at
+    the terminal) says so (`cli.takeover`).
 
     Returns the exit code and the run's last snapshot (None with `wait` off).
     """
     wanted: tuple[ContentType, ...] | None = None if types is None else parse_content_types(types)
-    limits = RateLimitRegistry()  # the one of this process: counts and fetches share it
+    # The one of this process: counts and fetches share its budgets and its outage.
+    limits = limits or RateLimitRegistry()
     counter = TotalsCounter(settings, limits, TokenCipher(settings.secret_key))
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
 
@@ -169,7 +172,8 @@ async def _finish(
 
 
 def configure_logging(console: Console, level: int = logging.WARNING) -> None:
-    """Log lines printed above the progress bars."""
+    """Log lines printed above the progress bars (not HubSpot's outage while the bars show:
+    their status line tells it)."""
     logging.basicConfig(
         level=level,
         format="%(message)s",

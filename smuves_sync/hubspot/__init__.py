@@ -15,9 +15,10 @@ facade), transport (one request: token, budget, retries, bounded answers, the 42
 listing (full listings, counts), totals (several types' totals as a fetch starts), changes
 (what changed since a moment, ids only, changed parents), confirm (objects asked about by id),
 paging (after / offset / keysets), cursor (resume points), ratelimit (per-portal budgets;
-lanes: their request chains; limit_headers: what the answers say of the limits), retry (the one
-retry policy), responses (bodies and typed errors), clock (injectable time). The content types
-themselves are `smuves_sync.content_types.ContentType`.
+lanes: their request chains; limit_headers: what the answers say of the limits), outage (HubSpot
+unreachable: one state per process that every request waits on), retry (the one retry policy),
+responses (bodies and typed errors), clock (injectable time). The content types themselves are
+`smuves_sync.content_types.ContentType`.
 """
 
 from smuves_sync.hubspot.account import AccountDetails, time_zone

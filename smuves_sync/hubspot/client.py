@@ -24,7 +24,8 @@ first: pass `expected` (objects still to come, e.g. the count minus what is stor
 budget knows from the first request; without it the listing's own `total` is used.
 
 Errors are the typed ones of `smuves_sync.errors`, each with the portal id, the content type
-and HubSpot's correlation id: transient failures are retried here first (see `retry`), 429s
+and HubSpot's correlation id: transient failures are retried here first (see `retry`; HubSpot
+unreachable is waited out on the process's outage, `outage`, then `HubSpotUnreachable`), 429s
 wait on the portal's shared budget (see `ratelimit`; a short-window `Retry-After` is capped at
 `hubspot_max_retry_after_seconds`), a spent daily budget raises `HubSpotDailyLimitReached`
 with `resets_at`, a 403 raises `ContentTypeUnavailable`, and any answer of the wrong shape
@@ -90,9 +91,11 @@ log = logging.getLogger(__name__)
 
 # What the account-details request is called in errors and logs (it is no content type).
 _ACCOUNT = "account_info"
-# Connecting a portal waits on HubSpot's answer: a transient failure is tried once more, then
-# the person connecting is told to try again.
-_VERIFY_RETRY = RetryPolicy(max_attempts=2, initial_backoff_seconds=0.5, max_rate_limit_waits=2)
+# Connecting a portal waits on HubSpot's answer: a transient failure is tried once more, and
+# HubSpot unreachable waited out a few seconds, then the person connecting is told to try again.
+_VERIFY_RETRY = RetryPolicy(
+    max_attempts=2, initial_backoff_seconds=0.5, max_rate_limit_waits=2, outage_max_seconds=5
+)
 
 
 class HubSpotClient:

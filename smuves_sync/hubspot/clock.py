@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from datetime import UTC, datetime
 from typing import Protocol
@@ -42,3 +43,18 @@ class SystemClock:
     async def sleep(self, seconds: float) -> None:
         """`asyncio.sleep`, never negative."""
         await asyncio.sleep(max(0.0, seconds))
+
+
+async def sleep_or_change(clock: Clock, changed: asyncio.Event, delay: float) -> None:
+    """Sleep `delay` seconds on `clock` (for ever when infinite), or less if `changed` is set
+    first: a waiter that something else may release early."""
+    woken = asyncio.ensure_future(changed.wait())
+    if math.isinf(delay):
+        await woken
+        return
+    sleeping = asyncio.ensure_future(clock.sleep(delay))
+    try:
+        await asyncio.wait((woken, sleeping), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        woken.cancel()
+        sleeping.cancel()

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from smuves_sync.hubspot.clock import Clock, SystemClock
+from smuves_sync.hubspot.clock import Clock, SystemClock, sleep_or_change
 from smuves_sync.hubspot.lanes import DEFAULT_CADENCE_SECONDS, Lane, reserved
 from smuves_sync.hubspot.limit_headers import (
     MAX_DAILY_RESET_SECONDS,
@@ -47,6 +47,7 @@ from smuves_sync.hubspot.limit_headers import (
     next_midnight,
     parse_retry_after,
 )
+from smuves_sync.hubspot.outage import HubSpotOutage
 
 # What the client reads from here beside the budget (the headers are `limit_headers`).
 __all__ = [
@@ -252,16 +253,7 @@ class PortalBudget:
 
     async def _wait(self, delay: float) -> None:
         """Sleep `delay` seconds, or less if the budget changes first."""
-        changed = asyncio.ensure_future(self._changed.wait())
-        if math.isinf(delay):
-            await changed
-            return
-        sleeping = asyncio.ensure_future(self._clock.sleep(delay))
-        try:
-            await asyncio.wait((changed, sleeping), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            changed.cancel()
-            sleeping.cancel()
+        await sleep_or_change(self._clock, self._changed, delay)
 
     def _delay(self, now: float, lane: Lane | None) -> float:
         """0 if a request may go now, else how long until the answer may change by itself."""
@@ -378,11 +370,13 @@ class PortalBudget:
 
 
 class RateLimitRegistry:
-    """One `PortalBudget` per portal id; create one per process and pass it to every client."""
+    """One `PortalBudget` per portal id, and the process's one `HubSpotOutage` (HubSpot's host
+    is every portal's); create one per process and pass it to every client."""
 
     def __init__(self, clock: Clock | None = None, *, pacing: bool = True) -> None:
         self.clock: Clock = clock or SystemClock()
         self.pacing = pacing
+        self.outage = HubSpotOutage(self.clock)
         self._budgets: dict[int, PortalBudget] = {}
 
     def budget(self, portal_id: int, *, timezone: tzinfo | None = None) -> PortalBudget:

@@ -27,10 +27,14 @@ from smuves_sync.errors import (
     HubSpotError,
     HubSpotNotFound,
     HubSpotRetryableError,
+    HubSpotUnavailable,
 )
 
 # Locked (423) and HubSpot's own 477 ("migration in progress") pass with time, like a 5xx.
 RETRYABLE_CLIENT_STATUSES = frozenset({423, 477})
+# What HubSpot's front answers when the service behind it is down or overloaded: an outage,
+# not this request's fault (a 500 may be one request's own, and is retried as such).
+OUTAGE_STATUSES = frozenset({502, 503, 504})
 _MAX_MESSAGE = 300
 # The most JSON values (objects, arrays, their members and elements, keys counted) a body may
 # hold to be parsed. orjson builds the whole tree at once, at up to about 90 bytes a value, so
@@ -123,6 +127,12 @@ def error_for_status(status: int, info: ErrorInfo, request: str, **context: Any)
         )
     if status == 404:
         return HubSpotNotFound(f"HubSpot has no such resource: {request}{said}", **kwargs)
+    if status in OUTAGE_STATUSES:
+        return HubSpotUnavailable(
+            f"HubSpot failed {request} with a temporary error{said}",
+            cause=f"HTTP {status}",
+            **kwargs,
+        )
     if is_retryable_status(status):
         return HubSpotRetryableError(
             f"HubSpot failed {request} with a temporary error{said}", **kwargs

@@ -6,7 +6,9 @@ and the retry policy (`retry`), read the answer as a stream never past
 `hubspot_max_response_bytes`, and return its JSON object or raise the typed error of
 `smuves_sync.errors`: a 429 becomes `HubSpotRateLimited` (a short-window `Retry-After` capped
 at `hubspot_max_retry_after_seconds`) or, for the `DAILY` policy, `HubSpotDailyLimitReached`
-with `resets_at`; other statuses map as `responses.error_for_status` says. The token is held
+with `resets_at`; other statuses map as `responses.error_for_status` says (no connection, a
+dropped one, a timeout, 502/503/504: `HubSpotUnavailable`, which waits on the process's
+outage, `limits.outage`, before it fails). The token is held
 as a `SecretStr`, added to each request at send time, and never appears in a log line, a repr
 or an error message. `requests` counts every request sent (each attempt).
 """
@@ -14,7 +16,7 @@ or an error message. `requests` counts every request sent (each attempt).
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from datetime import tzinfo
 from typing import Any
 
@@ -26,11 +28,12 @@ from smuves_sync.errors import (
     HubSpotDailyLimitReached,
     HubSpotError,
     HubSpotRateLimited,
-    HubSpotRetryableError,
+    HubSpotUnavailable,
     MalformedResponse,
     ResponseTooLarge,
 )
 from smuves_sync.hubspot.lanes import Lane
+from smuves_sync.hubspot.outage import transport_cause
 from smuves_sync.hubspot.ratelimit import (
     MAX_DAILY_RESET_SECONDS,
     RateLimitRegistry,
@@ -82,6 +85,7 @@ class Transport:
         self._max_retry_after = settings.hubspot_max_retry_after_seconds
         self._retry = retry or RetryPolicy.from_settings(settings)
         self._clock = limits.clock
+        self._outage = limits.outage
         self.budget = limits.budget(portal_id, timezone=portal_timezone)
         # Requests sent (each attempt counts): what a fetch reports it cost.
         self.requests = 0
@@ -108,10 +112,7 @@ class Transport:
         async def send() -> dict[str, Any]:
             return await self._send_once(asked, path, params, lane)
 
-        def on_rate_limited(exc: HubSpotRateLimited) -> float:
-            return self.budget.rate_limited(exc.policy, exc.retry_after)
-
-        return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
+        return await self._run(asked, send)
 
     async def post(
         self, asked: str, path: str, params: Mapping[str, str], body: Mapping[str, Any]
@@ -122,10 +123,21 @@ class Transport:
         async def send() -> dict[str, Any]:
             return await self._send_once(asked, path, params, None, body)
 
+        return await self._run(asked, send)
+
+    async def _run(
+        self, asked: str, send: Callable[[], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
         def on_rate_limited(exc: HubSpotRateLimited) -> float:
             return self.budget.rate_limited(exc.policy, exc.retry_after)
 
-        return await self._retry.run(send, clock=self._clock, on_rate_limited=on_rate_limited)
+        return await self._retry.run(
+            send,
+            clock=self._clock,
+            on_rate_limited=on_rate_limited,
+            outage=self._outage,
+            context={"portal_id": self.portal_id, "content_type": str(asked)},
+        )
 
     async def _send_once(
         self,
@@ -162,8 +174,10 @@ class Transport:
         except httpx.TransportError as exc:
             if status is None:  # else counted already, with the status it came with
                 metrics.hubspot_response(None)
-            raise HubSpotRetryableError(
-                f"could not complete {request}: {type(exc).__name__}", **context
+            raise HubSpotUnavailable(
+                f"could not complete {request}: {type(exc).__name__}",
+                cause=transport_cause(exc),
+                **context,
             ) from exc
         log.debug("%s %s -> %d", request, dict(params), status)
         if status == 429:

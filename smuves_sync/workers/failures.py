@@ -8,6 +8,9 @@ A handler raises; the runner asks `outcome_for` what to do with the error:
   spent, saying which setting to fix: another worker, or this one restarted, can read it;
 - a token HubSpot refuses (401), or a portal already marked so, fails the job's whole run at
   once and marks the portal (`FailRun`): every other job would only be refused too;
+- HubSpot unreachable for longer than the outage bound (``HubSpotUnreachable``: the job
+  waited it out in the HubSpot client, no attempt spent) fails the job at once, saying for
+  how long and what to check, not the exception;
 - permanent errors fail the job at once, with a message that tells a person what to do
   (403: grant the scope or leave the type out; an answer past
   the body limit names the setting that raises it; a listing that never ends says so, and
@@ -38,6 +41,7 @@ from smuves_sync.errors import (
     HubSpotNotFound,
     HubSpotRateLimited,
     HubSpotRetryableError,
+    HubSpotUnreachable,
     MalformedResponse,
     PortalNeedsReconnect,
     ResponseTooLarge,
@@ -45,6 +49,7 @@ from smuves_sync.errors import (
     SmuvesError,
     TokenKeyMissing,
 )
+from smuves_sync.hubspot.outage import duration_words
 from smuves_sync.models import ContentType, Job, JobKind
 from smuves_sync.queue import error_text
 
@@ -90,11 +95,32 @@ def _status(error: HubSpotError) -> str:
     return f" (HTTP {error.status})" if error.status is not None else ""
 
 
+def _again(job: Job) -> str:
+    """Whether a retryable failure of `job` (claimed for its `attempts`-th try) is tried
+    again: the queue retries it while attempts remain (fail_job)."""
+    if job.attempts < job.max_attempts:
+        return f"it is tried again (attempt {job.attempts} of {job.max_attempts} failed)"
+    tries = "attempt" if job.max_attempts == 1 else f"{job.max_attempts} attempts"
+    return f"it was given up after {tries}"
+
+
+def unreachable_note(job: Job, error: HubSpotUnreachable, *, operator: bool) -> str:
+    """What a job that waited out HubSpot being unreachable says when it fails: for how long,
+    how, what to check, and how to fetch again (`operator`: the command; else the fetch)."""
+    lasted = f"HubSpot was unreachable for {duration_words(error.lasted)} ({error.cause})"
+    check = "check HubSpot's status page (status.hubspot.com) or the network"
+    if operator:
+        return f"{lasted} — {check}; run `smuves sync {job.portal_id}` again"
+    return f"{lasted}: {check}, then start the fetch again"
+
+
 def public_message(job: Job, error: BaseException) -> str:
     """What the portal's users are told of `error`: a category, what to do, and HubSpot's
     correlation id; nothing of the error's own text that could name our hosts or files."""
     what = "export" if job.kind is JobKind.EXPORT else "fetch"
-    again = "it is tried again while attempts remain"
+    again = _again(job)
+    if isinstance(error, HubSpotUnreachable):
+        return unreachable_note(job, error, operator=False)
     match error:
         case HubSpotAuthError() | PortalNeedsReconnect():
             advice = (
@@ -112,7 +138,8 @@ def public_message(job: Job, error: BaseException) -> str:
         case HubSpotRateLimited():
             advice = f"HubSpot's rate limit held the {what} back for too long; {again}"
         case MalformedResponse():
-            advice = f"HubSpot sent an answer of the wrong shape; {again}, from the last page"
+            resume = ", from the last page" if job.attempts < job.max_attempts else ""
+            advice = f"HubSpot sent an answer of the wrong shape; {again}{resume}"
         case ResponseTooLarge():
             advice = (
                 "HubSpot sent an answer larger than this service reads; its operators can "
@@ -156,6 +183,8 @@ def outcome_for(job: Job, error: BaseException) -> Park | Fail | FailRun:
             "newest key first, the one the token was stored with behind it)",
         )
     public = public_message(job, error)
+    if isinstance(error, HubSpotUnreachable):
+        return Fail(unreachable_note(job, error, operator=True), retryable=False, public=public)
     if isinstance(error, HubSpotAuthError):
         return FailRun(
             f"HubSpot refused the token of portal {job.portal_id} (401): it was revoked, has "

@@ -28,6 +28,8 @@
    see are asked about by id, and only those HubSpot answers 404 for are marked deleted;
    then, in one transaction, the type's last confirmation, what the job cost and found
    (fetch_reads) and the job's completion (`sweep.finish_fetch`).
+5. A read that fails adds the requests it made to the job's record (fetch_reads), as a
+   completed one does at its end.
 
 At most three pages are held at a time, so memory stays flat however large the portal is.
 """
@@ -42,6 +44,7 @@ from collections.abc import AsyncGenerator
 from pydantic import SecretStr
 
 from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.fetch_reads import fetch_read_add
 from smuves_sync.errors import ConfigurationError, PortalNeedsReconnect
 from smuves_sync.hubspot.account import time_zone
 from smuves_sync.hubspot.client import HubSpotClient, Page
@@ -126,12 +129,28 @@ async def handle_fetch(ctx: JobContext) -> None:
             read.mode,
             read.reason,
         )
-        if read.mode == "incremental" and spec.parent is not None:
-            await read_changed_children(ctx, client, job, read)
-        elif read.mode == "incremental":
-            await read_changes(ctx, client, job, read)
-        else:
-            await _read_full(ctx, client, job)
+        try:
+            if read.mode == "incremental" and spec.parent is not None:
+                await read_changed_children(ctx, client, job, read)
+            elif read.mode == "incremental":
+                await read_changes(ctx, client, job, read)
+            else:
+                await _read_full(ctx, client, job)
+        except Exception:
+            await _record_requests(ctx, job, client.requests)
+            raise
+
+
+async def _record_requests(ctx: JobContext, job: Job, requests: int) -> None:
+    """What a failing job cost HubSpot, added to its read as a completed one's is: the summary
+    tells what the attempt asked for, not 0. Best effort: the failure itself is what counts."""
+    try:
+        async with ctx.db.for_job(job) as scoped:
+            await fetch_read_add(scoped, job.id, requests=requests)
+    except Exception as error:
+        log.warning(
+            "job %s: its %d HubSpot requests were not recorded (%s)", job.id, requests, error
+        )
 
 
 async def _read_full(ctx: JobContext, client: HubSpotClient, job: Job) -> None:

@@ -81,8 +81,9 @@ async def test_a_type_that_always_fails_is_given_up_after_three_attempts(
     [run] = await query(db, "sync_runs_of_portal", portal_id=portal)
     assert run["status"] == "partially_failed"
     told = await query(db, "sync_notifications_of_run", run_id=run["id"])
-    assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
-    assert "blog_post" in told[0]["message"]
+    assert [n["kind"] for n in told] == ["run_partially_failed"]
+    assert "failed: blog_post" in told[0]["message"]
+    assert "it was given up after 3 attempts" in told[0]["message"]
 
 
 @pytest.mark.hubspot(MIXED, ten_second_limit=None, faults=FLAKY, fault_seed=9)

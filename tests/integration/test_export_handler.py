@@ -78,7 +78,7 @@ async def test_an_export_that_cannot_be_written_fails_and_its_row_says_so(
     [export] = await query(db, "sync_exports_of_portal", portal_id=portal)
     assert (export["status"], export["row_count"]) == ("failed", None)
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
-    assert [n["kind"] for n in told] == ["job_failed", "run_failed"]
+    assert [n["kind"] for n in told] == ["run_failed"]
 
 
 async def _claimed_export(

@@ -113,7 +113,7 @@ async def test_a_failed_attempt_resumes_from_its_last_page(sync: Sync) -> None:
     fake.set_faults(
         (
             FaultRule(
-                FaultKind.STATUS, status=503, on_requests=(5, 6), content_type=ContentType.SITE_PAGE
+                FaultKind.STATUS, status=500, on_requests=(5, 6), content_type=ContentType.SITE_PAGE
             ),
         )
     )
@@ -187,7 +187,10 @@ async def test_a_revoked_token_fails_every_job_at_once_with_advice(sync: Sync) -
     run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.FAILED
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
-    assert sorted(n["kind"] for n in told) == ["job_failed"] * every + ["run_failed"]
+    # One note for the run, saying once why all its jobs failed.
+    [note] = told
+    assert note["kind"] == "run_failed"
+    assert note["message"].count("HubSpot refused the portal's token") == 1
 
 
 async def test_a_forbidden_type_fails_alone_and_the_run_is_partially_failed(sync: Sync) -> None:
@@ -209,5 +212,6 @@ async def test_a_forbidden_type_fails_alone_and_the_run_is_partially_failed(sync
     run = await run_get(db, started.run.id)
     assert run is not None and run.status is RunStatus.PARTIALLY_FAILED
     told = await query(db, "sync_notifications_of_run", run_id=started.run.id)
-    assert [n["kind"] for n in told] == ["job_failed", "run_partially_failed"]
-    assert "failed: blog_post" in told[1]["message"]
+    assert [n["kind"] for n in told] == ["run_partially_failed"]
+    assert "failed: blog_post" in told[0]["message"]
+    assert "lacks the 'content' scope" in told[0]["message"]

@@ -69,8 +69,13 @@ async def test_retryable_failures_back_off_exponentially_then_give_up(
         t2,
         "timeout again",
     )
-    [note] = await query(db, "job_failed_notifications_of_run", run_id=run.id)
-    assert note["user_id"] == owner and "after 3 attempt(s): timeout again" in note["message"]
+    # The run's owner is told once, as the run settles, and why its job failed.
+    assert await query(db, "job_failed_notifications_of_run", run_id=run.id) == []
+    [note] = await query(db, "sync_notifications_of_run", run_id=run.id)
+    assert (note["user_id"], note["kind"]) == (owner, "run_failed")
+    assert note["message"].endswith(
+        f"0 of 1 job(s) completed; failed: site_page (see smuves run {run.id}). timeout again"
+    )
     settled = await run_get(db, run.id)
     assert settled is not None and settled.status is RunStatus.FAILED
 
@@ -118,7 +123,8 @@ async def test_a_permanent_failure_fails_at_once(
 
     assert (failed.status, failed.attempts, failed.finished_at) == (JobStatus.FAILED, 1, T0)
     assert failed.last_error == "HubSpotAuthError: the token was revoked; reconnect the portal"
-    assert len(await query(db, "job_failed_notifications_of_run", run_id=run.id)) == 1
+    [note] = await query(db, "sync_notifications_of_run", run_id=run.id)
+    assert note["kind"] == "run_failed" and note["message"].endswith("HubSpotAuthError: failed")
 
 
 async def test_a_long_error_is_truncated(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -12,6 +13,7 @@ from smuves_sync.errors import (
     HubSpotDailyLimitReached,
     HubSpotNotFound,
     HubSpotRetryableError,
+    HubSpotUnreachable,
     MalformedResponse,
     PortalNeedsReconnect,
     ResponseTooLarge,
@@ -117,3 +119,33 @@ def test_users_get_advice_and_hubspots_correlation_id() -> None:
     assert outcome.public.endswith("(HubSpot correlationId c0ffee-42)")
     scope = outcome_for(job(), ContentTypeUnavailable("no", status=403, correlation_id="x1"))
     assert isinstance(scope, Fail) and "lacks the 'hubdb' scope" in scope.public
+
+
+def test_hubspot_unreachable_past_the_bound_fails_at_once_saying_what_to_do() -> None:
+    error = HubSpotUnreachable(
+        "HubSpot was unreachable for 1 h (connection refused)",
+        lasted=3600.0,
+        cause="connection refused",
+        portal_id=123,
+        content_type="site_page",
+    )
+    outcome = outcome_for(job(ContentType.SITE_PAGE), error)
+    assert outcome == Fail(
+        "HubSpot was unreachable for 1 h (connection refused) — check HubSpot's status page "
+        "(status.hubspot.com) or the network; run `smuves sync 123` again",
+        retryable=False,
+        public="HubSpot was unreachable for 1 h (connection refused): check HubSpot's status "
+        "page (status.hubspot.com) or the network, then start the fetch again",
+    )
+
+
+@pytest.mark.parametrize(
+    ("attempts", "told"),
+    [(1, "it is tried again (attempt 1 of 3 failed)"), (3, "it was given up after 3 attempts")],
+)
+def test_a_transient_failure_says_whether_it_is_tried_again(attempts: int, told: str) -> None:
+    claimed = replace(job(), attempts=attempts, max_attempts=3)
+    outcome = outcome_for(claimed, HubSpotRetryableError("HTTP 500", status=500))
+    assert isinstance(outcome, Fail) and outcome.retryable
+    assert outcome.public.endswith(told)
+    assert "while attempts remain" not in outcome.public

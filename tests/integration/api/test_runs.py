@@ -11,10 +11,11 @@ import pytest
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.jobs import job_checkpoint, job_complete
-from smuves_sync.errors import LeaseLost
+from smuves_sync.errors import HubSpotUnreachable, LeaseLost
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
+from smuves_sync.workers.failures import Fail, outcome_for
 from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
@@ -202,3 +203,30 @@ async def test_events_of_a_finished_run_end_at_once(
     assert response.status_code == 200
     assert response.text.startswith("event: end\ndata: {")
     assert json.loads(response.text.split("data: ", 1)[1])["status"] == "failed"
+
+
+async def test_a_run_hubspot_was_unreachable_for_says_so_in_words(
+    client: httpx.AsyncClient,
+    factory: Factory,
+    worker_db: Database,
+    settings: Settings,
+    alice: User,
+) -> None:
+    portal = await factory.portal(alice.id)
+    run = await factory.run(portal, owner=alice.id)
+    await factory.job(run)
+    queue = Queue(worker_db, settings, worker_id="test-worker")
+    [job] = await queue.claim(None)
+    unreachable = HubSpotUnreachable(
+        "unreachable", lasted=3600.0, cause="connection refused", portal_id=portal
+    )
+    outcome = outcome_for(job, unreachable)
+    assert isinstance(outcome, Fail)
+    await queue.fail(job, outcome.message, retryable=outcome.retryable, public=outcome.public)
+
+    body = (await client.get(f"/v1/runs/{run.id}", headers=alice.headers)).json()
+    assert body["status"] == "failed"
+    assert [j["last_error"] for j in body["jobs"]] == [
+        "HubSpot was unreachable for 1 h (connection refused): check HubSpot's status page "
+        "(status.hubspot.com) or the network, then start the fetch again"
+    ]

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from html import unescape
 
 import httpx
 
 from smuves_sync.db import Database
 from smuves_sync.db.hubspot_minutes import hubspot_minute_record
 from smuves_sync.db.portals import portal_mark_token_refused
+from smuves_sync.errors import HubSpotUnreachable
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
+from smuves_sync.queue import Queue
+from smuves_sync.settings import Settings
+from smuves_sync.workers.failures import Fail, outcome_for
 from tests.factories import Factory
 
 
@@ -265,3 +270,30 @@ async def test_a_portal_whose_token_hubspot_refused_shows_it_needs_reconnecting(
     assert "needs reconnect" in refused and "HubSpot token stored" not in refused
     assert "smuves portal add 4343 --name NAME --token-stdin" in refused
     assert "needs reconnect" not in fine and "HubSpot token stored" in fine
+
+
+async def test_a_run_page_says_in_words_that_hubspot_was_unreachable(
+    dashboard: httpx.AsyncClient,
+    signed_in: str,
+    factory: Factory,
+    worker_db: Database,
+    settings: Settings,
+) -> None:
+    portal = await factory.portal()
+    run = await factory.run(portal)
+    await factory.job(run)
+    queue = Queue(worker_db, settings, worker_id="test-worker")
+    [job] = await queue.claim(None)
+    unreachable = HubSpotUnreachable(
+        "unreachable", lasted=3600.0, cause="connection refused", portal_id=portal
+    )
+    outcome = outcome_for(job, unreachable)
+    assert isinstance(outcome, Fail)
+    await queue.fail(job, outcome.message, retryable=outcome.retryable, public=outcome.public)
+
+    page = unescape((await dashboard.get(f"/runs/{run.id}")).text)
+    # The job's error (the operators') and the run's one note (its users') say it in words.
+    assert "(connection refused) — check HubSpot's status page" in page
+    assert f"run `smuves sync {portal}` again" in page
+    assert "(connection refused): check HubSpot's status page" in page
+    assert "HubSpotUnreachable" not in page

@@ -131,7 +131,7 @@ async def test_a_huge_error_body_still_names_its_correlation_id(
 ) -> None:
     headers = {"X-HubSpot-Correlation-Id": "c0ffee00-0000-4000-8000-000000000000"}
     router.get(PATH).mock(
-        return_value=httpx.Response(503, content=Drip(1024, prefix=b"<html>"), headers=headers)
+        return_value=httpx.Response(500, content=Drip(1024, prefix=b"<html>"), headers=headers)
     )
     with pytest.raises(HubSpotRetryableError) as caught:
         await make_client(settings=small_bodies()).count("site_page")

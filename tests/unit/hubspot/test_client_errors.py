@@ -17,10 +17,13 @@ from smuves_sync.errors import (
     HubSpotError,
     HubSpotNotFound,
     HubSpotRetryableError,
+    HubSpotUnreachable,
     MalformedResponse,
 )
 from smuves_sync.hubspot.client import HubSpotClient
-from tests.unit.hubspot.conftest import PORTAL, FakeClock, MakeClient, json_response
+from smuves_sync.hubspot.retry import RetryPolicy
+from smuves_sync.settings import Settings
+from tests.unit.hubspot.conftest import BASE_URL, PORTAL, FakeClock, MakeClient, json_response
 from tests.unit.hubspot.fixtures import load
 
 PATH = "/cms/v3/pages/site-pages"
@@ -93,12 +96,12 @@ async def test_transient_statuses_are_retried_with_backoff(
 async def test_retries_stop_at_max_attempts_with_the_last_error(
     router: respx.MockRouter, make_client: MakeClient, clock: FakeClock
 ) -> None:
-    route = router.get(PATH).mock(return_value=json_response(load("error_500"), 503))
+    route = router.get(PATH).mock(return_value=json_response(load("error_500"), 500))
     with pytest.raises(HubSpotRetryableError) as caught:
         await make_client().count("site_page")
     assert route.call_count == 4  # max_attempts of the test policy
     assert caught.value.retryable is True
-    assert caught.value.status == 503
+    assert caught.value.status == 500
     assert caught.value.correlation_id == load("error_500")["correlationId"]
     # Capped at 4 s (plus jitter).
     assert max(clock.sleeps) <= 4.5
@@ -118,13 +121,36 @@ async def test_transport_errors_are_retried(
     assert route.call_count == 3
 
 
-async def test_transport_errors_that_persist_become_a_retryable_error(
-    router: respx.MockRouter, make_client: MakeClient
+@pytest.mark.parametrize(
+    ("failure", "cause"),
+    [
+        (httpx.ConnectError("[Errno 111] Connection refused"), "connection refused"),
+        (httpx.Response(503), "HTTP 503"),
+    ],
+)
+async def test_hubspot_unreachable_is_waited_out_up_to_the_bound_then_fails_in_words(
+    router: respx.MockRouter,
+    make_client: MakeClient,
+    clock: FakeClock,
+    failure: httpx.ConnectError | httpx.Response,
+    cause: str,
 ) -> None:
-    router.get(PATH).mock(side_effect=httpx.ConnectError("connection refused"))
-    with pytest.raises(HubSpotRetryableError, match="ConnectError") as caught:
-        await make_client().count("site_page")
-    assert caught.value.portal_id == PORTAL
+    route = (
+        router.get(PATH).mock(side_effect=failure)
+        if isinstance(failure, Exception)
+        else router.get(PATH).mock(return_value=failure)
+    )
+    settings = Settings(hubspot_base_url=BASE_URL, hubspot_outage_max_seconds=60)
+    with pytest.raises(HubSpotUnreachable) as caught:
+        await make_client(settings=settings, retry=RetryPolicy.from_settings(settings)).count(
+            "site_page"
+        )
+    assert (caught.value.portal_id, caught.value.cause) == (PORTAL, cause)
+    assert caught.value.retryable is False
+    assert str(caught.value).startswith(f"HubSpot was unreachable for 1 min ({cause})")
+    # Far more than the policy's 6 tries, each wait longer than the last up to the cap.
+    assert clock.sleeps == [0.5, 1, 2, 4, 8, 16, 28.5]
+    assert route.call_count == 7
 
 
 async def test_other_unexpected_statuses_fail_without_retry(
