@@ -41,7 +41,12 @@ from smuves_sync.db.workers import NO_WORKER, run_waiting_for_worker
 from smuves_sync.errors import PortalNeedsReconnect
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.models import ContentType, Job, Run
-from smuves_sync.orchestrator import TotalsCounter, parse_content_types, start_fetch
+from smuves_sync.orchestrator import (
+    FetchStarted,
+    TotalsCounter,
+    parse_content_types,
+    start_fetch,
+)
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.follow import RunSnapshot
@@ -76,6 +81,35 @@ async def stop_as_operator(settings: Settings, run_id: int) -> None:
 
 def _with_total(job: Job) -> str:
     return str(job.content_type) if job.total is None else f"{job.content_type} ({job.total:,})"
+
+
+async def _start_as_operator(
+    counter: TotalsCounter,
+    settings: Settings,
+    portal_id: int,
+    wanted: Sequence[ContentType] | None,
+    *,
+    full: bool,
+    wait: bool,
+) -> tuple[FetchStarted, bool]:
+    """Count and start the fetch as the operator; whether it waits with no worker to work it
+    (asked only when this process will not work it itself)."""
+    # The operator counts and starts the run: the login role may read the portal's token
+    # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
+    # workers' pool, opened first, is checked before anything is created.
+    totals = await count_as_operator(counter, settings, portal_id, wanted, full)
+    async with login_database(settings) as operator:
+        started = await start_fetch(
+            operator,
+            portal_id,
+            wanted,
+            max_attempts=settings.max_attempts,
+            totals=totals,
+            full=full,
+        )
+        # Enqueued for nobody: say so now rather than leave the run to wait unseen.
+        unworked = not wait and bool(await run_waiting_for_worker(operator, [started.run.id]))
+    return started, unworked
 
 
 async def sync_portal(
@@ -121,21 +155,9 @@ async def sync_portal(
         if orphan is not None and take_over_wanted(console, orphan, take_over):
             console.print(f"run {orphan.id}: taking it over, working it here")
             return await work_here(orphan)
-        # The operator counts and starts the run: the login role may read the portal's token
-        # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
-        # workers' pool, opened first, is checked before anything is created.
-        totals = await count_as_operator(counter, settings, portal_id, wanted, full)
-        async with login_database(settings) as operator:
-            started = await start_fetch(
-                operator,
-                portal_id,
-                wanted,
-                max_attempts=settings.max_attempts,
-                totals=totals,
-                full=full,
-            )
-            # Enqueued for nobody: say so now rather than leave the run to wait unseen.
-            unworked = not wait and bool(await run_waiting_for_worker(operator, [started.run.id]))
+        started, unworked = await _start_as_operator(
+            counter, settings, portal_id, wanted, full=full, wait=wait
+        )
         run = started.run
         console.print(
             f"run {run.id}: fetching {', '.join(_with_total(j) for j in started.jobs)} "

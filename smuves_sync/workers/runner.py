@@ -46,7 +46,7 @@ from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobKind, JobStatus
 from smuves_sync.queue import Queue, Wakeups, default_worker_id
 from smuves_sync.settings import Settings
-from smuves_sync.workers.context import Handler, JobContext
+from smuves_sync.workers.context import Handler, JobContext, contained
 from smuves_sync.workers.duties import Duties, Periodic
 from smuves_sync.workers.export import handle_export
 from smuves_sync.workers.failures import FailRun, Park, outcome_for
@@ -256,7 +256,7 @@ class Runner:
     async def _work(self, job: Job) -> None:
         handler = self.handlers[job.kind]
         ctx = JobContext(job, self.db, self.settings, self.limits, self.worker_id)
-        handling = asyncio.create_task(_contained(handler(ctx)), name=f"smuves-handler-{job.id}")
+        handling = asyncio.create_task(contained(handler(ctx)), name=f"smuves-handler-{job.id}")
         self._handler_tasks[job.id] = handling
         lost = asyncio.Event()
         beating = asyncio.create_task(self._heartbeat(job, handling, lost))
@@ -393,22 +393,3 @@ class Runner:
         for handling in list(self._handler_tasks.values()):
             handling.cancel()
         await asyncio.wait(list(self._active.values()), timeout=_RELEASE_TIMEOUT)
-
-
-class HandlerEscaped(Exception):
-    """A handler raised a BaseException that is not cancellation (SystemExit, say)."""
-
-
-async def _contained(handling: Awaitable[None]) -> None:
-    """Await a handler so that nothing it raises can end the worker.
-
-    asyncio re-raises a task's SystemExit out of the event loop, which would end the process;
-    here it becomes an ordinary exception, and so the job's failure. Cancellation and Ctrl-C
-    (KeyboardInterrupt) pass through.
-    """
-    try:
-        await handling
-    except (asyncio.CancelledError, KeyboardInterrupt, Exception):
-        raise
-    except BaseException as error:
-        raise HandlerEscaped(f"the handler raised {type(error).__name__}: {error}") from error
