@@ -15,8 +15,8 @@ from smuves_sync.models import ContentType
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import PortalSpec
 from tests.acceptance.conftest import ProcessSync, Spawn, stop
-from tests.factories import Factory
 from tests.support import TOKEN, eventually, query, smuves, smuves_env
+from tests.support.factories import Factory
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 

@@ -33,8 +33,8 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule, ServerConfig
 from tests.acceptance.conftest import ProcessSync, Spawn
-from tests.factories import Factory
 from tests.support import TOKEN, db_now, eventually, fake_portal, serve_app, smuves
+from tests.support.factories import Factory
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.browser]
 

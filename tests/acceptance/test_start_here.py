@@ -42,8 +42,8 @@ import pytest
 
 from tests.integration.dashboard.conftest import sign_in
 from tests.integration.test_demo import DEMO, load_demo
-from tests.logins import runtime_env
 from tests.support import free_port, run
+from tests.support.logins import runtime_env
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.timeout(600)]
 

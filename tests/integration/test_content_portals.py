@@ -11,9 +11,9 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.models import ContentType
-from tests.factories import Factory
 from tests.integration.test_content_writes import page
 from tests.support import query
+from tests.support.factories import Factory
 
 TYPE = ContentType.SITE_PAGE
 MISSING = 987_654_321

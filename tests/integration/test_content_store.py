@@ -18,8 +18,8 @@ from smuves_sync.db.fetch_seen import content_mark_deleted
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 TYPE = ContentType.BLOG_POST
 

@@ -32,8 +32,8 @@ from smuves_sync.db import Pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY
 from smuves_sync.models import ContentType
-from tests.factories import Factory
 from tests.support import query, smuves_env
+from tests.support.factories import Factory
 
 COLUMNS = ["runs", "schedules", "jobs", "content_items", "exports"]
 

@@ -20,9 +20,9 @@ from smuves_sync.db.versions import (
 )
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentEvent, ContentType, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.integration.test_content_store import record
 from tests.support import db_now, query
+from tests.support.factories import Factory
 
 TYPE = ContentType.BLOG_POST
 CREATED, UPDATED, DELETED = ContentEvent.CREATED, ContentEvent.UPDATED, ContentEvent.DELETED

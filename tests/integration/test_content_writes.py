@@ -28,8 +28,8 @@ from smuves_sync.db.fetch_seen import (
 from smuves_sync.db.jobs import job_get
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 TYPE = ContentType.SITE_PAGE
 

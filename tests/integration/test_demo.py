@@ -17,8 +17,8 @@ from smuves_sync.cli.common import ExitCode
 from smuves_sync.models import RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import new_secret_key
-from tests.logins import runtime_urls
 from tests.support import clean_env, run
+from tests.support.logins import runtime_urls
 
 pytestmark = pytest.mark.slow
 

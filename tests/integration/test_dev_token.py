@@ -15,8 +15,8 @@ from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, pool_for
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec
-from tests.logins import runtime_url, runtime_urls
 from tests.support import SECRET, Served, smuves, smuves_env
+from tests.support.logins import runtime_url, runtime_urls
 
 DEMO = PortalSpec(1001, "demo-private-app-token", site_pages=3)
 OTHER = PortalSpec(1002, "pat-na1-other")

@@ -11,8 +11,8 @@ from smuves_sync.db import Database
 from smuves_sync.db.content import content_count_by_type
 from smuves_sync.export_files import ExportFile, export_file_path
 from smuves_sync.models import ContentType, ExportFormat
-from tests.factories import Factory
 from tests.support import query, smuves, smuves_env
+from tests.support.factories import Factory
 
 TYPE = ContentType.BLOG_POST
 # Of the 50 planted posts (every tenth archived): seven gone from HubSpot, one archived too.

@@ -21,8 +21,8 @@ from smuves_sync.workers import export
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.export_format import ExportResult
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
 from tests.support import Sync, query
+from tests.support.factories import Factory
 
 # No `hubspot` marker: the fake of the `sync` fixture serves no portal; an export needs none.
 

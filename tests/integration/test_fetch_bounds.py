@@ -18,8 +18,8 @@ from smuves_sync.models import ContentType, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.token_crypto import TokenCipher
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
 from tests.support import SECRET, TOKEN, query
+from tests.support.factories import Factory
 from tests.support.sync import sync_settings
 from tests.unit.hubspot.fixtures import load
 

@@ -10,8 +10,8 @@ from smuves_sync.models import ContentType, ExportFormat, Job, JobKind, JobPrior
 from smuves_sync.orchestrator import start_export, start_fetch
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import claim_one_at_a_time, query
+from tests.support.factories import Factory
 
 ALL = tuple(ContentType)
 

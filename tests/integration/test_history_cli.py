@@ -10,11 +10,11 @@ import pytest
 
 from smuves_sync.db import Database
 from smuves_sync.json_diff import TOO_LARGE
-from tests.factories import Factory
 from tests.integration.api.test_history import BIG_BODY, BIG_EDIT
 from tests.integration.test_content_store import record
 from tests.integration.test_content_versions import counts, fetch
 from tests.support import invoke, json_out, query
+from tests.support.factories import Factory
 
 BODY = "<h1>Hello</h1><p>" + "The first words of a long post body. " * 4 + "</p><p>Kept.</p>"
 EDITED = BODY.replace("first", "edited")

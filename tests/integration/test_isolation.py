@@ -23,8 +23,8 @@ from smuves_sync.db import Database, DbRole, Pool
 from smuves_sync.db.queries import queries
 from smuves_sync.db.runs import run_create
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 # Not tenant data: the migration ledger, the list of content types and the queue's leases.
 # Everything else must be under row-level security.

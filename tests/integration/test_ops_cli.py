@@ -10,8 +10,8 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.export_files import ExportFile, export_file_path
 from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.support import db_now, invoke, json_out, query
+from tests.support.factories import Factory
 
 ERROR = "HubSpotRetryableError: HubSpot answered 500 (portal, site_page, HTTP 500)"
 

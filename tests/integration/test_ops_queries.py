@@ -21,8 +21,8 @@ from smuves_sync.db.runs import PruneCounts, history_prune, run_jobs, run_list
 from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
 from smuves_sync.export_files import ExportFile
 from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.support import db_now, query
+from tests.support.factories import Factory
 
 T = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
 # the database's leases (job_leases)

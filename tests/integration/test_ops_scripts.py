@@ -10,8 +10,8 @@ from pathlib import Path
 
 from smuves_sync.db import Database
 from smuves_sync.models import JobStatus, RunStatus
-from tests.factories import Factory
 from tests.support import clean_env, db_now, query, run
+from tests.support.factories import Factory
 
 SCRIPTS = Path(__file__).parents[2] / "scripts"
 # The `smuves` installed beside the interpreter running the tests.

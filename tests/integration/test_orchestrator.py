@@ -19,8 +19,8 @@ from smuves_sync.orchestrator import (
     start_export,
     start_fetch,
 )
-from tests.factories import Factory
 from tests.support import all_at_once, query
+from tests.support.factories import Factory
 
 ALL = tuple(ContentType)
 

@@ -10,8 +10,8 @@ from smuves_sync.models import ContentType, JobPriority
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import claim_one_at_a_time
+from tests.support.factories import Factory
 
 FOUR = (ContentType.SITE_PAGE, ContentType.LANDING_PAGE, ContentType.BLOG_POST, ContentType.BLOG)
 

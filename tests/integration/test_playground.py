@@ -23,8 +23,8 @@ from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import new_secret_key
 from tests.integration.test_demo import DEMO, load_demo
-from tests.logins import runtime_env, runtime_urls
 from tests.support import free_port, run, smuves
+from tests.support.logins import runtime_env, runtime_urls
 
 
 def _env(env_path: Path) -> dict[str, str]:

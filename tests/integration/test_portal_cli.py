@@ -11,8 +11,8 @@ from smuves_sync.db import Database
 from smuves_sync.errors import InvalidInput
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec
 from smuves_sync.token_crypto import TokenCipher
-from tests.factories import Factory
 from tests.support import SECRET, Served, query, smuves, smuves_env
+from tests.support.factories import Factory
 
 # The portals HubSpot (the fake) knows, and which token is whose.
 ACME = PortalSpec(31337, "pat-na1-first", time_zone="America/Chicago")

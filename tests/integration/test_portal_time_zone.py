@@ -26,7 +26,7 @@ from smuves_sync.testing.fake_hubspot import (
     serve_in_thread,
 )
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
+from tests.support.factories import Factory
 from tests.support.sync import TOKEN, plant_portal, sync_settings
 
 # Twelve or thirteen hours ahead of UTC: its midnight is never UTC's.

@@ -11,9 +11,9 @@ from pydantic import SecretStr
 from smuves_sync.cli import cli
 from smuves_sync.db import Database
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
-from tests.factories import Factory
 from tests.integration.api.conftest import AUDIENCE, JWT_SECRET, serve_refusal
 from tests.support import invoke, query
+from tests.support.factories import Factory
 
 # What operators have set before: a passphrase (HKDF stretched it), a key cut short, and a
 # list whose older key is a passphrase.

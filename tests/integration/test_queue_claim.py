@@ -17,8 +17,8 @@ from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import T0, query
+from tests.support.factories import Factory
 
 # The backlogs below are five jobs per portal (the counts are written for five), of the types
 # a portal has had from the start.

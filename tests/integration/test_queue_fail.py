@@ -14,8 +14,8 @@ from smuves_sync.errors import HubSpotAuthError, HubSpotRetryableError
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import T0, query
+from tests.support.factories import Factory
 
 SECOND = timedelta(seconds=1)
 

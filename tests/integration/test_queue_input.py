@@ -9,7 +9,7 @@ import pytest
 from psycopg import errors as pg_errors
 
 from smuves_sync.models import ContentType, JobKind, JobStatus
-from tests.factories import Factory
+from tests.support.factories import Factory
 
 
 async def test_an_unknown_content_type_is_refused(factory: Factory) -> None:

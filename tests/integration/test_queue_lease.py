@@ -16,8 +16,8 @@ from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import T0, query
+from tests.support.factories import Factory
 
 MINUTE = timedelta(minutes=1)
 

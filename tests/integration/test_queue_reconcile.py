@@ -9,8 +9,8 @@ from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobStatus, Run, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import T0
+from tests.support.factories import Factory
 
 TYPES = list(ContentType)
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from smuves_sync.db import Pool
 from smuves_sync.models import Job, JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.support import T0, query
+from tests.support.factories import Factory
 
 MINUTE = timedelta(minutes=1)
 LEASES = {"fetch_lease": 5 * MINUTE, "export_lease": 2 * MINUTE}

@@ -20,8 +20,8 @@ import pytest
 from smuves_sync.db import Database, Pool
 from smuves_sync.models import ContentType, JobPriority, JobStatus, RunStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 from tests.support.sql import query_as
 
 FUTURE = datetime.now(UTC) + timedelta(days=3650)

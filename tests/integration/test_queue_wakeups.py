@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from smuves_sync.queue import Wakeups
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 
 async def test_a_new_job_wakes_a_listening_worker(db_url: str, factory: Factory) -> None:

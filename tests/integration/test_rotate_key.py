@@ -10,8 +10,8 @@ from pydantic import SecretStr
 from smuves_sync.cli.secret_key import Rotation, rotate_tokens
 from smuves_sync.db import Database, Pool
 from smuves_sync.token_crypto import TokenCipher, new_secret_key
-from tests.factories import Factory
 from tests.support import eventually, invoke, query
+from tests.support.factories import Factory
 
 OLD, NEW, LOST = new_secret_key(), new_secret_key(), new_secret_key()
 BOTH = SecretStr(f"{NEW},{OLD}")

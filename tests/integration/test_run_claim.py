@@ -8,8 +8,8 @@ from smuves_sync.db import Database
 from smuves_sync.db.jobs import Claim, job_claim
 from smuves_sync.db.runs import run_get, run_jobs
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
-from tests.factories import Factory
 from tests.support import T0, query
+from tests.support.factories import Factory
 
 
 def _run_claim(worker: str, run_id: int) -> Claim:

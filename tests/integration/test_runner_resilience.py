@@ -16,9 +16,9 @@ from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
 from smuves_sync.workers.context import Handler, JobContext
 from smuves_sync.workers.runner import Runner, RunnerStats
-from tests.factories import Factory
-from tests.logins import runtime_env, runtime_urls
 from tests.support import Sync, clean_env, query, run
+from tests.support.factories import Factory
+from tests.support.logins import runtime_env, runtime_urls
 
 # Due by the database's clock, which is the one a worker fires schedules by.
 LONG_AGO = datetime.now(UTC) - timedelta(days=2)

@@ -15,8 +15,8 @@ import pytest
 
 from smuves_sync.db import DbRole, Pool
 from smuves_sync.models import JobStatus
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 from tests.support.sql import query_as
 
 APP = [

@@ -22,9 +22,9 @@ from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import set_login_passwords
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
-from tests.factories import Factory
-from tests.logins import runtime_url, runtime_urls
 from tests.support import query
+from tests.support.factories import Factory
+from tests.support.logins import runtime_url, runtime_urls
 
 
 async def _rows(conn: psycopg.AsyncConnection[Any], name: str, **params: Any) -> list[Any]:

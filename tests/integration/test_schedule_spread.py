@@ -9,8 +9,8 @@ from smuves_sync.cron import spread_offset
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.models import ContentType
 from smuves_sync.workers.scheduler import add_schedule, fire_due_schedules, remove_schedule
-from tests.factories import Factory
 from tests.support import all_at_once, query
+from tests.support.factories import Factory
 
 T = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
 NIGHT = datetime(2031, 1, 2, 3, 0, tzinfo=UTC)

@@ -20,8 +20,8 @@ from smuves_sync.workers.scheduler import (
     list_schedules,
     remove_schedule,
 )
-from tests.factories import Factory
 from tests.support import all_at_once, query
+from tests.support.factories import Factory
 
 ALL = tuple(ContentType)
 # Injected clock, far from the real one: what is due is decided by it alone.

@@ -8,8 +8,8 @@ import pytest
 
 from smuves_sync.cron import next_spread_fire_time, spread_offset
 from smuves_sync.db import Database
-from tests.factories import Factory
 from tests.support import db_now, invoke, json_out, query
+from tests.support.factories import Factory
 
 
 async def test_add_list_remove(db_url: str, factory: Factory, db: Database) -> None:

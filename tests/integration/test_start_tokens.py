@@ -8,8 +8,8 @@ import pytest
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import portal_token_for_member, portal_token_for_operator
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 SEALED = b"sealed-token-bytes"
 

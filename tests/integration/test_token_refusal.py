@@ -14,8 +14,8 @@ from smuves_sync.db.portals import portal_mark_token_refused, portal_token_refus
 from smuves_sync.models import ContentType, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.support import T0, query
+from tests.support.factories import Factory
 
 TYPES = (ContentType.SITE_PAGE, ContentType.BLOG_POST, ContentType.HUBDB_TABLE)
 

@@ -19,8 +19,8 @@ from smuves_sync.db import Database, Pool
 from smuves_sync.errors import LeaseLost
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.workers.scheduler import fire_due_schedules
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 from tests.support.sql import query_as
 
 LONG_AGO = datetime(2001, 2, 3, 4, 5, tzinfo=UTC)

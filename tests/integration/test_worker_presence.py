@@ -30,9 +30,9 @@ from smuves_sync.models import JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
-from tests.logins import runtime_env
 from tests.support import SECRET, T0, db_now, invoke, json_out
+from tests.support.factories import Factory
+from tests.support.logins import runtime_env
 
 
 def seat(name: str = "host-a:101", *, every: float = 10, **changes: Any) -> WorkerSeat:

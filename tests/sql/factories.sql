@@ -1,4 +1,4 @@
--- Row factory statements (tests/factories.py): plant rows in any state, with any timestamps.
+-- Row factory statements (tests/support/factories.py): plant rows in any state, with any timestamps.
 -- Users and a whole backlog come from the testing aids' seed_user and seed_backlog
 -- (smuves_sync/testing/sql/scratch.sql), which the benchmarks plant with too.
 

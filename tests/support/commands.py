@@ -21,7 +21,7 @@ from click.testing import CliRunner, Result
 
 from smuves_sync.cli import cli
 from smuves_sync.token_crypto import new_secret_key
-from tests.logins import runtime_env
+from tests.support.logins import runtime_env
 
 # The key the tests' portal tokens are encrypted with.
 SECRET = new_secret_key()

@@ -14,11 +14,11 @@ Fixtures:
     template_db      name of the database migrated once for the session
     db_url           this test's own clone of the template (login role)
     empty_db_url     a new, unmigrated database
-    settings         Settings pointing at db_url and its runtime logins (tests/logins.py)
+    settings         Settings pointing at db_url and its runtime logins (tests/support/logins.py)
     admin_pool, worker_pool, app_pool    pools acting as the login role, smuves_worker, smuves_app
     worker_login_pool, api_login_pool    pools logged in as smuves_worker_login, smuves_api_login
     db, worker_db, app_db                a `Database` on each
-    factory          the row factory (tests/factories.py), writing as the login role
+    factory          the row factory (tests/support/factories.py), writing as the login role
     hubspot          `Served`: the fake HubSpot of the test's `hubspot` marker, in a thread
     sync             `SyncBed`: that fake and the databases, settings and factory of a sync test
 """
@@ -42,8 +42,8 @@ from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.migrations import set_login_passwords
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, serve_in_thread
-from tests.factories import Factory
-from tests.logins import runtime_url, runtime_urls
+from tests.support.factories import Factory
+from tests.support.logins import runtime_url, runtime_urls
 from tests.support.sql import query
 from tests.support.sync import Served, Sync, SyncBed, hubspot_setup
 

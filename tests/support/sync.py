@@ -38,12 +38,12 @@ from smuves_sync.testing.fake_hubspot import (
 )
 from smuves_sync.testing.fake_hubspot.cli import parse_portal
 from smuves_sync.token_crypto import TokenCipher
-from tests.logins import runtime_urls
 from tests.support.commands import SECRET, smuves_env
+from tests.support.logins import runtime_urls
 from tests.support.sql import query
 
-if TYPE_CHECKING:  # tests.factories imports this package
-    from tests.factories import Factory
+if TYPE_CHECKING:  # factories imports tests.support, whose __init__ imports this module
+    from tests.support.factories import Factory
 
 TOKEN = "pat-na1-sync-token"
 

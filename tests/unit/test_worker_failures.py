@@ -22,7 +22,7 @@ from smuves_sync.errors import (
 )
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus
 from smuves_sync.workers.failures import KEY_MISSING_WAIT, Fail, FailRun, Park, outcome_for
-from tests.factories import job_record
+from tests.support.factories import job_record
 
 NOW = datetime(2031, 1, 1, tzinfo=UTC)
 

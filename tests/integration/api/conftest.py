@@ -38,9 +38,9 @@ from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, Ru
 from smuves_sync.settings import Settings
 from smuves_sync.testing.fake_hubspot import FakeHubSpot, PortalSpec, ServerConfig, serve_in_thread
 from smuves_sync.token_crypto import new_secret_key
-from tests.factories import Factory
-from tests.logins import runtime_env, runtime_url, runtime_urls
 from tests.support import query, serve_app
+from tests.support.factories import Factory
+from tests.support.logins import runtime_env, runtime_url, runtime_urls
 
 JWT_SECRET = "jwt-secret-for-tests-only-0123456789abcdef"
 SECRET_KEY = new_secret_key()

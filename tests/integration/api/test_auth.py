@@ -14,9 +14,9 @@ from smuves_sync.api import create_app
 from smuves_sync.db import DbRole, Pool, pool_for
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.integration.api.conftest import User, make_token
 from tests.support import query
+from tests.support.factories import Factory
 
 _USER = uuid.UUID("00000000-0000-4000-8000-000000000001")
 

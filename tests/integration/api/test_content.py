@@ -9,9 +9,9 @@ from smuves_sync.db import Database, Pool
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType
-from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
+from tests.support.factories import Factory
 
 
 @pytest.fixture

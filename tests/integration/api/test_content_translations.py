@@ -9,9 +9,9 @@ import pytest
 
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
-from tests.factories import Factory
 from tests.integration.api.conftest import User, get_ok
 from tests.support import query
+from tests.support.factories import Factory
 
 PORTAL = 83
 TAG = ContentType.BLOG_TAG

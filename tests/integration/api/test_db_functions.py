@@ -10,9 +10,9 @@ from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import user_sign_in
 from smuves_sync.db.runs import run_stop
 from smuves_sync.models import JobStatus, RunStatus
-from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
+from tests.support.factories import Factory
 
 
 async def test_stop_run_does_nothing_to_another_users_run(

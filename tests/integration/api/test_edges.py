@@ -19,7 +19,6 @@ from smuves_sync.db import Pool
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.integration.api.conftest import (
     JWT_SECRET,
     METRICS_HEADERS,
@@ -32,6 +31,7 @@ from tests.integration.api.conftest import (
     stderr_until,
 )
 from tests.support import query
+from tests.support.factories import Factory
 
 _USER = uuid.UUID("00000000-0000-4000-8000-0000000000e1")
 MiB = 1024 * 1024

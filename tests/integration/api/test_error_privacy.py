@@ -12,9 +12,9 @@ from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
+from tests.support.factories import Factory
 
 LEAK = 'connection to server at "db-primary.internal" (10.0.4.17), port 5432 failed'
 

@@ -27,9 +27,9 @@ from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.export import handle_export
-from tests.factories import Factory
 from tests.integration.api.conftest import User, written_export
 from tests.support import query
+from tests.support.factories import Factory
 from tests.support.sql import query_as
 
 TYPE = ContentType.BLOG_POST

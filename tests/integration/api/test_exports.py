@@ -9,9 +9,9 @@ from smuves_sync.db import Database, Pool
 from smuves_sync.models import JobKind, JobStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
 from tests.integration.api.conftest import User, get_ok, written_export
 from tests.support import query
+from tests.support.factories import Factory
 
 
 async def test_an_export_is_202_then_followed(

@@ -22,9 +22,9 @@ from smuves_sync.testing.fake_hubspot import (
 )
 from smuves_sync.workers.follow import settled
 from smuves_sync.workers.runner import Runner
-from tests.factories import Factory
 from tests.integration.api.conftest import SECRET_KEY, User, new_user
 from tests.support import Served, query
+from tests.support.factories import Factory
 from tests.support.sync import sync_settings
 
 SPEC = PortalSpec(

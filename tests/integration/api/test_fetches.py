@@ -11,9 +11,9 @@ import pytest
 
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType
-from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
+from tests.support.factories import Factory
 
 ALL = [t.value for t in ContentType]
 

@@ -13,10 +13,10 @@ from smuves_sync.api import history
 from smuves_sync.db import Database
 from smuves_sync.json_diff import TOO_LARGE, FieldChange, diff_documents
 from smuves_sync.models import ContentType
-from tests.factories import Factory
 from tests.integration.api.conftest import User, get_ok
 from tests.integration.test_content_store import record
 from tests.integration.test_content_versions import fetch
+from tests.support.factories import Factory
 
 PORTAL = 83
 OBJECT = f"/v1/portals/{PORTAL}/content/blog_post/1"

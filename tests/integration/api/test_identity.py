@@ -14,9 +14,9 @@ import httpx
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import app_user_ensure
-from tests.factories import Factory
 from tests.integration.api.conftest import make_token
 from tests.support import query
+from tests.support.factories import Factory
 
 
 def _bearer(token: str) -> dict[str, str]:

@@ -20,9 +20,9 @@ from smuves_sync.db import Database, Pool
 from smuves_sync.errors import InvalidInput
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
-from tests.factories import Factory
 from tests.integration.api.conftest import User, make_token, plant_one_of_everything
 from tests.support import query
+from tests.support.factories import Factory
 
 # Routes that take no id, with what B may see there (checked below).
 NO_ID_ROUTES = {

@@ -12,9 +12,9 @@ import pytest
 
 from smuves_sync.db import Pool
 from smuves_sync.models import JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.integration.api.conftest import User, new_user
 from tests.support import query
+from tests.support.factories import Factory
 from tests.support.sql import query_as
 
 PORTAL = 4100

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.factories import Factory
 from tests.integration.api.conftest import User
+from tests.support.factories import Factory
 
 
 async def test_notifications_are_listed_newest_first_in_pages(

@@ -17,9 +17,9 @@ from smuves_sync.db.migrations import find_migrations_dir
 from smuves_sync.db.workers import WorkerSeat, worker_register
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.integration.api.conftest import METRICS_HEADERS, make_token
 from tests.support import query
+from tests.support.factories import Factory
 
 
 async def test_healthz_is_ok_on_a_migrated_database(client: httpx.AsyncClient) -> None:

@@ -10,9 +10,9 @@ from fastapi import FastAPI
 from smuves_sync.api import create_app
 from smuves_sync.db import Pool
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
+from tests.support.factories import Factory
 from tests.support.sql import statement
 
 TOKEN = "pat-na1-11111111-2222-3333-4444-555555555555"  # portal 4242's, in US/Eastern

@@ -9,9 +9,9 @@ from pydantic import SecretStr
 from smuves_sync.db import Pool
 from smuves_sync.models import JobStatus, RunStatus
 from smuves_sync.token_crypto import TokenCipher
-from tests.factories import Factory
 from tests.integration.api.conftest import SECRET_KEY, User
 from tests.support import query
+from tests.support.factories import Factory
 
 TOKEN = "pat-na1-11111111-2222-3333-4444-555555555555"
 

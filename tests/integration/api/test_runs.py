@@ -16,9 +16,9 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from smuves_sync.workers.failures import Fail, outcome_for
-from tests.factories import Factory
 from tests.integration.api.conftest import User
 from tests.support import query
+from tests.support.factories import Factory
 
 
 async def test_a_run_shows_per_job_progress(

@@ -25,7 +25,6 @@ from schemathesis.checks import (
 )
 
 from smuves_sync.api import openapi_document
-from tests.factories import Factory
 from tests.integration.api.conftest import (
     User,
     new_user,
@@ -34,6 +33,7 @@ from tests.integration.api.conftest import (
     smuves_serve,
     stderr_until,
 )
+from tests.support.factories import Factory
 
 # About a thousand requests: slow, and given more than the default per-test time on a busy box.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

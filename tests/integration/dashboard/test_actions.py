@@ -9,8 +9,8 @@ from smuves_sync.db.jobs import job_get, job_list_in_flight
 from smuves_sync.db.operator_actions import OperatorAction, operator_action_recent
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.integration.dashboard.conftest import confirm, post_form, press_confirm
+from tests.support.factories import Factory
 
 
 async def audit(db: Database) -> list[OperatorAction]:

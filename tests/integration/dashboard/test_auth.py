@@ -23,7 +23,6 @@ from smuves_sync.db.operator_actions import OperatorAction, operator_action_rece
 from smuves_sync.errors import ConfigurationError
 from smuves_sync.models import JobStatus
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.integration.dashboard.conftest import (
     LOGIN_TOKEN,
     Clock,
@@ -32,6 +31,7 @@ from tests.integration.dashboard.conftest import (
     post_form,
     sign_in,
 )
+from tests.support.factories import Factory
 
 PASSWORD = "correct horse battery staple"
 TOKEN = "a-configured-token-for-the-dashboard"

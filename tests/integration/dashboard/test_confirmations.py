@@ -14,7 +14,6 @@ from smuves_sync.db.jobs import job_get
 from smuves_sync.db.operator_actions import OperatorAction, operator_action_recent
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import JobStatus, RunStatus
-from tests.factories import Factory
 from tests.integration.dashboard.conftest import (
     browser_at,
     confirmation_form,
@@ -23,6 +22,7 @@ from tests.integration.dashboard.conftest import (
     sign_in,
 )
 from tests.support import query
+from tests.support.factories import Factory
 
 RETRY = "/dead-letter/retry"
 

@@ -23,8 +23,8 @@ from smuves_sync.db.stats import (
     job_oldest_due,
 )
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 NOW = datetime(2026, 3, 1, 12, 30, 20, tzinfo=UTC)
 

@@ -15,9 +15,9 @@ from smuves_sync.db.jobs import job_checkpoint, job_complete
 from smuves_sync.db.workers import WorkerSeat, worker_register
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
-from tests.factories import Factory
 from tests.integration.dashboard.conftest import sign_in
 from tests.support import serve_app
+from tests.support.factories import Factory
 
 Event = tuple[str, str]
 

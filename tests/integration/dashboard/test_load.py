@@ -21,8 +21,8 @@ import httpx
 import psycopg
 import pytest
 
-from tests.factories import Factory
 from tests.support import query
+from tests.support.factories import Factory
 
 BUDGET_MS = 100.0
 MARGIN = 3.0

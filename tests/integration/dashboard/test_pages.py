@@ -16,7 +16,7 @@ from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from smuves_sync.workers.failures import Fail, outcome_for
-from tests.factories import Factory
+from tests.support.factories import Factory
 
 
 def rows_of(html: str, table_class: str) -> list[str]:

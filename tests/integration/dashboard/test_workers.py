@@ -10,9 +10,9 @@ import httpx
 from smuves_sync.db import Database
 from smuves_sync.db.workers import NO_WORKER, WorkerSeat, worker_heartbeat, worker_register
 from smuves_sync.models import JobKind, RunStatus
-from tests.factories import Factory
 from tests.integration.dashboard.test_pages import rows_of
 from tests.support import db_now
+from tests.support.factories import Factory
 
 
 def seat(name: str, kinds: tuple[JobKind, ...] = (JobKind.FETCH,)) -> WorkerSeat:

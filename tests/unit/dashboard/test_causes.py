@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from smuves_sync.dashboard.causes import causes_of
 from smuves_sync.models import ContentType, JobStatus
-from tests.factories import job_record
+from tests.support.factories import job_record
 
 NOTE = "HubSpotRetryableError: HubSpot could not be reached or failed"
 

@@ -9,7 +9,7 @@ import pytest
 
 from smuves_sync.dashboard.views import advice, ago, duration, progress, status_word
 from smuves_sync.models import JobStatus
-from tests.factories import job_record
+from tests.support.factories import job_record
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 JOB = job_record(
