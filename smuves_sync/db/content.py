@@ -48,7 +48,7 @@ from smuves_sync.content_fields import ContentRecord, Promoted
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
 from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
-from smuves_sync.db.fetch_seen import content_seen_add, seen_key
+from smuves_sync.db.fetch_seen import fetch_seen_add, fetch_seen_key
 from smuves_sync.db.rejects import content_rejects_add
 from smuves_sync.db.rows import KeysetPage, model_row
 from smuves_sync.models import ContentType
@@ -227,8 +227,8 @@ async def content_upsert_page(
         written = await db.execute("content_upsert_page", {**params, **columns})
     if seen_by is not None:
         seen = list(columns["hubspot_ids"])
-        seen += [seen_key(r) for r in all_rejects]
-        await content_seen_add(db, seen_by, portal_id, seen)
+        seen += [fetch_seen_key(r) for r in all_rejects]
+        await fetch_seen_add(db, seen_by, portal_id, seen)
     return written
 
 

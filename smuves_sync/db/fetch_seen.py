@@ -1,12 +1,12 @@
 """What a fetch job saw, the deletion sweep over it, and the last confirmation of a portal's
 type (fetch_seen.sql).
 
-    async with db.for_job(job) as scoped:                   # under the job's lease
-        await content_seen_start(scoped, job_id, portal_id)     # a listing starts
-        ids = await content_unseen(scoped, job, after="", limit=100)
-        await content_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
-        await content_sync_confirm(scoped, portal_id, content_type, run_id=..., job_id=...,
-                                   seen=..., deleted=...)
+    async with db.for_job(job) as scoped:                 # under the job's lease
+        await fetch_seen_start(scoped, job_id, portal_id)   # a listing starts
+        ids = await fetch_seen_unseen(scoped, job, after="", limit=100)
+        await fetch_seen_mark_deleted(scoped, portal_id, content_type, run_id, confirmed_gone)
+        await fetch_seen_sync_confirm(scoped, portal_id, content_type, run_id=..., job_id=...,
+                                      seen=..., deleted=...)
 
 What a fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), written in each
 page's transaction by `content.content_upsert_page`; when a type was last confirmed, how its
@@ -54,7 +54,7 @@ class ContentSync:
 _UNIDENTIFIED = "\ufdd0unidentified:"
 
 
-def seen_key(reject: RejectedObject) -> str:
+def fetch_seen_key(reject: RejectedObject) -> str:
     """What `fetch_seen` records for a rejected object: its id, or for one without a usable id
     a key made from its bytes, so that it is counted once however often it is listed."""
     if reject.hubspot_id is not None:
@@ -63,7 +63,7 @@ def seen_key(reject: RejectedObject) -> str:
     return f"{_UNIDENTIFIED}{reject.size}:{digest}"
 
 
-async def content_seen_add(
+async def fetch_seen_add(
     db: Database, job_id: int, portal_id: int, hubspot_ids: Sequence[str]
 ) -> int:
     """Record `hubspot_ids` as seen by fetch job `job_id`; how many it had not seen before."""
@@ -73,23 +73,23 @@ async def content_seen_add(
     return await db.execute("content_seen_add", params)
 
 
-async def content_seen_start(db: Database, job_id: int, portal_id: int) -> None:
+async def fetch_seen_start(db: Database, job_id: int, portal_id: int) -> None:
     """A listing of job `job_id` starts from the beginning: forget what it saw, set its marker."""
     await db.execute("content_seen_forget", {"job_id": job_id})
     await db.execute("content_seen_mark", {"job_id": job_id, "portal_id": portal_id})
 
 
-async def content_seen_intact(db: Database, job_id: int) -> bool:
+async def fetch_seen_intact(db: Database, job_id: int) -> bool:
     """Whether what job `job_id` has seen is all still recorded (its marker is there)."""
     return bool(await db.one("content_seen_intact", {"job_id": job_id}, row=scalar_row))
 
 
-async def content_seen_count(db: Database, job_id: int) -> int:
+async def fetch_seen_count(db: Database, job_id: int) -> int:
     """How many distinct objects job `job_id` has seen."""
     return int(await db.one("content_seen_count", {"job_id": job_id}, row=scalar_row) or 0)
 
 
-async def content_unseen(
+async def fetch_seen_unseen(
     db: Database,
     job: Job,
     *,
@@ -105,7 +105,7 @@ async def content_unseen(
     return await _job_ids(db, "content_unseen", job, after=after, limit=limit, **extra)
 
 
-async def content_mark_deleted(
+async def fetch_seen_mark_deleted(
     db: Database,
     portal_id: int,
     content_type: ContentType,
@@ -124,7 +124,7 @@ async def content_mark_deleted(
     return await db.execute("content_mark_deleted", params)
 
 
-async def content_sync_confirm(
+async def fetch_seen_sync_confirm(
     db: Database,
     portal_id: int,
     content_type: ContentType,
@@ -146,7 +146,7 @@ async def content_sync_confirm(
     await db.execute("content_sync_confirm", params)
 
 
-async def content_sync_get(
+async def fetch_seen_sync_get(
     db: Database, portal_id: int, content_type: ContentType
 ) -> ContentSync | None:
     """The last completed fetch of the portal's type, if there is one."""
@@ -154,9 +154,7 @@ async def content_sync_get(
     return await db.one("content_sync_get", params, row=model_row(ContentSync))
 
 
-async def content_seen_unstored(
-    db: Database, job: Job, *, after: str = "", limit: int
-) -> list[str]:
+async def fetch_seen_unstored(db: Database, job: Job, *, after: str = "", limit: int) -> list[str]:
     """Up to `limit` ids, in order after `after`, that fetch job `job` saw and that are not
     stored as present: listed by id only, to be read and stored."""
     return await _job_ids(db, "content_seen_unstored", job, after=after, limit=limit)
@@ -177,7 +175,7 @@ class PresentCounts:
     archived: int
 
 
-async def content_present_counts(
+async def fetch_seen_present_counts(
     db: Database, portal_id: int, content_type: ContentType
 ) -> PresentCounts:
     """How many of the type's objects are stored as live and as archived (not deleted)."""
@@ -193,7 +191,7 @@ class _ParentCount:
     archived: int
 
 
-async def content_children_present(
+async def fetch_seen_children_present(
     db: Database, portal_id: int, content_type: ContentType
 ) -> dict[str, PresentCounts]:
     """A child type's objects stored as present, per parent id (HubDB rows per table)."""

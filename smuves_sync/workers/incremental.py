@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.fetch_seen import (
     PresentCounts,
-    content_children_present,
-    content_present_counts,
-    content_seen_add,
-    content_seen_unstored,
+    fetch_seen_add,
+    fetch_seen_children_present,
+    fetch_seen_present_counts,
+    fetch_seen_unstored,
 )
 from smuves_sync.hubspot.changes import (
     Opening,
@@ -98,7 +98,7 @@ async def read_changes(ctx: JobContext, client: HubSpotClient, job: Job, read: F
             job = await _checkpoint(ctx, job, job.cursor, total)
     job, passes = await _read_pages(ctx, client, job, read, opening=opening)
     async with ctx.db.for_job(job) as scoped:
-        stored = await content_present_counts(scoped, job.portal_id, job.content_type)
+        stored = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
     job, found, scopes = await _check_counts(ctx, client, job, stored, passes)
     return await finish_fetch(ctx, client, job, scopes=scopes, changed=passes.written + found)
 
@@ -179,7 +179,7 @@ async def _see_ids(ctx: JobContext, job: Job, pages: AsyncIterator[list[str]]) -
     """Record every id of an ids-only listing as seen by the job (progress: the new ones)."""
     async for ids in pages:
         async with ctx.db.for_job(job) as scoped:
-            new = await content_seen_add(scoped, job.id, job.portal_id, ids)
+            new = await fetch_seen_add(scoped, job.id, job.portal_id, ids)
             job = await ctx.queue(scoped).checkpoint(job, job.cursor, job.processed + new)
     return job
 
@@ -189,7 +189,7 @@ async def _store_unstored(ctx: JobContext, client: HubSpotClient, job: Job) -> i
     after, written = "", 0
     while True:
         async with ctx.db.for_job(job) as scoped:
-            ids = await content_seen_unstored(scoped, job, after=after, limit=BATCH_READ_SIZE)
+            ids = await fetch_seen_unstored(scoped, job, after=after, limit=BATCH_READ_SIZE)
         if not ids:
             return written
         after = ids[-1]
@@ -207,7 +207,7 @@ async def read_changed_children(
     since = _since_ms(read)
     states = await parent_states(client, job.content_type)
     async with ctx.db.for_job(job) as scoped:
-        stored = await content_children_present(scoped, job.portal_id, job.content_type)
+        stored = await fetch_seen_children_present(scoped, job.portal_id, job.content_type)
     none = PresentCounts(0, 0)
     todo = [
         s
@@ -255,7 +255,7 @@ async def _read_child_changes(
         job = await _checkpoint(ctx, job, job.cursor, total)
     job, passes = await _read_pages(ctx, client, job, read, parent_id, opening)
     async with ctx.db.for_job(job) as scoped:
-        held = await content_children_present(scoped, job.portal_id, job.content_type)
+        held = await fetch_seen_children_present(scoped, job.portal_id, job.content_type)
     job, found, swept = await _check_counts(
         ctx, client, job, held.get(parent_id, PresentCounts(0, 0)), passes, parent_id
     )

@@ -37,12 +37,12 @@ from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.fetch_reads import fetch_read_add
 from smuves_sync.db.fetch_seen import (
-    content_mark_deleted,
-    content_seen_count,
-    content_seen_intact,
-    content_seen_start,
-    content_sync_confirm,
-    content_unseen,
+    fetch_seen_count,
+    fetch_seen_intact,
+    fetch_seen_mark_deleted,
+    fetch_seen_start,
+    fetch_seen_sync_confirm,
+    fetch_seen_unseen,
 )
 from smuves_sync.hubspot.client import BATCH_READ_SIZE, HubSpotClient
 from smuves_sync.models import Job
@@ -55,7 +55,7 @@ async def prepare_seen(ctx: JobContext, job: Job) -> Job:
     """Make sure the job's record of what it saw matches its cursor; returns the job, moved
     back to the start of its listing when that record was lost."""
     async with ctx.db.for_job(job) as scoped:
-        if job.cursor is not None and await content_seen_intact(scoped, job.id):
+        if job.cursor is not None and await fetch_seen_intact(scoped, job.id):
             return job
         if job.cursor is None:
             job = await ctx.queue(scoped).heartbeat(job)  # fenced like every write of the job
@@ -69,7 +69,7 @@ async def prepare_seen(ctx: JobContext, job: Job) -> Job:
                 job.portal_id,
             )
             job = await ctx.queue(scoped).checkpoint(job, None, 0)
-        await content_seen_start(scoped, job.id, job.portal_id)
+        await fetch_seen_start(scoped, job.id, job.portal_id)
     return job
 
 
@@ -104,8 +104,8 @@ async def finish_fetch(
         unasked = f"{unknown} {content_type} objects were not listed and cannot be asked about"
         log.warning("job %s: %s by id; left as they are", job.id, unasked)
     async with ctx.db.for_job(job) as scoped:
-        seen = await content_seen_count(scoped, job.id)
-        await content_sync_confirm(
+        seen = await fetch_seen_count(scoped, job.id)
+        await fetch_seen_sync_confirm(
             scoped,
             portal_id,
             content_type,
@@ -167,7 +167,7 @@ async def _sweep(
     deleted = stored = unknown = 0
     while True:
         async with ctx.db.for_job(job) as scoped:
-            unseen = await content_unseen(
+            unseen = await fetch_seen_unseen(
                 scoped,
                 job,
                 after=after,
@@ -185,7 +185,7 @@ async def _sweep(
             # in content_rejects (with what HubSpot answered in a shape that cannot be read),
             # never marked deleted, and never the sweep's failure.
             stored += await store_read(scoped, job, answer.present, answer.rejects)
-            deleted += await content_mark_deleted(
+            deleted += await fetch_seen_mark_deleted(
                 scoped, portal_id, content_type, job.run_id, answer.gone
             )
         unknown += len(answer.unknown)

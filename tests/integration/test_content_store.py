@@ -14,7 +14,7 @@ from psycopg.types.json import Jsonb
 from smuves_sync.content_text import escape_value, unescape_text, unescape_value
 from smuves_sync.db import Database, content
 from smuves_sync.db.content import content_page_columns, content_upsert_page
-from smuves_sync.db.fetch_seen import content_mark_deleted
+from smuves_sync.db.fetch_seen import fetch_seen_mark_deleted
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
@@ -164,7 +164,7 @@ async def test_an_object_deleted_and_seen_again_is_live_again_with_its_new_flags
     await store(worker_db, factory, first, [record("1"), record("2")])
     await store(worker_db, factory, second, [record("1")])
     async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
-        assert await content_mark_deleted(scoped, first.portal_id, TYPE, second.id, ["2"]) == 1
+        assert await fetch_seen_mark_deleted(scoped, first.portal_id, TYPE, second.id, ["2"]) == 1
     assert (await rows(db, first.portal_id))["2"]["deleted_at"] is not None
 
     # The same document, now listed by the archived pass.

@@ -17,13 +17,13 @@ import pytest
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_page, content_rows, content_upsert_page
 from smuves_sync.db.fetch_seen import (
-    content_mark_deleted,
-    content_seen_count,
-    content_seen_intact,
-    content_seen_start,
-    content_sync_confirm,
-    content_sync_get,
-    content_unseen,
+    fetch_seen_count,
+    fetch_seen_intact,
+    fetch_seen_mark_deleted,
+    fetch_seen_start,
+    fetch_seen_sync_confirm,
+    fetch_seen_sync_get,
+    fetch_seen_unseen,
 )
 from smuves_sync.db.jobs import job_get
 from smuves_sync.hubspot.registry import ContentRecord
@@ -118,7 +118,7 @@ async def test_exactly_the_changed_rows_are_written(
     again = await factory.run(first.portal_id)
     await store(worker_db, factory, first, page(1, 10))
     async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
-        await content_mark_deleted(scoped, first.portal_id, TYPE, first.id, ["10"])
+        await fetch_seen_mark_deleted(scoped, first.portal_id, TYPE, first.id, ["10"])
     before = await versions(db, first.portal_id)
     items = page(1, 10)
     items[1] = page(2, 1, body="edited")[0]  # the document
@@ -176,13 +176,13 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
     )
     await store(worker_db, factory, run, page(1, 5))
     async with worker_db.for_job(job) as scoped:
-        await content_seen_start(scoped, job.id, run.portal_id)
+        await fetch_seen_start(scoped, job.id, run.portal_id)
         await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(1, 3), seen_by=job.id)
         await content_upsert_page(scoped, run.portal_id, TYPE, run.id, page(3, 1), seen_by=job.id)
-        assert await content_seen_count(scoped, job.id) == 3
-        assert await content_seen_intact(scoped, job.id)
-        assert not await content_seen_intact(scoped, other.id)
-        unseen = [await content_unseen(scoped, job, after=after, limit=1) for after in ("", "4")]
+        assert await fetch_seen_count(scoped, job.id) == 3
+        assert await fetch_seen_intact(scoped, job.id)
+        assert not await fetch_seen_intact(scoped, other.id)
+        unseen = [await fetch_seen_unseen(scoped, job, after=after, limit=1) for after in ("", "4")]
         assert unseen == [["4"], ["5"]]
     await factory.seen(other, "1")
 
@@ -202,7 +202,7 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
 async def content_seen_again(db: Database, job: Job | None) -> None:
     assert job is not None
     async with db.for_job(job) as scoped:
-        await content_seen_start(scoped, job.id, job.portal_id)
+        await fetch_seen_start(scoped, job.id, job.portal_id)
 
 
 async def test_a_worker_sees_and_writes_only_its_portals_seen_ids(
@@ -214,10 +214,10 @@ async def test_a_worker_sees_and_writes_only_its_portals_seen_ids(
 
     lease = await factory.lease(other)
     async with worker_db.for_job(lease) as scoped:
-        assert await content_seen_count(scoped, job.id) == 0
+        assert await fetch_seen_count(scoped, job.id) == 0
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         async with worker_db.for_job(lease) as scoped:
-            await content_seen_start(scoped, job.id, job.portal_id)
+            await fetch_seen_start(scoped, job.id, job.portal_id)
 
 
 async def test_synced_at_is_the_types_last_confirmation_or_a_later_write(
@@ -229,10 +229,10 @@ async def test_synced_at_is_the_types_last_confirmation_or_a_later_write(
     again = await factory.run(portal)
     lease = await factory.lease(portal)
     async with worker_db.for_job(lease) as scoped:
-        await content_sync_confirm(
+        await fetch_seen_sync_confirm(
             scoped, portal, TYPE, run_id=again.id, job_id=1, seen=3, deleted=0
         )
-        confirmed = await content_sync_get(scoped, portal, TYPE)
+        confirmed = await fetch_seen_sync_get(scoped, portal, TYPE)
     assert confirmed is not None
     later = await factory.run(portal)
     await store(worker_db, factory, later, page(3, 1, body="edited"))  # after the confirmation

@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.fetch_seen import content_seen_start, content_sync_get
+from smuves_sync.db.fetch_seen import fetch_seen_start, fetch_seen_sync_get
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
@@ -129,7 +129,7 @@ async def test_a_job_resumed_from_a_cursor_saved_before_the_upgrade_finishes(syn
     job = await factory.job(run, content_type=POSTS, cursor=first.cursor, processed=100, total=150)
     # the record of what the job saw, as its first attempt left it (planted as the operator)
     async with db.transaction() as scoped:
-        await content_seen_start(scoped, job.id, portal)
+        await fetch_seen_start(scoped, job.id, portal)
     await factory.seen(job, *(item.hubspot_id for item in first.items))
     fake.reset_stats()
 
@@ -188,7 +188,7 @@ async def test_the_sweep_marks_deleted_only_what_hubspot_answers_404_for(sync: S
     # post neither returned is gone, no need to ask for it by id
     assert fake.stats(SPEC.portal_id).by_status == {207: 2}
     async with worker_db.for_portal(portal) as scoped:
-        confirmed = await content_sync_get(scoped, portal, POSTS)
+        confirmed = await fetch_seen_sync_get(scoped, portal, POSTS)
     assert confirmed is not None and (confirmed.run_id, confirmed.job_id) == (run.id, job.id)
     assert (confirmed.seen, confirmed.deleted) == (len(seen) + 2, 1)
     assert await query(db, "sync_seen_of_job", job_id=job.id) == []

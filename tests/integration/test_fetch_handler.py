@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from smuves_sync.db.fetch_seen import content_sync_get
+from smuves_sync.db.fetch_seen import fetch_seen_sync_get
 from smuves_sync.db.jobs import job_get
 from smuves_sync.db.runs import run_get
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
@@ -91,7 +91,7 @@ async def test_a_second_fetch_marks_vanished_objects_deleted_and_keeps_unchanged
     # When the type was last confirmed is one row, not a stamp on every object; a row was
     # written by the second run exactly when its object changed.
     async with db.transaction() as scoped:
-        confirmed = await content_sync_get(scoped, portal, ContentType.SITE_PAGE)
+        confirmed = await fetch_seen_sync_get(scoped, portal, ContentType.SITE_PAGE)
     assert confirmed is not None and confirmed.run_id == second.run.id
     for hubspot_id in live_ids:
         row = after[hubspot_id]
