@@ -5,8 +5,6 @@ with the job's lease.
 Public API:
 
     Queue(db: Database, settings: Settings, *, worker_id: str | None = None)
-        .enqueue(run_id, content_type, *, run_after=None, total=None, idempotency_key=None)
-                                                                        -> Job | None
         .claim(kinds, *, limit=1, run_id=None, now=None)                -> list[Job]
         .heartbeat(job, *, now=None)                                    -> Job
         .checkpoint(job, cursor, processed, *, total=None, now=None)    -> Job

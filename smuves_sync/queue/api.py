@@ -35,7 +35,7 @@ from smuves_sync.db.database import Database
 from smuves_sync.db.portals import portal_token_refused
 from smuves_sync.db.runs import run_reconcile
 from smuves_sync.errors import LeaseLost
-from smuves_sync.models import ContentType, Job, JobKind, JobPriority, Run
+from smuves_sync.models import Job, JobKind, Run
 from smuves_sync.settings import Settings
 
 # How often a claim reads the leases again (an operator may change them), and the leases
@@ -98,28 +98,6 @@ class Queue:
             limit=limit,
             run_id=run_id,
             portal_max_running=self.settings.portal_max_running,
-        )
-
-    async def enqueue(
-        self,
-        run_id: int,
-        content_type: ContentType,
-        *,
-        run_after: datetime | None = None,
-        total: int | None = None,
-        idempotency_key: str | None = None,
-        priority: JobPriority = JobPriority.SCHEDULED,
-    ) -> Job | None:
-        """A new pending job of the run (None when an equal job is in flight)."""
-        return await jobs.job_enqueue(
-            self.db,
-            run_id,
-            content_type,
-            priority=priority,
-            max_attempts=self.settings.max_attempts,
-            run_after=run_after,
-            total=total,
-            idempotency_key=idempotency_key,
         )
 
     async def claim(
