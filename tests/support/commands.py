@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,7 @@ async def smuves(
     )
 
 
-async def invoke(db_url: str, *args: str, env: dict[str, str] | None = None) -> Result:
+async def invoke(db_url: str, *args: str, env: Mapping[str, str | None] | None = None) -> Result:
     """Run `smuves ARGS` in this process against the test's database, off the event loop (the
     command runs its own)."""
     runner = CliRunner()

@@ -12,6 +12,8 @@ harness gives both logins the password of the test server's own URL, and the URL
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from smuves_sync.db import DbRole
@@ -21,17 +23,28 @@ def runtime_url(db_url: str, role: DbRole) -> str:
     """`db_url` (a test database, superuser) logged in as `role`'s runtime login instead."""
     params = conninfo_to_dict(db_url)
     params["user"] = role.login
-    return make_conninfo(**params)
+    return make_conninfo("", **params)
 
 
-def runtime_urls(db_url: str) -> dict[str, str]:
+class RuntimeUrls(TypedDict):
+    """The Settings fields of both runtime logins, typed so that `Settings(**urls)` checks."""
+
+    api_database_url: str
+    worker_database_url: str
+
+
+def runtime_urls(db_url: str) -> RuntimeUrls:
     """Settings fields: both runtime logins of `db_url`."""
-    return {
-        "api_database_url": runtime_url(db_url, DbRole.APP),
-        "worker_database_url": runtime_url(db_url, DbRole.WORKER),
-    }
+    return RuntimeUrls(
+        api_database_url=runtime_url(db_url, DbRole.APP),
+        worker_database_url=runtime_url(db_url, DbRole.WORKER),
+    )
 
 
 def runtime_env(db_url: str) -> dict[str, str]:
     """Environment variables: both runtime logins of `db_url`."""
-    return {f"SMUVES_{key.upper()}": value for key, value in runtime_urls(db_url).items()}
+    urls = runtime_urls(db_url)
+    return {
+        "SMUVES_API_DATABASE_URL": urls["api_database_url"],
+        "SMUVES_WORKER_DATABASE_URL": urls["worker_database_url"],
+    }

@@ -124,8 +124,9 @@ class Dropper:
 
     def _done(self, task: asyncio.Task[None]) -> None:
         self._pending.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self._failures.append(task.exception())  # raised by close()
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            self._failures.append(error)  # raised by close()
 
     async def close(self) -> None:
         """Wait for the drops asked for; raise what failed."""

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 import uvicorn
 from starlette.types import ASGIApp
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, leaving the signals to pytest (a Ctrl-C stops the test run, not the server)."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 @asynccontextmanager
@@ -25,9 +33,7 @@ async def serve_app(app: ASGIApp, *, graceful_seconds: int = 5) -> AsyncIterator
     config = uvicorn.Config(
         app, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_seconds
     )
-    server = uvicorn.Server(config)
-    # Signals stay with pytest.
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -16,7 +16,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import pytest
 
@@ -35,6 +35,26 @@ async def db_now(db: Database) -> datetime:
     [row] = await query(db, "opscheck_db_now")
     now: datetime = row["now"]
     return now
+
+
+@overload
+async def eventually(
+    predicate: Callable[[], Awaitable[T]],
+    timeout: float = 30,
+    *,
+    every: float = 0.05,
+    what: str | None = None,
+) -> T: ...
+
+
+@overload
+async def eventually(
+    predicate: Callable[[], T],
+    timeout: float = 30,
+    *,
+    every: float = 0.05,
+    what: str | None = None,
+) -> T: ...
 
 
 async def eventually(
