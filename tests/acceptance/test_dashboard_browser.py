@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from smuves_sync.dashboard import DashboardAuth, create_dashboard_app
 from smuves_sync.dashboard.pages import RECENT_FAILURES
@@ -57,9 +57,9 @@ CONFIG = ServerConfig(
 )
 # The fake of the tests that sync (the `sync` fixture's).
 SERVED = pytest.mark.hubspot(CLEAN, BROKEN, config=CONFIG)
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-WIDE = {"width": 1400, "height": 900}
+PHONE = ViewportSize(width=390, height=844)
+DESKTOP = ViewportSize(width=1280, height=900)
+WIDE = ViewportSize(width=1400, height=900)
 
 
 def chromium_path() -> str:
@@ -372,7 +372,11 @@ async def test_on_a_phone_the_overviews_failures_are_cards_whose_errors_read_in_
     phone: Page, planted: str, factory: Factory, screens: Path
 ) -> None:
     run = await factory.run(status=RunStatus.FAILED)
-    failed = {"status": JobStatus.FAILED, "attempts": 3, "finished_at": datetime.now(UTC)}
+    failed: dict[str, Any] = {
+        "status": JobStatus.FAILED,
+        "attempts": 3,
+        "finished_at": datetime.now(UTC),
+    }
     await factory.job(run, last_error=LONG_ERROR, **failed)
     page = phone
     await page.reload()
@@ -415,7 +419,7 @@ async def test_on_a_phone_every_column_of_the_portals_page_is_on_screen(
     await page.goto(f"{planted}/portals")
 
     for width in (PHONE["width"], WIDE["width"]):
-        await page.set_viewport_size({**PHONE, "width": width})
+        await page.set_viewport_size(ViewportSize(width=width, height=PHONE["height"]))
         await fits(page)
         cells = await boxes(page, NOW_AND_STORED)
         assert len(cells) == 2 * 3 * len(ContentType)

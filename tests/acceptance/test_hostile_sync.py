@@ -12,6 +12,7 @@ Everything is checked against the fake's ground truth, taken before and after th
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -74,7 +75,7 @@ Key = tuple[str, str]
 class Expected:
     """What a sync of one type must end with."""
 
-    stored: dict[str, object]  # hubspot_id -> the document as HubSpot sent it (last copy)
+    stored: Mapping[str, object]  # hubspot_id -> the document as HubSpot sent it (last copy)
     rejected: set[str]  # hubspot ids of the objects that cannot be stored
     rejected_without_id: int
 

@@ -13,6 +13,7 @@ from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.versions import (
     ChangeFilter,
+    ContentChange,
     changes_page,
     version_documents,
     versions_of_object,
@@ -263,7 +264,8 @@ async def test_changes_are_windowed_by_run_time_and_type_and_page_without_gaps(
         await changes_page(db, portal, ChangeFilter(content_type=ContentType.SITE_PAGE), limit=9)
     ).items[0].name == "A page"
 
-    walked, after = [], None
+    walked: list[ContentChange] = []
+    after = None
     while True:
         page = await changes_page(db, portal, after=after, limit=3)
         walked.extend(page.items)

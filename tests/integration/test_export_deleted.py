@@ -22,8 +22,9 @@ DELETED = [f"{n:08d}" for n in (3, 10, 17, 24, 31, 38, 45)]
 async def _portal_with_deleted_posts(factory: Factory, db: Database) -> int:
     portal = await factory.portal()
     await factory.content_rows(await factory.run(portal), 50, content_type=TYPE)
-    marked = {"portal_id": portal, "content_type": str(TYPE), "hubspot_ids": DELETED}
-    await query(db, "versions_mark_deleted", **marked)
+    await query(
+        db, "versions_mark_deleted", portal_id=portal, content_type=str(TYPE), hubspot_ids=DELETED
+    )
     return portal
 
 

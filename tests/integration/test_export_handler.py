@@ -17,7 +17,7 @@ from smuves_sync.models import ContentType, ExportFormat, JobKind
 from smuves_sync.orchestrator import start_export
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
-from smuves_sync.workers import export
+from smuves_sync.workers import export, export_format
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.export_format import ExportResult
 from smuves_sync.workers.runner import Runner
@@ -103,7 +103,7 @@ async def test_an_export_refused_its_completion_after_writing_leaves_no_file(
     settings = sync.settings_with(export_dir=tmp_path / "out")
     owner = await sync.factory.user()
     ctx, path = await _claimed_export(sync, settings, owner)
-    written = export.write_export
+    written = export_format.write_export
 
     async def write_then_lose(*args: Any, **kwargs: Any) -> ExportResult:
         result = await written(*args, **kwargs)

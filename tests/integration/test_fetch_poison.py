@@ -121,9 +121,9 @@ async def test_a_fetch_stores_every_storable_object_once_and_quarantines_the_res
     exported = {row["hubspot_id"]: row for row in map(json.loads, lines)}
     posts = fake.ground_truth(SPEC.portal_id, POST, with_data=True)
     assert exported.keys() == {t.hubspot_id for t in posts}
-    for truth in posts:
-        assert exported[truth.hubspot_id]["data"] == truth.data, truth.hubspot_id
-        assert exported[truth.hubspot_id]["name"] == (truth.data or {})["name"]
+    for post in posts:
+        assert exported[post.hubspot_id]["data"] == post.data, post.hubspot_id
+        assert exported[post.hubspot_id]["name"] == (post.data or {})["name"]
     assert "\x00" in exported[posts[50].hubspot_id]["name"]
     assert exported[posts[60].hubspot_id]["data"]["id"] == int(posts[60].hubspot_id)
     assert "\ud800" in exported[posts[99].hubspot_id]["name"]

@@ -66,7 +66,7 @@ def closed_port() -> int:
 @contextmanager
 def hubspot_back(sync: Sync, port: int) -> Iterator[None]:
     """HubSpot answering again, on the port that refused connections."""
-    with serve_in_thread(sync.fake, port=port):  # type: ignore[arg-type]
+    with serve_in_thread(sync.fake, port=port):
         yield
 
 

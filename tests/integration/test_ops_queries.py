@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 import pytest
@@ -44,7 +45,7 @@ async def _run_row(db: Database, run_id: int) -> dict[str, object]:
 
 
 async def test_stats_on_planted_rows(factory: Factory, db: Database) -> None:
-    async def job(kind: JobKind, status: JobStatus, **fields: object) -> int:
+    async def job(kind: JobKind, status: JobStatus, **fields: Any) -> int:
         # A run (and portal) of its own per job: the in-flight index allows one per type.
         planted = await factory.job(await factory.run(kind=kind), status=status, **fields)
         return planted.id

@@ -14,7 +14,7 @@ from tests.support import T0, query
 from tests.support.factories import Factory
 
 MINUTE = timedelta(minutes=1)
-LEASES = {"fetch_lease": 5 * MINUTE, "export_lease": 2 * MINUTE}
+LEASES: dict[str, Any] = {"fetch_lease": 5 * MINUTE, "export_lease": 2 * MINUTE}
 
 
 async def _running(factory: Factory, kind: JobKind, silent_for: timedelta) -> Job:

@@ -49,7 +49,7 @@ async def test_a_worker_cannot_plant_or_move_a_job_to_get_a_token(
     mine = await factory.run()
     lease = uuid.uuid4()
 
-    refused = [
+    refused: list[tuple[str, dict[str, Any]]] = [
         ("trust_insert_leased_job", {"run_id": run.id, "portal_id": victim}),
         ("trust_lease_a_job", {"job_id": pending.id}),
         ("trust_move_job", {"job_id": pending.id, "portal_id": mine.portal_id, "run_id": mine.id}),
@@ -74,7 +74,7 @@ async def test_a_worker_runs_on_the_databases_clock(
     held = await factory.job(run, status=JobStatus.RUNNING, locked_by="another worker")
     await factory.schedule(run.portal_id, next_run_at=FUTURE - timedelta(days=1))
     assert held.lease_token is not None
-    attempts = [
+    attempts: list[tuple[str, dict[str, Any]]] = [
         ("trust_claim_at", {}),
         ("trust_heartbeat_at", {"job_id": held.id, "lease_token": held.lease_token}),
         ("trust_reconcile_at", {}),

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sys
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -154,5 +155,5 @@ async def test_smuves_worker_starts_and_exits_cleanly_past_a_schedule_that_never
     assert row["enabled"] is False
 
 
-async def _jobs(db: Database, portal: int) -> list[dict[str, object]]:
+async def _jobs(db: Database, portal: int) -> list[dict[str, Any]]:
     return await query(db, "sync_jobs_of_portal", portal_id=portal)

@@ -12,7 +12,7 @@ import asyncio
 import os
 import sys
 import uuid
-from typing import Any
+from typing import Any, TypedDict
 
 import psycopg
 import pytest
@@ -113,9 +113,14 @@ async def test_one_login_for_everything_only_when_the_operator_says_so(db_url: s
 
 async def test_db_migrate_gives_the_logins_the_passwords_of_their_urls(db_url: str) -> None:
     password = f"pw-{uuid.uuid4().hex}"
-    urls = {key: make_conninfo(url, password=password) for key, url in runtime_urls(db_url).items()}
+    urls = runtime_urls(db_url)
+    with_password = Settings(
+        database_url=db_url,
+        api_database_url=make_conninfo(urls["api_database_url"], password=password),
+        worker_database_url=make_conninfo(urls["worker_database_url"], password=password),
+    )
     try:
-        changed = await set_login_passwords(db_url, Settings(database_url=db_url, **urls))
+        changed = await set_login_passwords(db_url, with_password)
         async with await psycopg.AsyncConnection.connect(db_url) as conn:
             stored = await _rows(conn, "roles_login_passwords")
     finally:
@@ -125,8 +130,11 @@ async def test_db_migrate_gives_the_logins_the_passwords_of_their_urls(db_url: s
     for row in stored:
         assert row["verifier"].startswith("SCRAM-SHA-256$") and password not in row["verifier"]
     # A URL naming another user sets nothing.
-    other = {"api_database_url": make_conninfo(db_url, user="someone", password="x")}
-    assert await set_login_passwords(db_url, Settings(database_url=db_url, **other)) == []
+    other = make_conninfo(db_url, user="someone", password="x")
+    assert (
+        await set_login_passwords(db_url, Settings(database_url=db_url, api_database_url=other))
+        == []
+    )
 
 
 async def _whoami(pool: Pool) -> tuple[str, str]:
@@ -148,7 +156,8 @@ async def _restore_login_passwords(db_url: str) -> None:
 async def test_a_runtime_host_needs_only_its_own_url(db_url: str, factory: Factory) -> None:
     # No SMUVES_DATABASE_URL on the host: the pool uses its login's URL, no embedded server.
     for role in DbRole:
-        own = Settings(_env_file=None, **{_field(role): runtime_url(db_url, role)})  # type: ignore[call-arg]
+        # _env_file: a pydantic-settings init argument its typed signature leaves out.
+        own = Settings(_env_file=None, **_own_url(role, runtime_url(db_url, role)))  # type: ignore[call-arg]
         assert own.database_url is None
         async with open_pool(own, role=role, max_size=1) as pool:
             assert await _whoami(pool) == (role.login, role.login)
@@ -169,8 +178,14 @@ async def test_a_runtime_host_needs_only_its_own_url(db_url: str, factory: Facto
     assert row["next_run_at"] is not None
 
 
-def _field(role: DbRole) -> str:
-    return "api_database_url" if role is DbRole.APP else "worker_database_url"
+class _OwnUrl(TypedDict, total=False):
+    api_database_url: str
+    worker_database_url: str
+
+
+def _own_url(role: DbRole, url: str) -> _OwnUrl:
+    """Settings with the URL of `role`'s login only."""
+    return {"api_database_url": url} if role is DbRole.APP else {"worker_database_url": url}
 
 
 async def test_an_operators_command_without_the_operators_url_is_refused(db_url: str) -> None:

@@ -58,9 +58,11 @@ async def syncing(sync: Sync) -> AsyncIterator[tuple[SyncProcess, int]]:
     )  # fmt: skip
     try:
 
-        async def running() -> int | None:
+        async def running() -> int:
             jobs = await query(sync.db, "sync_jobs_of_portal", portal_id=portal)
-            return jobs[0]["run_id"] if jobs and jobs[0]["status"] == "running" else None
+            assert jobs and jobs[0]["status"] == "running", f"jobs: {jobs}"
+            run_id: int = jobs[0]["run_id"]
+            return run_id
 
         yield SyncProcess(process), await eventually(running, 60, what="the fetch job running")
     finally:

@@ -12,7 +12,15 @@ from tests.support import Sync, fake_portal, smuves
 
 SPEC = fake_portal(4100, "3,2,2,1,3,2,2,2,1", seed=7)
 pytestmark = pytest.mark.hubspot(SPEC, ten_second_limit=None)
-EVERY_COLUMN = ("type", "status", "read", "processed", "total", "not stored", "requests")
+EVERY_COLUMN: tuple[str, ...] = (
+    "type",
+    "status",
+    "read",
+    "processed",
+    "total",
+    "not stored",
+    "requests",
+)
 EVERY_COLUMN += ("changed", "deleted", "unchanged", "attempts", "note")
 TYPES = ("site_page", "landing_page", "blog_post", "hubdb_table", "hubdb_row", "url_redirect")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
@@ -117,7 +119,11 @@ async def test_objects_come_back_as_hubspot_sent_them(
     # NULs and lone surrogates, which Postgres text cannot hold, are stored escaped.
     portal_id = await factory.portal(alice.id, portal_id=82)
     run = await factory.run(portal_id, owner=alice.id)
-    raw = {"id": "n1", "name": "Nul\x00 and \ud800", "body": {"k\x00": ["\udfff", 1]}}
+    raw: dict[str, Any] = {
+        "id": "n1",
+        "name": "Nul\x00 and \ud800",
+        "body": {"k\x00": ["\udfff", 1]},
+    }
     record = ContentRecord(
         content_type="site_page",
         hubspot_id="n1",

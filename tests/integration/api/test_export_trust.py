@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -67,7 +68,7 @@ async def test_an_export_row_sends_no_worker_and_no_download_to_another_file(
     # Alice holds the worker login: she claims the job of her own export, lease and all.
     worker = Database(worker_login_pool)
     [job] = await Queue(worker, api_settings).claim([JobKind.EXPORT])
-    attempts = [
+    attempts: list[tuple[str, dict[str, Any]]] = [
         ("exporttrust_set_path", {"export_id": export_id, "path": str(pth)}),
         ("exporttrust_insert", {"run_id": job.run_id, "portal_id": job.portal_id}),
     ]

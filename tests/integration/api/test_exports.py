@@ -139,8 +139,9 @@ async def test_an_export_keeps_the_deleted_objects_only_when_asked(
     portal = await factory.portal(alice.id, portal_id=74)
     await factory.content_rows(await factory.run(portal), 20)
     gone = ["00000002", "00000005", "00000010"]
-    marked = {"portal_id": portal, "content_type": "site_page", "hubspot_ids": gone}
-    await query(db, "versions_mark_deleted", **marked)
+    await query(
+        db, "versions_mark_deleted", portal_id=portal, content_type="site_page", hubspot_ids=gone
+    )
 
     for asked, body in [(False, {}), (True, {"include_deleted": True})]:
         response = await client.post(

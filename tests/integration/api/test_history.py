@@ -103,7 +103,8 @@ async def test_a_diff_names_each_changed_field_and_diffs_long_text(
 async def test_the_changes_of_a_portal_page_by_cursor_and_filter_by_run(
     client: httpx.AsyncClient, runs: list[int], alice: User
 ) -> None:
-    walked, url = [], f"/v1/portals/{PORTAL}/changes?limit=2"
+    walked: list[tuple[int, str, str]] = []
+    url = f"/v1/portals/{PORTAL}/changes?limit=2"
     while True:
         body = (await _get(client, alice, url)).json()
         walked.extend((c["run_id"], c["hubspot_id"], c["event"]) for c in body["items"])

@@ -59,7 +59,7 @@ def _routes(app: FastAPI) -> list[tuple[str, str]]:
         routes: Iterable[Any] = app.routes
     else:
         routes = iter_route_contexts(app.routes)
-    found = []
+    found: list[tuple[str, str]] = []
     for route in routes:
         assert route.path is not None and route.methods, route
         found.extend((method, route.path) for method in sorted(route.methods) if method != "HEAD")

@@ -187,7 +187,7 @@ async def test_a_step_is_dated_by_the_fakes_clock_and_listings_filter_and_sort_b
         newest = (await http.get(path, params={"sort": "-updatedAt", "limit": 100})).json()
         oldest_change = min(after[i].updated_at for i in changed)
         since = (oldest_change - timedelta(milliseconds=1)).isoformat().replace("+00:00", "Z")
-        params = {"updatedAfter": since, "sort": "updatedAt", "limit": 100}
+        params: dict[str, str | int] = {"updatedAfter": since, "sort": "updatedAt", "limit": 100}
         recent = (await http.get(path, params=params)).json()
         ids = (await http.get(path, params={"property": "id", "limit": 5})).json()
     times = [r["updated"] for r in newest["results"]]

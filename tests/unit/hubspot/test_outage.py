@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 import httpx
@@ -35,7 +36,7 @@ class Host:
         self.up_at = up_at
         self.sent: list[tuple[float, str]] = []
 
-    def sender(self, name: str):  # type: ignore[no-untyped-def]
+    def sender(self, name: str) -> Callable[[], Awaitable[str]]:
         async def send() -> str:
             now = self.loop.time()
             self.sent.append((now, name))
@@ -48,10 +49,10 @@ class Host:
 
 
 async def _ask(
-    policy: RetryPolicy, outage: HubSpotOutage, clock: LoopClock, send: object
-) -> object:
+    policy: RetryPolicy, outage: HubSpotOutage, clock: LoopClock, send: Callable[[], Awaitable[str]]
+) -> str:
     return await policy.run(
-        send,  # type: ignore[arg-type]
+        send,
         clock=clock,
         on_rate_limited=_no_pause,
         outage=outage,
