@@ -117,7 +117,10 @@ class Fleet:
 def portal_spec(portal_id: int, objects: int) -> PortalSpec:
     """A portal of about `objects` objects of every type."""
     scale = objects / 1000
-    counts = {name: max(1, round(n * scale)) for name, n in MIX.items()}
+
+    def count(name: str) -> int:
+        return max(1, round(MIX[name] * scale))
+
     rows = max(1, round(HUBDB_ROWS * scale / 2))
     return PortalSpec(
         portal_id,
@@ -125,7 +128,13 @@ def portal_spec(portal_id: int, objects: int) -> PortalSpec:
         seed=portal_id,
         hubdb_tables=2,
         rows_per_table=rows,
-        **counts,
+        site_pages=count("site_pages"),
+        landing_pages=count("landing_pages"),
+        blog_posts=count("blog_posts"),
+        blog_authors=count("blog_authors"),
+        blog_tags=count("blog_tags"),
+        url_redirects=count("url_redirects"),
+        blogs=count("blogs"),
     )
 
 

@@ -22,6 +22,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -74,12 +75,12 @@ def main() -> None:
 
     print("difflib alone, the slowest family per size")
     for lines in args.lines:
-        worst = max((seconds(lambda p=pair: unified(p)), name) for name, pair in families(lines))
+        worst = max((seconds(partial(unified, pair)), name) for name, pair in families(lines))
         print(f"  {lines:>6,} lines a side  {worst[0]:7.3f} s  ({worst[1]})")
 
     half = MAX_DIFF_LINES // 2
     name, (old, new) = max(
-        ((seconds(lambda p=pair: unified(p)), (n, pair)) for n, pair in families(half))
+        ((seconds(partial(unified, pair)), (n, pair)) for n, pair in families(half))
     )[1]
     fields = half // 20  # of 20 lines each: long enough to be diffed as text
     many_old = {f"f{i}": "".join(old[i * 20 : i * 20 + 20]) for i in range(fields)}
@@ -94,7 +95,7 @@ def main() -> None:
     ]
     print(f"diff_documents at its bounds ({MAX_DIFF_LINES:,} lines, {MAX_DIFF_CHARS:,} chars)")
     for label, before, after in cases:
-        took = seconds(lambda b=before, a=after: diff_documents(b, a))
+        took = seconds(partial(diff_documents, before, after))
         print(f"  {took:7.3f} s  {label}")
 
 
