@@ -556,7 +556,8 @@ async def bench_history(server_url: str, rows: int, rounds: int) -> dict[str, An
 def export_child(url: str, content_type: str, out: Path) -> None:
     """In the child: export like `smuves export` does; print rows and seconds as JSON."""
     settings = Settings(database_url=url, secret_key=SecretStr(SECRET), poll_interval_seconds=0.5)
-    console = Console(file=io.StringIO())
+    said = io.StringIO()
+    console = Console(file=said)
     started = time.perf_counter()
     code, export = asyncio.run(
         export_portal(
@@ -565,7 +566,7 @@ def export_child(url: str, content_type: str, out: Path) -> None:
     )
     seconds = time.perf_counter() - started
     if export is None or export.row_count is None or int(code) != 0:
-        raise SystemExit(f"export failed: {console.file.getvalue()}")  # type: ignore[attr-defined]
+        raise SystemExit(f"export failed: {said.getvalue()}")
     print(json.dumps({"rows": export.row_count, "bytes": export.bytes, "seconds": seconds}))
 
 

@@ -211,7 +211,9 @@ async def test_sign_in_sync_and_watch_every_bar_reach_100_percent(
     assert run is not None and str(run.status) == "completed"
 
     await screenshot_everywhere(page, base, screens, run_id)
-    overview = await (await page.goto(base + "/")).text()  # type: ignore[union-attr]
+    response = await page.goto(base + "/")
+    assert response is not None
+    overview = await response.text()
     assert "HubSpot requests per minute" in overview
     assert len(list(screens.glob("*.png"))) == 11
 
@@ -248,12 +250,14 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     await page.evaluate("document.querySelector('#selection input[name=csrf]').value = 'forged'")
     await row.get_by_role("button", name=f"Retry job {job_id}").click()
     assert "CSRF" in await page.locator("main").inner_text()
-    assert (await job_get(db, job_id)).status is JobStatus.FAILED  # type: ignore[union-attr]
+    job = await job_get(db, job_id)
+    assert job is not None and job.status is JobStatus.FAILED
 
     await page.goto(f"{base}/dead-letter")
     await page.locator(f"#dead-{job_id}").get_by_role("button", name=f"Retry job {job_id}").click()
     assert await page.get_by_role("heading", name="Confirm: Retry 1 job(s)").is_visible()
-    assert (await job_get(db, job_id)).status is JobStatus.FAILED  # type: ignore[union-attr]
+    job = await job_get(db, job_id)
+    assert job is not None and job.status is JobStatus.FAILED
     await page.screenshot(path=screens / "confirm-retry.png")
     await page.get_by_role("button", name="Retry 1 job(s)").click()
     await page.wait_for_url(re.compile(r"/dead-letter$"))
@@ -264,7 +268,8 @@ async def test_a_failed_job_is_retried_from_the_dead_letter_and_strangers_are_re
     await page.goto(f"{base}/runs/{failed[0].run_id}")
     assert await page.locator(f"#job-{job_id}").get_attribute("data-status") == "pending"
     assert "pending" in await page.locator(f"#job-{job_id}").inner_text()
-    assert (await job_get(db, job_id)).status is JobStatus.PENDING  # type: ignore[union-attr]
+    job = await job_get(db, job_id)
+    assert job is not None and job.status is JobStatus.PENDING
     await page.goto(f"{base}/dead-letter")
     assert "Ada (browser test)" in await page.locator(".audit").inner_text()
 

@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from smuves_sync.db import Database
 from smuves_sync.export_files import ExportFile, export_file_path
@@ -151,8 +152,8 @@ async def test_jobs_filters(db_url: str, factory: Factory) -> None:
     pending = await factory.job(run, content_type=ContentType.BLOG_POST)
     export = await factory.job(await factory.run(kind=JobKind.EXPORT), status=JobStatus.FAILED)
 
-    def ids(result: object) -> list[int]:
-        return [j["id"] for j in json_out(result)]  # type: ignore[arg-type]
+    def ids(result: Result) -> list[int]:
+        return [j["id"] for j in json_out(result)]
 
     assert ids(await invoke(db_url, "jobs", "--json")) == [export.id, pending.id, failed.id]
     assert ids(await invoke(db_url, "jobs", "--status", "failed", "--json")) == [

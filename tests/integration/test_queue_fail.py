@@ -30,8 +30,8 @@ async def _claimed(
     return queue, claimed
 
 
-def _queue(worker_db: Database, db_url: str, **overrides: object) -> Queue:
-    settings = Settings(database_url=db_url, **overrides)  # type: ignore[arg-type]
+def _queue(worker_db: Database, db_url: str, **overrides: Any) -> Queue:
+    settings = Settings(database_url=db_url, **overrides)
     return Queue(worker_db, settings, worker_id="w")
 
 

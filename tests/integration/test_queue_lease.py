@@ -6,6 +6,7 @@ import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -27,14 +28,14 @@ def queue(worker_db: Database, settings: Settings) -> Queue:
     return Queue(worker_db, settings, worker_id="second")
 
 
-async def _running(factory: Factory, kind: JobKind, locked_ago: timedelta, **kw: object) -> Job:
+async def _running(factory: Factory, kind: JobKind, locked_ago: timedelta, **kw: Any) -> Job:
     run = await factory.run(kind=kind, status=RunStatus.RUNNING)
     return await factory.job(
         run,
         status=JobStatus.RUNNING,
         attempts=1,
         locked_at=T0 - locked_ago,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 import pytest
@@ -274,8 +275,8 @@ async def test_a_firing_that_fails_unforeseen_is_rolled_back_and_disables_its_sc
     good = await factory.portal()
     await factory.schedule(good, next_run_at=T)
 
-    async def start_then_trip(tx: Database, portal_id: int, *args: object, **kw: object) -> object:
-        started = await start_fetch(tx, portal_id, *args, **kw)  # type: ignore[arg-type]
+    async def start_then_trip(tx: Database, portal_id: int, *args: Any, **kw: Any) -> object:
+        started = await start_fetch(tx, portal_id, *args, **kw)
         if portal_id == cursed:
             raise KeyError("a value this code never met")
         return started

@@ -65,7 +65,7 @@ def _docker_answers() -> bool:
     if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
         return False
     try:
-        import docker  # type: ignore[import-untyped]
+        import docker
 
         docker.from_env(timeout=2).ping()
     except Exception:  # any failure means: no usable daemon, fall through to pgserver

@@ -62,7 +62,8 @@ async def test_retry_selected_requeues_each_and_names_what_it_could_not(
 
     await confirm(dashboard, "/dead-letter/retry", signed_in, job_id=[older.id, newer.id, blog.id])
 
-    statuses = [(await job_get(db, j.id)).status for j in (older, newer, blog)]  # type: ignore[union-attr]
+    found = [await job_get(db, j.id) for j in (older, newer, blog)]
+    statuses = [job.status if job else None for job in found]
     # Newest first, as retry-failed: the older job of the same type is blocked by the newer.
     assert statuses == [JobStatus.FAILED, JobStatus.PENDING, JobStatus.PENDING]
     page = (await dashboard.get("/dead-letter")).text
