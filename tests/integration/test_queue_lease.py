@@ -154,8 +154,9 @@ async def test_after_a_reclaim_the_first_worker_changes_nothing(
         with pytest.raises(LeaseLost):
             await call()
     # the raw calls change 0 rows
-    assert await job_heartbeat(worker_db, mine.id, mine.lease_token, now=later) is None  # type: ignore[arg-type]
-    assert await job_complete_many(worker_db, [(mine.id, mine.lease_token)], now=later) == []  # type: ignore[list-item]
+    assert mine.lease_token is not None
+    assert await job_heartbeat(worker_db, mine.id, mine.lease_token, now=later) is None
+    assert await job_complete_many(worker_db, [(mine.id, mine.lease_token)], now=later) == []
     assert await job_get(db, mine.id) == theirs
     assert await first.complete_many([mine]) == []
 

@@ -190,6 +190,7 @@ def _own_url(role: DbRole, url: str) -> _OwnUrl:
 
 async def test_an_operators_command_without_the_operators_url_is_refused(db_url: str) -> None:
     # A worker host's settings: no embedded server is started in the operator's place.
+    # _env_file: a pydantic-settings init argument its typed signature leaves out.
     host = Settings(_env_file=None, worker_database_url=runtime_url(db_url, DbRole.WORKER))  # type: ignore[call-arg]
     with pytest.raises(ConfigurationError, match="SMUVES_DATABASE_URL is not set"):
         async with open_pool(host, max_size=1):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -20,10 +21,13 @@ from tests.unit.hubspot.fixtures import load
     [("v3", "/account-info/v3/details"), ("2026-03", "/account-info/2026-03/details")],
 )
 async def test_the_account_of_a_token_is_read_from_its_version(
-    router: respx.MockRouter, make_client: MakeClient, version: str, path: str
+    router: respx.MockRouter,
+    make_client: MakeClient,
+    version: Literal["v3", "2026-03"],
+    path: str,
 ) -> None:
     route = router.get(path).mock(return_value=json_response(load("account_details")))
-    settings = Settings(hubspot_base_url=BASE_URL, hubspot_api_version=version)  # type: ignore[arg-type]
+    settings = Settings(hubspot_base_url=BASE_URL, hubspot_api_version=version)
     details = await make_client(settings=settings).verify_portal()
     assert (details.portal_id, details.time_zone) == (PORTAL, "US/Eastern")
     assert route.calls.last.request.headers["Authorization"] == f"Bearer {TOKEN}"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -126,9 +128,9 @@ def test_hubdb_table_and_row_fields() -> None:
         (lambda r: r.update(archivedAt=[1]), "'archivedAt' is not a timestamp"),
     ],
 )
-def test_wrong_types_are_reported(mutate: object, message: str) -> None:
+def test_wrong_types_are_reported(mutate: Callable[[dict[str, Any]], object], message: str) -> None:
     raw = load("site_pages_1")["results"][0]
-    mutate(raw)  # type: ignore[operator]
+    mutate(raw)
     with pytest.raises(RecordError, match=message):
         DEFAULT_REGISTRY.get("site_page").read(raw)
 
