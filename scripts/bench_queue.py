@@ -191,8 +191,9 @@ async def fifo_complete_and_claim(
     """Complete `claimed` and claim the next batch in one transaction: (completed, claimed).
 
     The old completion settles its runs before the claim, an order that can deadlock with
-    another worker's claim (README "Lock order"); Postgres then undoes one of the two
-    transactions, which is tried again here, as a worker would, rather than ending the bench.
+    another worker's claim (migrations/README.md, "Lock order"); Postgres then undoes one of
+    the two transactions, which is tried again here, as a worker would, rather than ending the
+    bench.
     """
     while True:
         try:

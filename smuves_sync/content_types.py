@@ -89,9 +89,9 @@ class ContentTypeSpec:
     # Whether a second pass with `archived=true` lists the archived objects.
     archived_pass: bool = True
     # How a listing that may have missed objects is made whole, and how an object the listing
-    # did not see is confirmed gone (see the README's "Fetching"). HubSpot's `after` cursors
-    # are offsets: an object deleted between two page requests moves the next one back across
-    # the page boundary, and the listing never shows it.
+    # did not see is confirmed gone: smuves_sync/workers/README.md, "How deletions are
+    # confirmed". HubSpot's `after` cursors are offsets: an object deleted between two page
+    # requests moves the next one back across the page boundary, and the listing never shows it.
     # created_keyset: the list endpoint takes `sort=createdAt` and `createdAfter`, so a second
     #   pass can page by the last creation time seen, which no deletion shifts; otherwise the
     #   second pass lists again from the start. It also lets a first listing count what was

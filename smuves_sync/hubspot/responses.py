@@ -175,8 +175,8 @@ def json_object(content: bytes, headers: Mapping[str, str]) -> dict[str, Any]:
     orjson parses it (several times faster than the standard library on pages of large
     objects); what orjson refuses and the standard library reads (a lone surrogate escape, an
     integer beyond 64 bits, NaN) is read by the standard library, so nothing HubSpot sends is
-    refused for the parser's sake (see the README's "What HubSpot sends is stored"). Nesting
-    deeper than both read (orjson: 1,024 levels) is refused.
+    refused for the parser's sake (smuves_sync/workers/README.md, "What HubSpot sends is
+    stored"). Nesting deeper than both read (orjson: 1,024 levels) is refused.
     """
     if _more_values_than(content, MAX_BODY_VALUES):
         raise ValueError(

@@ -1,4 +1,4 @@
-"""The README's example of tests against the fake HubSpot runs as written."""
+"""The fake HubSpot's README: its example of tests against the fake runs as written."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).parents[3] / "README.md"
-SECTION = "## Testing against a fake HubSpot"
+README = Path(__file__).parents[3] / "smuves_sync" / "testing" / "fake_hubspot" / "README.md"
 
 
 def readme_example() -> str:
-    """The first python block of the README's section on the fake."""
-    section = README.read_text(encoding="utf-8").split(SECTION, 1)[1]
-    found = re.search(r"^```python\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
-    assert found is not None, f"no python block under {SECTION!r}"
+    """The first python block of the fake's README."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"^```python\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+    assert found is not None, f"no python block in {README}"
     return found.group(1)
 
 
