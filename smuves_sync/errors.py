@@ -12,7 +12,13 @@
     ├── PortalNeedsReconnect        HubSpot refused the portal's token: nothing is asked until
     │                               it is reconnected (HTTP 422, exit 2)
     ├── NotPermitted                your role in the portal does not allow it (a viewer) (403)
-    ├── DatabaseError
+    │   └── DatabaseRefused         (also a DatabaseError) a grant or policy refused it
+    ├── DatabaseError               the database failed a statement (any driver error; the
+    │   │                           driver's own exception is its __cause__)
+    │   ├── DatabaseUnavailable     connection lost or refused, no pooled connection in time,
+    │   │                           a conflict or cancel: retryable (HTTP 503)
+    │   ├── SchemaMismatch          a function, table or column missing, or a wrong query
+    │   ├── DatabaseRefused         (see NotPermitted)
     │   └── MigrationError          a migration failed, or an applied file was edited
     ├── QueueError
     │   ├── LeaseLost               another worker took the job over; stop touching it
@@ -117,7 +123,27 @@ class NotPermitted(SmuvesError, PermissionError):
 
 
 class DatabaseError(SmuvesError):
-    """The database refused or failed an operation in a way we recognise."""
+    """The database refused or failed an operation. Raised by ``smuves_sync.db`` in place of
+    the driver's error (kept as ``__cause__``); `sqlstate` is its SQLSTATE code, if any."""
+
+    sqlstate: str | None = None
+
+
+class DatabaseUnavailable(DatabaseError):
+    """The database could not be reached or did not finish the statement: a lost or refused
+    connection, no pooled connection in time, a serialization conflict or a cancel. Worth
+    another try once it is back."""
+
+    retryable = True
+
+
+class SchemaMismatch(DatabaseError):
+    """The database could not run the statement as written: a function, table or column is
+    missing (a half-finished deploy) or the query is wrong. Not the data's fault."""
+
+
+class DatabaseRefused(NotPermitted, DatabaseError):
+    """A grant or row-level security policy refused the statement (SQLSTATE 42501)."""
 
 
 class MigrationError(DatabaseError):

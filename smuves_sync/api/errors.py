@@ -15,7 +15,6 @@ import logging
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -24,6 +23,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from smuves_sync.errors import (
     AllDuplicateJobs,
+    DatabaseRefused,
+    DatabaseUnavailable,
     InvalidInput,
     NotFound,
     NotPermitted,
@@ -172,7 +173,10 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(PortalNeedsReconnect, _needs_reconnect)
     app.add_exception_handler(NotPermitted, _not_permitted)
     app.add_exception_handler(InvalidInput, _invalid)
-    app.add_exception_handler(psycopg.OperationalError, _database_down)
+    app.add_exception_handler(DatabaseUnavailable, _database_down)
+    # A refusal `Database.as_user` did not recognise as a viewer's is this service's fault,
+    # not the caller's: it is no 403 (a DatabaseRefused is also a NotPermitted).
+    app.add_exception_handler(DatabaseRefused, _unexpected)
     app.add_exception_handler(Exception, _unexpected)
 
 

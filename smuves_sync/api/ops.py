@@ -33,7 +33,6 @@ import os
 from collections.abc import Iterator
 from datetime import timedelta
 
-import psycopg
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
@@ -56,6 +55,7 @@ from smuves_sync.db.stats import (
     migration_versions,
 )
 from smuves_sync.db.workers import metrics_workers_live
+from smuves_sync.errors import DatabaseError
 from smuves_sync.models import JobKind, JobStatus
 
 router = APIRouter(tags=["operations"])
@@ -75,7 +75,7 @@ async def healthz(ctx: Context) -> Health | JSONResponse:
     """503 DATABASE_UNREACHABLE or MIGRATIONS_NOT_CURRENT when not healthy."""
     try:
         applied = await migration_versions(Database(ctx.pool, connect_timeout=_HEALTH_TIMEOUT))
-    except psycopg.Error as exc:
+    except DatabaseError as exc:
         return error_response(
             503, "DATABASE_UNREACHABLE", f"the database does not answer: {type(exc).__name__}"
         )

@@ -27,7 +27,6 @@ import signal
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
-import psycopg
 from rich.console import Console, RenderableType
 from rich.logging import RichHandler
 from rich.measure import Measurement
@@ -45,6 +44,7 @@ from rich.text import Text
 from smuves_sync.db import Database
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.rejects import NO_REJECTS, RejectCount, RunRejects
+from smuves_sync.errors import DatabaseError
 from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.hubspot.outage import HubSpotOutage
 from smuves_sync.hubspot.outage import log as outage_log
@@ -218,7 +218,7 @@ async def work_run(
     async def refresh() -> None:
         while True:
             # A database hiccup costs one frame; the runner itself reports lasting trouble.
-            with contextlib.suppress(psycopg.Error):
+            with contextlib.suppress(DatabaseError):
                 bars.show(await run_snapshot(db, portal_id, run_id))
             await asyncio.sleep(_REFRESH_SECONDS)
 

@@ -20,7 +20,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 
-import psycopg
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
@@ -28,6 +27,7 @@ from smuves_sync.dashboard.auth import COOKIE_NAME
 from smuves_sync.dashboard.pages import overview_values, run_values
 from smuves_sync.dashboard.views import render
 from smuves_sync.dashboard.web import DashboardContext, context_of, path_id, session_of
+from smuves_sync.errors import DatabaseError
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ async def _stream(ctx: DashboardContext, cookie: str | None, look: Look) -> Asyn
     while ctx.auth.session(cookie) is not None:
         try:
             fragments, done = await look()
-        except psycopg.Error as error:
+        except DatabaseError as error:
             log.warning("live update stopped: %s", error)
             return
         for name, html in fragments.items():

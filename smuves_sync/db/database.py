@@ -23,6 +23,11 @@ A query is named, never written inline; `row` is a psycopg row factory (`rows.mo
 ``scalar_row``, ``dict_row``). A scoped `Database` runs everything on its one connection inside
 its transaction; an unscoped one takes a pooled connection per call (autocommit: each call is
 its own transaction). Row-level security decides what each role sees; see migrations/0003.
+
+Every call raises the package's errors, never the driver's (`driver_errors.translated`): a
+lost database is `DatabaseUnavailable`, a refused grant or policy `DatabaseRefused` (a viewer's
+change in `as_user`: `NotPermitted`; a write without the lease in `for_job`: `LeaseLost`), and a
+scope that raises rolls its transaction back.
 """
 
 from __future__ import annotations
@@ -34,13 +39,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
-import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import BaseRowFactory, TupleRow
 
+from smuves_sync.db.driver_errors import refusal, translated
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.queries import queries
-from smuves_sync.errors import LeaseLost, NotPermitted
+from smuves_sync.errors import DatabaseRefused, LeaseLost, NotPermitted
 from smuves_sync.models import Job
 
 Params = Mapping[str, Any]
@@ -90,13 +95,22 @@ class Database:
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[AsyncConnection[TupleRow]]:
         """The connection this Database's statements run on: its scope's (inside `transaction`,
-        `as_user`, `for_portal`), else one of the pool's for the block."""
+        `as_user`, `for_portal`), else one of the pool's for the block. What the driver raises
+        in the block (or in waiting for the connection) comes out translated."""
         if self._conn is not None:
-            yield self._conn
+            with translated():
+                yield self._conn
             return
         timeout = self.connect_timeout.total_seconds() if self.connect_timeout else None
-        async with self.pool.connection(timeout=timeout) as conn:
-            yield conn
+        with translated():
+            async with self.pool.connection(timeout=timeout) as conn:
+                yield conn
+
+    async def check(self) -> None:
+        """Test the pool's idle connections and drop the dead ones (after a database restart
+        every idle one is dead)."""
+        with translated():
+            await self.pool.check()
 
     # -- statements -----------------------------------------------------------------------
 
@@ -161,11 +175,12 @@ class Database:
         `for_job`, `as_user`, ...): the cursor lives as long as it does."""
         if self._conn is None:
             raise RuntimeError(f"{query}: streaming needs a transaction, e.g. db.for_job(...)")
-        async with self._conn.cursor(f"smuves_{query}", row_factory=row) as cur:
-            cur.itersize = batch_size
-            await cur.execute(queries()[query], params)
-            async for found in cur:
-                yield found
+        with translated():
+            async with self._conn.cursor(f"smuves_{query}", row_factory=row) as cur:
+                cur.itersize = batch_size
+                await cur.execute(queries()[query], params)
+                async for found in cur:
+                    yield found
 
     # -- scopes ---------------------------------------------------------------------------
 
@@ -174,25 +189,31 @@ class Database:
         """A `Database` bound to one connection inside one transaction (a savepoint when
         this one is already in a transaction)."""
         if self._conn is not None:
-            async with self._conn.transaction():
-                yield self
+            with translated():
+                async with self._conn.transaction():
+                    yield self
             return
+        # The translation is outside the transaction: whatever the block raises rolls it back.
         async with self.connection() as conn, conn.transaction():
             yield self._bound(conn)
 
     @asynccontextmanager
     async def as_user(self, user_id: uuid.UUID) -> AsyncIterator[Database]:
         """A transaction in which the app role sees what `user_id` may see. A change the
-        user's role in its portal does not allow (a viewer's) raises `NotPermitted`."""
+        user's role in its portal does not allow (a viewer's) raises `NotPermitted`; any
+        other refusal is a `DatabaseRefused`."""
         try:
             async with self.transaction() as scoped:
                 await scoped.execute("session_set_user", {"user_id": user_id})
                 yield scoped
-        except psycopg.errors.InsufficientPrivilege as error:
-            if error.diag.constraint_name == f"portal_{_EDITOR_MARK}":
-                raise NotPermitted(error.diag.message_primary or _NOT_PERMITTED) from error
-            if f"_{_EDITOR_MARK}_" in (error.diag.message_primary or ""):
-                raise NotPermitted(_NOT_PERMITTED) from error
+        except DatabaseRefused as error:
+            refused = refusal(error)
+            if refused is None:
+                raise
+            if refused.diag.constraint_name == f"portal_{_EDITOR_MARK}":
+                raise NotPermitted(refused.diag.message_primary or _NOT_PERMITTED) from refused
+            if f"_{_EDITOR_MARK}_" in (refused.diag.message_primary or ""):
+                raise NotPermitted(_NOT_PERMITTED) from refused
             raise
 
     @asynccontextmanager
@@ -221,10 +242,11 @@ class Database:
             async with self.transaction() as scoped:
                 await scoped.execute(setting, params)
                 yield scoped
-        except psycopg.errors.InsufficientPrivilege as error:
+        except DatabaseRefused as error:
             # A row the lease policies refused: the lease expired or was taken over.
-            if _LEASE_POLICY in (error.diag.message_primary or ""):
-                raise LeaseLost(job.id) from error
+            refused = refusal(error)
+            if refused is not None and _LEASE_POLICY in (refused.diag.message_primary or ""):
+                raise LeaseLost(job.id) from refused
             raise
 
     @asynccontextmanager

@@ -42,6 +42,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 
+from smuves_sync.db.driver_errors import translated
 from smuves_sync.db.pool import DbRole
 from smuves_sync.db.queries import queries
 from smuves_sync.errors import MigrationError
@@ -134,35 +135,36 @@ async def migrate(
     known = discover(find_migrations_dir(directory))
     q = queries()
     newly_applied: list[Migration] = []
-    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-        await conn.execute(q["migrations_lock"], {"key": LOCK_KEY})
-        try:
-            await conn.execute(q["migrations_ensure_ledger"])
-            cur = await conn.execute(q["migrations_applied"])
-            applied = {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
-            _check_history(known, applied)
-            for migration in known:
-                if migration.version in applied:
-                    continue
-                log.info("applying migration %s", migration.filename)
-                try:
-                    async with conn.transaction():
-                        await conn.execute(migration.read_sql().encode())
-                        await conn.execute(
-                            q["migrations_record"],
-                            {
-                                "version": migration.version,
-                                "name": migration.name,
-                                "checksum": migration.checksum,
-                            },
-                        )
-                except psycopg.Error as exc:
-                    raise MigrationError(f"{migration.filename} failed: {exc}") from exc
-                newly_applied.append(migration)
-            await ensure_logins(conn, role_prefix)
-        finally:
-            if not conn.broken:
-                await conn.execute(q["migrations_unlock"], {"key": LOCK_KEY})
+    with translated():
+        async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+            await conn.execute(q["migrations_lock"], {"key": LOCK_KEY})
+            try:
+                await conn.execute(q["migrations_ensure_ledger"])
+                cur = await conn.execute(q["migrations_applied"])
+                applied = {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+                _check_history(known, applied)
+                for migration in known:
+                    if migration.version in applied:
+                        continue
+                    log.info("applying migration %s", migration.filename)
+                    try:
+                        async with conn.transaction():
+                            await conn.execute(migration.read_sql().encode())
+                            await conn.execute(
+                                q["migrations_record"],
+                                {
+                                    "version": migration.version,
+                                    "name": migration.name,
+                                    "checksum": migration.checksum,
+                                },
+                            )
+                    except psycopg.Error as exc:
+                        raise MigrationError(f"{migration.filename} failed: {exc}") from exc
+                    newly_applied.append(migration)
+                await ensure_logins(conn, role_prefix)
+            finally:
+                if not conn.broken:
+                    await conn.execute(q["migrations_unlock"], {"key": LOCK_KEY})
     return newly_applied
 
 
@@ -240,17 +242,18 @@ async def set_login_passwords(conninfo: str, settings: Settings) -> list[str]:
     """Set the password of each runtime login of `settings`' role prefix from its configured
     URL; the logins set."""
     changed = []
-    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-        for role in DbRole:
-            login = role.login_in(settings)
-            url = role.configured_url(settings)
-            password = _login_password(url, login) if url else None
-            if password is None:
-                continue
-            verifier = conn.pgconn.encrypt_password(password.encode(), login.encode())
-            statement = sql.SQL(queries()["migrations_login_password"]).format(
-                login=sql.Identifier(login), password=sql.Literal(verifier.decode())
-            )
-            await conn.execute(statement)
-            changed.append(login)
+    with translated():
+        async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+            for role in DbRole:
+                login = role.login_in(settings)
+                url = role.configured_url(settings)
+                password = _login_password(url, login) if url else None
+                if password is None:
+                    continue
+                verifier = conn.pgconn.encrypt_password(password.encode(), login.encode())
+                statement = sql.SQL(queries()["migrations_login_password"]).format(
+                    login=sql.Identifier(login), password=sql.Literal(verifier.decode())
+                )
+                await conn.execute(statement)
+                changed.append(login)
     return changed

@@ -21,6 +21,9 @@ connection switches to (``SET ROLE``), ``None`` for none. Connections are in aut
 every statement is its own transaction unless it runs inside ``conn.transaction()``. With
 ``settings.database_url`` unset, the embedded PostgreSQL is started for as long as the pool is
 open.
+
+A pool that cannot open (the database down, the login refused) raises `DatabaseUnavailable`,
+never the driver's error; the statements on a pool go through `Database`, which translates too.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow, dict_row
 from psycopg_pool import AsyncConnectionPool
 
+from smuves_sync.db.driver_errors import translated
 from smuves_sync.db.embedded import embedded_server
 from smuves_sync.db.queries import queries
 from smuves_sync.errors import ConfigurationError
@@ -124,9 +128,10 @@ async def check_runtime_login(pool: Pool, role: DbRole, login: str) -> None:
     """`ConfigurationError` unless the pool's login has `role`'s rights and nothing more; its
     name is not checked (`login`, the expected one, is named in the error), so a login of any
     role prefix passes."""
-    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(queries()["session_login"], {"role": role.value})
-        found = await cur.fetchone()
+    with translated():
+        async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(queries()["session_login"], {"role": role.value})
+            found = await cur.fetchone()
     assert found is not None  # the session's own login is always in pg_roles
     wrong = [
         what
@@ -210,7 +215,8 @@ async def pool_for(
         name=name or (role.value if role else "smuves_login"),
         open=False,
     )
-    await pool.open(wait=True)
+    with translated():
+        await pool.open(wait=True)
     try:
         yield pool
     finally:

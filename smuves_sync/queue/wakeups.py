@@ -22,9 +22,8 @@ import logging
 from collections.abc import Collection
 from types import TracebackType
 
-import psycopg
-
 from smuves_sync.db.listen import job_notifications
+from smuves_sync.errors import DatabaseError
 from smuves_sync.models import JobKind
 
 log = logging.getLogger(__name__)
@@ -95,7 +94,7 @@ class Wakeups:
                     delay = self._reconnect_delay
                     if self._kinds is None or kind in self._kinds:
                         self._woken.set()
-            except psycopg.Error as exc:
+            except DatabaseError as exc:
                 self._listening.clear()
                 log.warning("job notifications lost (%s); reconnecting in %.1fs", exc, delay)
                 await asyncio.sleep(delay)

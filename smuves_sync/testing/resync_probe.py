@@ -18,19 +18,21 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 
+from smuves_sync.db.driver_errors import translated
+from smuves_sync.errors import DatabaseError
 from smuves_sync.testing.queries import testing_queries
 
 log = logging.getLogger(__name__)
 
 
 async def _one(conn: AsyncConnection[Any], name: str, **params: Any) -> dict[str, Any]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(testing_queries()[name], params)
-        row = await cur.fetchone()
+    with translated():
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(testing_queries()[name], params)
+            row = await cur.fetchone()
     assert row is not None
     return row
 
@@ -96,7 +98,7 @@ class ResyncProbe:
         slot: str | None = f"smuves_resync_probe_{conn.info.backend_pid}"
         try:
             await _one(conn, "probe_hold_wal", slot=slot)
-        except psycopg.Error as exc:
+        except DatabaseError as exc:
             log.warning("WAL not held for reading (it may be recycled first): %s", exc)
             slot = None
         versions = await row_versions(conn, portal_id)
@@ -122,11 +124,12 @@ class ResyncProbe:
         images: int | None = None
         content: int | None = None
         try:
-            await self.conn.execute(testing_queries()["probe_walinspect"])
+            with translated():
+                await self.conn.execute(testing_queries()["probe_walinspect"])
             found = await _one(self.conn, "probe_wal_of_this_database", since=self.lsn, until=until)
             ours, content = int(found["bytes"]), int(found["content_bytes"])
             images = int(found["full_page_image_bytes"])
-        except psycopg.Error as exc:
+        except DatabaseError as exc:
             # No pg_walinspect here, or no right to read WAL: the server-wide figure only.
             log.warning("WAL of this database not measured: %s", exc)
         return ResyncCost(

@@ -13,11 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-import psycopg
-
 from smuves_sync.db import Database
 from smuves_sync.db.runs import run_reconcile
-from smuves_sync.errors import SmuvesError
+from smuves_sync.errors import DatabaseUnavailable, SmuvesError
 from smuves_sync.settings import Settings
 from smuves_sync.workers.hubspot_minutes import FLUSH_SECONDS, PROCESS_MINUTES
 
@@ -55,10 +53,10 @@ class Duties:
             name = getattr(duty, "__name__", "a periodic duty")
             try:
                 await duty(db)
-            except psycopg.OperationalError as error:
+            except DatabaseUnavailable as error:
                 database_lost(getattr(duty, "__name__", "maintaining"), error)
                 return
-            except (psycopg.Error, SmuvesError) as error:
+            except SmuvesError as error:
                 log.error("%s failed: %s", name, error)
             except Exception as error:
                 log.error(

@@ -17,7 +17,8 @@ A handler raises; the runner asks `outcome_for` what to do with the error:
   the next fetch starts over from a fresh count);
 - everything else is retried with backoff while attempts remain. A page HubSpot sent in the
   wrong shape is retried too: a cut-off answer is usually transient, and the job resumes
-  from its last checkpoint, not from the first page.
+  from its last checkpoint, not from the first page. So is any `DatabaseError` (the
+  database's trouble, not the job's: a lost connection, a refused or failed statement).
 
 Every failure is told two ways. `Fail.message` is the operators' (``jobs.last_error``, the
 logs, `smuves run`): the error as it was raised, with whatever host, port, statement or file
@@ -34,6 +35,7 @@ from datetime import datetime, timedelta
 from smuves_sync.errors import (
     ConfigurationError,
     ContentTypeUnavailable,
+    DatabaseError,
     HubSpotAuthError,
     HubSpotBadRequest,
     HubSpotDailyLimitReached,
@@ -164,7 +166,9 @@ def public_message(job: Job, error: BaseException) -> str:
                 "portal; if that does not help, the operators have the details"
             )
         case _:
-            retried = f"; {again}" if not isinstance(error, SmuvesError) or error.retryable else ""
+            # The database's trouble is retried as the unforeseen is (`outcome_for`).
+            ours = isinstance(error, SmuvesError) and not isinstance(error, DatabaseError)
+            retried = "" if ours and not getattr(error, "retryable", True) else f"; {again}"
             advice = f"the {what} failed inside this service; the operators have the details"
             advice += retried
     return f"{type(error).__name__}: {advice}{_correlation(error)}"
@@ -208,7 +212,9 @@ def outcome_for(job: Job, error: BaseException) -> Park | Fail | FailRun:
         )
     if isinstance(error, MalformedResponse):
         return Fail(error_text(error), retryable=True, public=public)
-    if isinstance(error, SmuvesError):
+    # The database's trouble (whatever the driver raised, translated) is not the job's own
+    # failure: it goes with the unforeseen ones below.
+    if isinstance(error, SmuvesError) and not isinstance(error, DatabaseError):
         return Fail(error_text(error), retryable=error.retryable, public=public)
     # An error nobody foresaw (a bug, a lost database connection): worth another attempt,
     # and the attempts bound how often it repeats.

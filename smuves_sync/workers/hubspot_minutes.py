@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import logging
 
-import psycopg
-
 from smuves_sync import metrics
 from smuves_sync.db import Database
 from smuves_sync.db.hubspot_minutes import hubspot_minute_record
+from smuves_sync.errors import DatabaseError
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +66,7 @@ class HubSpotMinutes:
         """`flush`, logging database trouble instead of raising it (a runner's last write)."""
         try:
             await self.flush(db)
-        except psycopg.Error as error:
+        except DatabaseError as error:
             log.warning("HubSpot request counts not recorded: %s", error)
 
 

@@ -19,8 +19,6 @@ from collections.abc import Callable, Collection, Iterable
 from datetime import timedelta
 from typing import Protocol
 
-import psycopg
-
 from smuves_sync.db import Database
 from smuves_sync.db.workers import (
     WorkerPass,
@@ -29,6 +27,7 @@ from smuves_sync.db.workers import (
     worker_register,
     worker_unregister,
 )
+from smuves_sync.errors import DatabaseError
 from smuves_sync.models import JobKind
 from smuves_sync.queue import Queue
 from smuves_sync.workers.duties import Periodic
@@ -108,6 +107,6 @@ class Presence:
             return
         try:
             await worker_unregister(db, self._pass)
-        except psycopg.Error as error:
+        except DatabaseError as error:
             log.warning("worker row %s not removed: %s", self._pass.id, error)
         self._pass = None

@@ -38,10 +38,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import psycopg
-
 from smuves_sync.db import Database
-from smuves_sync.errors import LeaseLost, TokenKeyMissing
+from smuves_sync.errors import DatabaseError, DatabaseUnavailable, LeaseLost, TokenKeyMissing
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobKind, JobStatus
 from smuves_sync.queue import Queue, Wakeups, default_worker_id
@@ -206,7 +204,7 @@ class Runner:
         kinds = self.kinds if self.run_id is None else None
         try:
             jobs = await self.queue.claim(kinds, limit=free, run_id=self.run_id)
-        except psycopg.OperationalError as error:
+        except DatabaseUnavailable as error:
             self._database_lost("claiming", error)
             await self._check_pool()
             return []
@@ -227,7 +225,7 @@ class Runner:
             return False
         try:
             return await self.until()
-        except psycopg.OperationalError as error:
+        except DatabaseUnavailable as error:
             self._database_lost("checking progress", error)
             return False
 
@@ -290,7 +288,7 @@ class Runner:
                 lost.set()
                 handling.cancel()
                 return
-            except psycopg.Error as error:
+            except DatabaseError as error:
                 # Keep trying: if the database is back before the lease ends, nothing is lost.
                 log.warning("job %s: heartbeat failed (%s)", job.id, error)
 
@@ -319,7 +317,7 @@ class Runner:
         except LeaseLost:
             self._lease_lost(job)
             return
-        except psycopg.Error as db_error:
+        except DatabaseError as db_error:
             log.error(
                 "job %s failed (%s) and the failure could not be recorded (%s); its lease "
                 "will expire and it will be tried again",
@@ -349,7 +347,7 @@ class Runner:
             await self._persist(lambda: self.queue.release(job))
         except LeaseLost:
             return
-        except psycopg.Error as error:
+        except DatabaseError as error:
             log.error("job %s could not be handed back (%s); its lease will expire", job.id, error)
             return
         self.stats.released += 1
@@ -361,7 +359,7 @@ class Runner:
         for _ in range(_PERSIST_TRIES - 1):
             try:
                 return await write()
-            except psycopg.OperationalError as error:
+            except DatabaseUnavailable as error:
                 log.warning("database unavailable (%s); retrying in %.1fs", error, delay)
                 await self._check_pool()
                 await asyncio.sleep(delay)
@@ -371,8 +369,8 @@ class Runner:
     async def _check_pool(self) -> None:
         """Drop the pool's dead connections (after a restart every idle one is dead)."""
         try:
-            await self.db.pool.check()
-        except psycopg.Error as error:
+            await self.db.check()
+        except DatabaseError as error:
             log.debug("pool check failed: %s", error)
 
     async def _drain(self) -> None:

@@ -38,8 +38,6 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-import psycopg
-
 from smuves_sync.content_text import replace_unstorable
 from smuves_sync.cron import (
     MUST_FIRE_WITHIN_YEARS,
@@ -60,8 +58,12 @@ from smuves_sync.db.schedules import (
 )
 from smuves_sync.errors import (
     AllDuplicateJobs,
+    DatabaseError,
+    DatabaseRefused,
+    DatabaseUnavailable,
     InvalidInput,
     NotFound,
+    SchemaMismatch,
     SmuvesError,
 )
 from smuves_sync.models import ContentType, JobPriority, Schedule
@@ -70,10 +72,11 @@ from smuves_sync.orchestrator import FetchStarted, parse_content_types, start_fe
 log = logging.getLogger(__name__)
 
 # Failures of the database itself rather than of a schedule row: a lost connection, a
-# timeout, a serialization conflict (all OperationalError), a missing grant or function after
-# a half-finished deploy (ProgrammingError). Disabling schedules for them would turn off every
-# schedule of every portal; they propagate instead and the schedule is fired by a later call.
-_NOT_THE_ROWS_FAULT = (psycopg.OperationalError, psycopg.InterfaceError, psycopg.ProgrammingError)
+# timeout, a serialization conflict (all DatabaseUnavailable), a missing grant or function
+# after a half-finished deploy (DatabaseRefused, SchemaMismatch). Disabling schedules for them
+# would turn off every schedule of every portal; they propagate instead and the schedule is
+# fired by a later call.
+_NOT_THE_ROWS_FAULT = (DatabaseUnavailable, DatabaseRefused, SchemaMismatch)
 
 
 async def add_schedule(
@@ -252,6 +255,8 @@ async def _fire(
             )
         except AllDuplicateJobs as error:
             log.info("schedule %s skipped this firing: %s", schedule.id, error)
+        except DatabaseError:
+            raise  # the caller tells the database's trouble from the schedule's
         except SmuvesError as error:
             # start_fetch ran in a savepoint, rolled back; the schedule still moves on so a
             # lasting problem is reported once per firing, not once per poll.

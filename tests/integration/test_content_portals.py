@@ -10,6 +10,7 @@ import pytest
 
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
+from smuves_sync.errors import DatabaseError
 from smuves_sync.models import ContentType
 from tests.integration.test_content_writes import page
 from tests.support import query
@@ -29,7 +30,7 @@ async def test_a_page_for_a_portal_that_does_not_exist_is_refused(
 ) -> None:
     run = await factory.run()
     # as the operator: a worker holds no lease of a portal that does not exist
-    with pytest.raises(psycopg.errors.ForeignKeyViolation, match="portal"):
+    with pytest.raises(DatabaseError, match="portal"):
         async with db.transaction() as scoped:
             await content_upsert_page(scoped, MISSING, TYPE, run.id, page(1, 3))
     with pytest.raises(psycopg.errors.ForeignKeyViolation):

@@ -7,7 +7,6 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
@@ -16,6 +15,7 @@ from smuves_sync.db import Database, content
 from smuves_sync.db.content import content_page_columns, content_upsert_page
 from smuves_sync.db.fetch_seen import fetch_seen_mark_deleted
 from smuves_sync.db.rejects import run_rejects
+from smuves_sync.errors import DatabaseError, DatabaseRefused
 from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
 from tests.support import query
@@ -133,7 +133,7 @@ async def test_an_unchanged_object_is_not_parsed_again(
     # store escapes a NUL now: the document is written here as it would be without that.)
     monkeypatch.setattr(content, "_document", lambda raw: json.dumps(raw).encode())
     refused = record("1", note="nul \x00 inside")
-    with pytest.raises(psycopg.errors.UntranslatableCharacter):
+    with pytest.raises(DatabaseError, match="unsupported Unicode escape"):
         await store(worker_db, factory, first, [refused])
     await query(
         db,
@@ -199,7 +199,7 @@ async def test_a_worker_scoped_to_another_portal_cannot_store_this_portals_objec
     other = await factory.portal()
     await store(worker_db, factory, run, [record("1")])
 
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+    with pytest.raises(DatabaseRefused):
         async with worker_db.for_job(await factory.lease(other)) as scoped:
             await content_upsert_page(scoped, run.portal_id, TYPE, run.id, [record("1")])
     assert (await rows(db, run.portal_id))["1"]["changed_run"] == run.id

@@ -26,6 +26,7 @@ from smuves_sync.db.fetch_seen import (
     fetch_seen_unseen,
 )
 from smuves_sync.db.jobs import job_get
+from smuves_sync.errors import DatabaseRefused
 from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.support import query
@@ -215,7 +216,7 @@ async def test_a_worker_sees_and_writes_only_its_portals_seen_ids(
     lease = await factory.lease(other)
     async with worker_db.for_job(lease) as scoped:
         assert await fetch_seen_count(scoped, job.id) == 0
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+    with pytest.raises(DatabaseRefused):
         async with worker_db.for_job(lease) as scoped:
             await fetch_seen_start(scoped, job.id, job.portal_id)
 

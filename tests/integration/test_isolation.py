@@ -14,7 +14,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 import pytest
 from psycopg import AsyncConnection, sql
 from psycopg.rows import TupleRow
@@ -22,6 +21,7 @@ from psycopg.rows import TupleRow
 from smuves_sync.db import Database, DbRole, Pool
 from smuves_sync.db.queries import queries
 from smuves_sync.db.runs import run_create
+from smuves_sync.errors import DatabaseRefused
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from tests.support import query
 from tests.support.factories import Factory
@@ -214,10 +214,10 @@ async def test_writes_into_another_tenant_are_refused(
 ) -> None:
     a, b = tenants
     async with app_db.as_user(a.user_id) as scoped:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+        with pytest.raises(DatabaseRefused, match="row-level security"):
             await run_create(scoped, b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
     async with worker_db.for_portal(a.portal_id) as scoped:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+        with pytest.raises(DatabaseRefused, match="row-level security"):
             await run_create(scoped, b.portal_id, JobKind.FETCH, [ContentType.SITE_PAGE])
     async with app_db.as_user(a.user_id) as scoped:
         run = await run_create(scoped, a.portal_id, JobKind.FETCH, [ContentType.HUBDB_TABLE])

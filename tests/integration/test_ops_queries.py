@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import psycopg
 import pytest
 
 from smuves_sync.db import Database
@@ -20,6 +19,7 @@ from smuves_sync.db.jobs import (
 )
 from smuves_sync.db.runs import PruneCounts, history_prune, run_jobs, run_list
 from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
+from smuves_sync.errors import DatabaseError
 from smuves_sync.export_files import ExportFile
 from smuves_sync.models import ContentType, ExportFormat, JobKind, JobStatus, RunStatus
 from tests.support import db_now, query
@@ -310,5 +310,5 @@ async def test_prune_deletes_settled_history_strictly_older_than_the_age(
 
 
 async def test_prune_refuses_an_age_that_is_not_positive(db: Database) -> None:
-    with pytest.raises(psycopg.errors.InvalidParameterValue, match="must be positive"):
+    with pytest.raises(DatabaseError, match="must be positive"):
         await history_prune(db, timedelta(0), now=T)

@@ -8,12 +8,12 @@ import os
 from collections import Counter
 from datetime import timedelta
 
-import psycopg
 import pytest
 
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.jobs import Claim, job_claim_next, job_get
 from smuves_sync.db.runs import run_get
+from smuves_sync.errors import DatabaseError
 from smuves_sync.models import ContentType, Job, JobKind, JobStatus, RunStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
@@ -231,7 +231,7 @@ async def test_complete_and_claim_is_one_transaction(
     queue, claimed = await first_claim(factory, worker_db, settings, portals=1, limit=2)
 
     # the claim is refused, so the completions sent with it are undone
-    with pytest.raises(psycopg.errors.InvalidParameterValue):
+    with pytest.raises(DatabaseError, match="p_limit must be at least 1"):
         await queue.complete_and_claim(claimed, [JobKind.FETCH], limit=0, now=T0)
 
     assert [await job_get(db, j.id) for j in claimed] == claimed

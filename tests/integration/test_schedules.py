@@ -6,13 +6,17 @@ import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import psycopg
 import pytest
 
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.notifications import notification_page
 from smuves_sync.db.schedules import schedule_claim_due, schedule_disable
-from smuves_sync.errors import InvalidCronExpression, NotFound, UnknownContentType
+from smuves_sync.errors import (
+    DatabaseUnavailable,
+    InvalidCronExpression,
+    NotFound,
+    UnknownContentType,
+)
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.workers.scheduler import (
@@ -304,10 +308,10 @@ async def test_database_trouble_while_firing_leaves_the_schedule_enabled_and_due
     await factory.schedule(portal, next_run_at=T)
 
     async def connection_lost(*args: object, **kw: object) -> object:
-        raise psycopg.OperationalError("server closed the connection unexpectedly")
+        raise DatabaseUnavailable("server closed the connection unexpectedly")
 
     monkeypatch.setattr("smuves_sync.workers.scheduler.start_fetch", connection_lost)
-    with pytest.raises(psycopg.OperationalError):
+    with pytest.raises(DatabaseUnavailable):
         await fire_due_schedules(worker_db, now=T)
     monkeypatch.undo()
 

@@ -3,12 +3,12 @@ checks in front of them: they act for the user in app.user_id and for nobody els
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.portals import user_sign_in
 from smuves_sync.db.runs import run_stop
+from smuves_sync.errors import DatabaseRefused
 from smuves_sync.models import JobStatus, RunStatus
 from tests.integration.api.conftest import User
 from tests.support import query
@@ -44,7 +44,7 @@ async def test_stop_run_with_no_user_does_nothing(
 async def test_sign_in_needs_a_user_and_makes_only_that_one(
     app_db: Database, admin_pool: Pool, bob: User
 ) -> None:
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match=r"app\.user_id is not set"):
+    with pytest.raises(DatabaseRefused, match=r"app\.user_id is not set"):
         await user_sign_in(app_db, "someone@example.com")
     # Signing in as bob with bob's email changes nothing; it cannot create anyone else.
     async with app_db.as_user(bob.id) as scoped:

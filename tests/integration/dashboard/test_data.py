@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import psycopg
 import pytest
 
 from smuves_sync.db import Database, Pool
@@ -22,6 +21,7 @@ from smuves_sync.db.stats import (
     job_count_by_state,
     job_oldest_due,
 )
+from smuves_sync.errors import DatabaseError, DatabaseRefused
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from tests.support import query
 from tests.support.factories import Factory
@@ -275,10 +275,10 @@ async def test_hubspot_minutes_add_up_per_minute(db: Database, worker_db: Databa
         (29, 0, 0),
         (30, 15, 1),
     ]
-    with pytest.raises(psycopg.errors.InvalidParameterValue, match="must be >= 0"):
+    with pytest.raises(DatabaseError, match="must be >= 0"):
         await hubspot_minute_record(db, requests=-1, rate_limited=0)
     # Workers write through the function only: they cannot read what others wrote.
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+    with pytest.raises(DatabaseRefused):
         await hubspot_per_minute(worker_db, now=NOW)
 
 
@@ -310,7 +310,7 @@ async def test_operator_actions_are_recorded_newest_first(db: Database) -> None:
     assert [a.id for a in found] == [second.id, first.id]
     assert found[1].target == {"job_ids": [3, 2]} and found[1].client == "127.0.0.1"
     assert found[0].outcome == {"status": "stopped"} and found[0].actor == "bob"
-    with pytest.raises(psycopg.errors.CheckViolation):
+    with pytest.raises(DatabaseError, match="operator_actions_actor_present"):
         await operator_action_record(db, actor="", action="x", target={}, outcome={})
 
 
