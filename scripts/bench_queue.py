@@ -4,15 +4,15 @@
                                             [--repeat 3] [--json]
 
 Throughput: N no-op fetch jobs are planted (their portals dealt among 20 owners, placed in
-line as enqueue_job_v2 places them), then K concurrent workers (one process, one
+line as enqueue_job places them), then K concurrent workers (one process, one
 pooled connection each, acting as smuves_worker) drain them through the real path — claim,
 run the (no-op) handler, complete — and jobs/s is N over the wall time. A worker awaits the
 handlers of its batch in turn: with no-op handlers, a task per job would measure asyncio
 (some 20 µs a job here) rather than the queue. Three loops are measured side by side in the
 same run:
 
-    baseline    one job per call: `claim_next_job_v2`, then `complete_job` (two round trips a job)
-    batched     `claim_jobs_v2` of a batch, then `complete_jobs` of it (two round trips a batch)
+    baseline    one job per call: `claim_next_job`, then `complete_job` (two round trips a job)
+    batched     `claim_jobs` of a batch, then `complete_jobs` of it (two round trips a batch)
     pipelined   `Queue.complete_and_claim`: the finished batch's completion and the next
                 claim in one round trip and one transaction (one round trip a batch)
 

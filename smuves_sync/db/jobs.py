@@ -202,7 +202,7 @@ async def job_enqueue(
     already in flight or `idempotency_key` was used before. Wakes listening workers.
 
     A worker adds jobs only for the due schedule `schedule_id`; the API only to its user's
-    portals' runs (enqueue_job_v2 refuses anything else with InsufficientPrivilege); the
+    portals' runs (enqueue_job refuses anything else with InsufficientPrivilege); the
     database lowers `priority` to what the login may set (a worker's to SCHEDULED)."""
     params = {"run_id": run_id, "content_type": str(content_type), "max_attempts": max_attempts}
     params["priority"] = int(priority)
@@ -221,7 +221,7 @@ async def job_claim(db: Database, claim: Claim, *, now: datetime | None = None) 
 
 
 async def job_claim_next(db: Database, claim: Claim, *, now: datetime | None = None) -> Job | None:
-    """Claim one job (as `claim_next_job_v2`, any run), or None when nothing is due."""
+    """Claim one job (as `claim_next_job`, any run), or None when nothing is due."""
     return await db.one("job_claim_next", claim.params(now), row=model_row(Job))
 
 

@@ -28,7 +28,7 @@ connection, a missing grant) is not the row's fault: it propagates, and the sche
 Any role may fire: the claim, the advance and the disable go through SECURITY DEFINER
 functions that see every portal's schedules and change only a due one (migrations/0020), and
 the fetch starts scoped to the schedule's portal (``for_portal``), where the worker role may
-create a run only for a due schedule and jobs only through ``enqueue_job_v2``.
+create a run only for a due schedule and jobs only through ``enqueue_job``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from tests.support import query
 
 # Not tenant data: the migration ledger, the list of content types and the queue's leases.
 # Everything else must be under row-level security.
-SHARED_TABLES = {"schema_migrations", "content_types", "job_leases"}
+SHARED_TABLES = {"schema_migrations", "schema_functions", "content_types", "job_leases"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 
 
