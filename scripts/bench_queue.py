@@ -17,7 +17,7 @@ same run:
                 claim in one round trip and one transaction (one round trip a batch)
 
 Each loop is also run with the claim and the completion as they were before fair claims
-(migrations/0004's claim_jobs, oldest first with no cap; its complete_jobs with 0005's
+(the first claim_jobs, oldest first with no cap; the first complete_jobs with the first
 settle_runs; their bodies are in smuves_sync/testing/sql/queue_bench.sql, created in the
 scratch database only), on the same backlog, right before or after today's (the order
 alternates between repeats): the `fifo` figures, and today's as a ratio of them.
@@ -142,14 +142,14 @@ def fifo_leases(jobs: list[Job]) -> dict[str, Any]:
 
 
 async def fifo_claim(worker: Worker, limit: int) -> list[Job]:
-    """Claim up to `limit` jobs, oldest first (0004's claim_jobs)."""
+    """Claim up to `limit` jobs, oldest first (the first claim_jobs)."""
     async with worker.pool.connection() as conn, conn.cursor(row_factory=model_row(Job)) as cur:
         await cur.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, limit))
         return await cur.fetchall()
 
 
 async def fifo_complete(worker: Worker, jobs: list[Job]) -> int:
-    """Complete `jobs` (0004's complete_jobs); how many were."""
+    """Complete `jobs` (the first complete_jobs); how many were."""
     async with worker.pool.connection() as conn, conn.cursor(row_factory=scalar_row) as cur:
         await cur.execute(fifo_query("bench_fifo_complete"), fifo_leases(jobs))
         return len(await cur.fetchall())

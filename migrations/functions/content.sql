@@ -1,4 +1,5 @@
--- Stored content: the content types, the portal checks on content items, pruning deleted content.
+-- Stored content: the content types, the portal checks on content items, pruning deleted
+-- content.
 --
 -- Re-applied whole by the migration runner whenever this file changes (see
 -- smuves_sync/db/migrations.py): every statement here must be safe to run again.

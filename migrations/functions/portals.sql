@@ -1,4 +1,5 @@
--- Portals: membership, tokens, transfer, deleting their content, the HubSpot minutes they spend.
+-- Portals: membership, tokens, transfer, deleting their content, the HubSpot minutes they
+-- spend.
 --
 -- Re-applied whole by the migration runner whenever this file changes (see
 -- smuves_sync/db/migrations.py): every statement here must be safe to run again.

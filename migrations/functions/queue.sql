@@ -1,7 +1,22 @@
--- The job queue: enqueue, claim, heartbeat, checkpoint, complete, fail, park, release, requeue, and the triggers on jobs.
+-- The job queue: enqueue, claim, heartbeat, checkpoint, complete, fail, park, release, requeue,
+-- and the triggers on jobs.
 --
 -- Re-applied whole by the migration runner whenever this file changes (see
 -- smuves_sync/db/migrations.py): every statement here must be safe to run again.
+
+-- Lock order. A transaction locks job rows first, in claim order (priority DESC, fair_at, id),
+-- and runs last, in id order, in one pass. The claim's FOR UPDATE SKIP LOCKED does not skip
+-- everything: a job it saw pending that has since been claimed and is now being completed is
+-- waited for (Postgres follows the row's newer versions and waits for their writer). So
+-- complete_jobs locks its batch in claim order, the order a claim meets them, and
+-- complete-and-claim (one transaction) completes without settling, then claims and settles
+-- the finished batch's runs in the claim's one pass over runs: a transaction that waits for a
+-- job row never holds a run another one needs.
+--
+-- Leases: how long a claimed job's lease lasts, per kind, is job_leases', never the caller's
+-- (a worker passing a lease of a second would take over every other worker's jobs with their
+-- portals' tokens). Operators change a lease with
+-- `UPDATE job_leases SET lease = '10 minutes' WHERE kind = 'fetch'`.
 
 SET LOCAL ROLE smuves_owner;
 

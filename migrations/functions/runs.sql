@@ -1,4 +1,5 @@
--- Runs: settling them from their jobs, stopping, reconciling the stuck ones, notes and notices, pruning old ones.
+-- Runs: settling them from their jobs, stopping, reconciling the stuck ones, notes and notices,
+-- pruning old ones.
 --
 -- Re-applied whole by the migration runner whenever this file changes (see
 -- smuves_sync/db/migrations.py): every statement here must be safe to run again.
@@ -71,7 +72,7 @@ CREATE OR REPLACE FUNCTION public.notify_run_owners(p_notices public.run_notice[
     $$;
 REVOKE ALL ON FUNCTION public.notify_run_owners(p_notices public.run_notice[]) FROM PUBLIC, smuves_app, smuves_worker;
 
--- Delete history older than p_older_than: settled runs that finished before the cutoff, with
+-- Delete the runs older than p_older_than: settled runs that finished before the cutoff, with
 -- their jobs, exports and notifications, and any notification created before the cutoff.
 -- Open runs and their jobs are never touched. Returns how many rows of each table went (or,
 -- with p_dry_run, would go), and in export_files the exports that went (a JSON array of

@@ -12,7 +12,7 @@
 Operators' reads (`run_list`, `run_in_flight`, `run_count_in_flight`), `run_operator_stop`
 and `runs_prune` run as the login role, across every tenant (the dashboard reads inside
 `Database.custom_plans`). `run_reconcile` is the queue's SQL function
-(migrations/0005_queue_runs.sql), which `Queue` and the runner call at start and periodically.
+(`reconcile_stuck_runs`), which `Queue` and the runner call at start and periodically.
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ SELECT id, priority FROM public.enqueue_job(%(run_id)s, %(content_type)s,
                                                p_schedule_id => %(schedule_id)s)
 
 -- name: trust_claim_with_short_leases
--- The claim of 0004, whose caller chose the leases (dropped by 0016).
+-- A claim whose caller chooses the leases: there is none (the leases are job_leases').
 SELECT id FROM public.claim_jobs('me', NULL, 10, interval '1 second', interval '1 second')
 
 -- name: trust_create_full_run

@@ -10,7 +10,7 @@ SELECT * FROM public.jobs WHERE id = %(job_id)s
 -- name: job_enqueue
 -- No row back when the run does not exist, an equal job is already in flight (the partial
 -- unique index on portal, kind and type) or the idempotency key was used before. A login
--- that may not add jobs to the run is refused (enqueue_job, migrations/0016).
+-- that may not add jobs to the run is refused (enqueue_job).
 SELECT * FROM public.enqueue_job(%(run_id)s, %(content_type)s, %(priority)s::smallint,
                                     %(max_attempts)s, %(run_after)s, %(total)s,
                                     %(idempotency_key)s, %(schedule_id)s)
@@ -76,7 +76,7 @@ ORDER BY j.id DESC
 
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
--- claim_jobs (migrations/0016) returns its rows in id order.
+-- claim_jobs returns its rows in id order.
 -- %(settle_run_ids)s: the runs of a batch job_complete_many_unsettled finished in this
 -- transaction, settled in the claim's pass over runs.
 SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
