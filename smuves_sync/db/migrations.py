@@ -37,8 +37,9 @@ data-files).
 
 After the files, `migrate` makes sure this install's runtime logins exist (named by the role
 prefix, ``SMUVES_ROLE_PREFIX``: ``<prefix>_api_login``, ``<prefix>_worker_login``; empty:
-``smuves_…``), each as harmless as migrations/0001 requires and a member of its group role,
-and grants them CONNECT on this database, which no other login of the server may connect to.
+``smuves_…``), each as harmless as migrations/0001_roles.sql requires and a member of its
+group role, and grants them CONNECT on this database, which no other login of the server may
+connect to.
 
 `set_login_passwords` gives the runtime logins the passwords of the URLs the API and the
 workers are configured with, so that a managed Postgres needs no hand-made ALTER ROLE: the
