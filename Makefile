@@ -11,7 +11,7 @@ KINDS ?= fetch,export
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser test test-fast lint format migrate sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff export clean
+.PHONY: help install browser test test-fast lint format migrate schema sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -45,6 +45,9 @@ format: $(STAMP) ## apply ruff's fixes and formatting
 
 migrate: $(STAMP) ## apply database migrations (embedded Postgres when SMUVES_DATABASE_URL is unset)
 	$(BIN)/smuves db migrate
+
+schema: $(STAMP) ## rewrite migrations/schema.sql, the catalog of a freshly migrated database (tests compare it)
+	$(BIN)/python scripts/dump_schema.py
 
 demo: $(STAMP) ## start here: embedded Postgres + fake HubSpot portal (20k objects), full sync, CSV export; settings left in .env
 	$(BIN)/python scripts/demo.py

@@ -6,7 +6,7 @@
 --                set_config('app.user_id', <uuid>, true) and sees only that user's portals.
 -- smuves_worker  queue workers; each transaction that touches tenant rows names its portal
 --                with set_config('app.portal_id', <id>, true); queue state changes go through
---                the SECURITY DEFINER functions of a later migration.
+--                the SECURITY DEFINER functions of migrations/functions/queue.sql.
 --
 -- Those three are NOLOGIN: nobody connects as them. The API and the workers connect as
 -- their own LOGIN roles, each a member of one of them and of nothing else:
@@ -106,10 +106,30 @@ REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT CREATE ON SCHEMA public TO smuves_owner;
 
 -- Every role may execute a new function unless that is revoked. Revoke it here, once, for
--- every function smuves_owner creates in this database: the migrations that follow grant
+-- every function smuves_owner creates in this database: the function files grant
 -- EXECUTE to the roles that need it and nothing else (the SECURITY DEFINER functions, which
 -- run with the owner's rights, above all).
 ALTER DEFAULT PRIVILEGES FOR ROLE smuves_owner REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 
 -- The migration runner created its ledger before the owner role existed.
 ALTER TABLE public.schema_migrations OWNER TO smuves_owner;
+
+-- Roles are the whole server's: without this every login of the server may connect here,
+-- another install's runtime logins among them. The migration runner grants CONNECT to this
+-- install's own logins (`SMUVES_ROLE_PREFIX`) once the migrations are applied. Run as the
+-- migrating login, which owns the database or is a superuser; any other keeps its way in.
+DO $$
+DECLARE
+    v_database text := pg_catalog.current_database();
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.rolname = current_user
+                                                           AND r.rolsuper)
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_database AS d
+                       WHERE d.datname = v_database
+                         AND pg_catalog.pg_has_role(current_user, d.datdba, 'MEMBER')) THEN
+        EXECUTE pg_catalog.format('GRANT CONNECT ON DATABASE %I TO %I', v_database,
+                                  current_user);
+    END IF;
+    EXECUTE pg_catalog.format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', v_database);
+END
+$$;

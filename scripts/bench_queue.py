@@ -4,20 +4,20 @@
                                             [--repeat 3] [--json]
 
 Throughput: N no-op fetch jobs are planted (their portals dealt among 20 owners, placed in
-line as enqueue_job_v2 places them), then K concurrent workers (one process, one
+line as enqueue_job places them), then K concurrent workers (one process, one
 pooled connection each, acting as smuves_worker) drain them through the real path — claim,
 run the (no-op) handler, complete — and jobs/s is N over the wall time. A worker awaits the
 handlers of its batch in turn: with no-op handlers, a task per job would measure asyncio
 (some 20 µs a job here) rather than the queue. Three loops are measured side by side in the
 same run:
 
-    baseline    one job per call: `claim_next_job_v2`, then `complete_job` (two round trips a job)
-    batched     `claim_jobs_v2` of a batch, then `complete_jobs` of it (two round trips a batch)
+    baseline    one job per call: `claim_next_job`, then `complete_job` (two round trips a job)
+    batched     `claim_jobs` of a batch, then `complete_jobs` of it (two round trips a batch)
     pipelined   `Queue.complete_and_claim`: the finished batch's completion and the next
                 claim in one round trip and one transaction (one round trip a batch)
 
 Each loop is also run with the claim and the completion as they were before fair claims
-(migrations/0004's claim_jobs, oldest first with no cap; its complete_jobs with 0005's
+(the first claim_jobs, oldest first with no cap; the first complete_jobs with the first
 settle_runs; their bodies are in smuves_sync/testing/sql/queue_bench.sql, created in the
 scratch database only), on the same backlog, right before or after today's (the order
 alternates between repeats): the `fifo` figures, and today's as a ratio of them.
@@ -142,14 +142,14 @@ def fifo_leases(jobs: list[Job]) -> dict[str, Any]:
 
 
 async def fifo_claim(worker: Worker, limit: int) -> list[Job]:
-    """Claim up to `limit` jobs, oldest first (0004's claim_jobs)."""
+    """Claim up to `limit` jobs, oldest first (the first claim_jobs)."""
     async with worker.pool.connection() as conn, conn.cursor(row_factory=model_row(Job)) as cur:
         await cur.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, limit))
         return await cur.fetchall()
 
 
 async def fifo_complete(worker: Worker, jobs: list[Job]) -> int:
-    """Complete `jobs` (0004's complete_jobs); how many were."""
+    """Complete `jobs` (the first complete_jobs); how many were."""
     async with worker.pool.connection() as conn, conn.cursor(row_factory=scalar_row) as cur:
         await cur.execute(fifo_query("bench_fifo_complete"), fifo_leases(jobs))
         return len(await cur.fetchall())

@@ -18,7 +18,7 @@ is one more member, for example::
     )
 
 and one migration that adds the word to the database's list (the `content_type` domain of
-0002_schema.sql follows its `content_types` table; 0011_more_content_types.sql added this one)::
+0002_schema.sql follows its `content_types` table, through content_types_constrain_domain)::
 
     INSERT INTO public.content_types (name) VALUES ('blog_tag');
 

@@ -18,7 +18,7 @@ class JobKind(StrEnum):
 
 
 class JobPriority(IntEnum):
-    """Claim order between runs (jobs.priority, migrations/0016): higher first."""
+    """Claim order between runs (jobs.priority, claim_jobs): higher first."""
 
     SCHEDULED = 0  # a schedule's fetch
     ADMIN = 10  # an operator's run from the dashboard

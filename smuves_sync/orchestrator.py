@@ -16,7 +16,7 @@ every type is in flight raises `AllDuplicateJobs` naming the runs that hold them
 nothing behind (its run is rolled back). A partial overlap creates only the new types.
 
 Who may start what is the database's to say: jobs are made only by the SQL function
-enqueue_job_v2, which lets the API add them to its user's portals, a worker only to the fetch
+enqueue_job, which lets the API add them to its user's portals, a worker only to the fetch
 of a due schedule (`schedule_id`), and the operator's login anything. A refusal is
 `DatabaseRefused` (a `NotPermitted`). The jobs' priority (`JobPriority`) places them in the
 claims' line: a person's run first (the default), a schedule's last.

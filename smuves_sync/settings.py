@@ -18,7 +18,7 @@ class Settings(BaseSettings):
     # Unset means: start the embedded Postgres (pgserver) under `data_dir`. The operator's
     # login: migrations and on-call commands, which see every tenant.
     database_url: str | None = None
-    # The runtime logins (migrations/0001): the API as smuves_api_login, the workers as
+    # The runtime logins (migrations/0001_roles.sql): the API as smuves_api_login, the workers as
     # smuves_worker_login. Required with `database_url`, unless `shared_database_login` says
     # on purpose that the API and the workers log in with `database_url` too and switch role
     # with SET ROLE, which one RESET ROLE undoes. With the embedded server both are derived.
@@ -36,8 +36,8 @@ class Settings(BaseSettings):
     # Unset: the source tree's migrations/ (or the copy shipped in the package).
     migrations_dir: Path | None = None
 
-    # Queue behaviour (DESIGN §4). The leases are the database's (table job_leases,
-    # migrations/0016): a worker cannot choose them.
+    # Queue behaviour (DESIGN §4). The leases are the database's (table job_leases): a
+    # worker cannot choose them.
     max_attempts: int = Field(default=3, ge=1)
     backoff_base_seconds: float = Field(default=10, ge=0)
     backoff_max_seconds: float = Field(default=600, ge=0)

@@ -2,7 +2,7 @@
 a portal's changes (`/v1/portals/{id}/content/{type}/{hubspot_id}/versions…`, `…/diff`,
 `/v1/portals/{id}/changes`).
 
-Versions are written whenever a fetch stores a changed object (migrations/0014). An object's
+Versions are written whenever a fetch stores a changed object (content_items' triggers). An object's
 versions page by version number (`next` → `after`); the changes page by an opaque keyset
 cursor over the order they were recorded, so a page costs the same however deep it is. A
 portal that is not the caller's, an object without history and a version that does not exist

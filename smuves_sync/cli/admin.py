@@ -22,7 +22,7 @@ from smuves_sync.cli.secret_key import Rotation, Verification, rotate_tokens, ve
 from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import RequeueOutcome, RequeueResult, job_requeue, jobs_retry_failed
-from smuves_sync.db.runs import PruneCounts, history_prune, run_reconcile
+from smuves_sync.db.runs import PruneCounts, run_reconcile, runs_prune
 from smuves_sync.db.versions import VersionsPruneCounts, versions_prune
 from smuves_sync.errors import InvalidInput
 from smuves_sync.export_files import remove_export_files
@@ -153,7 +153,7 @@ def prune(older_than: str | None, dry_run: bool, as_json: bool) -> None:
     async def work(db: Database) -> tuple[PruneCounts, int]:
         # `db` is unscoped: the prune has committed when it returns, so no file of an export
         # that is kept is removed.
-        counts = await history_prune(db, age, dry_run=dry_run)
+        counts = await runs_prune(db, age, dry_run=dry_run)
         if dry_run:
             return counts, 0
         return counts, await asyncio.to_thread(remove_export_files, export_dir, counts.export_files)

@@ -5,11 +5,12 @@
     smuves changes PORTAL [--since-run N | --since 2026-11-01] [--type T] [--format csv|jsonl]
 
 Like the on-call commands they run as the database login role and see every portal. The
-versions are written by content_items' triggers (migrations/0014) whenever a fetch stores a
-changed object; `diff` compares two versions field by field (`smuves_sync.json_diff`), by
-default the newest with the one before it; `changes` streams what was created, updated,
-archived, unarchived, deleted or restored in a portal, oldest first, through a server-side
-cursor (nothing is held in memory). An unknown portal, object or version exits 2.
+versions are written by content_items' triggers (migrations/functions/history.sql) whenever a
+fetch stores a changed object; `diff` compares two versions field by field
+(`smuves_sync.json_diff`), by default the newest with the one before it; `changes` streams what
+was created, updated, archived, unarchived, deleted or restored in a portal, oldest first,
+through a server-side cursor (nothing is held in memory). An unknown portal, object or version
+exits 2.
 """
 
 from __future__ import annotations

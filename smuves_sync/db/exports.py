@@ -7,7 +7,7 @@
     export = await export_record_copy(db, export.id, path)           # operator's login only
     export = await export_get(db, export_id)                         # as visible, or None
 
-An export's status follows its job's (a trigger, migrations/0006); only the file's facts are
+An export's status follows its job's (the trigger jobs_exports_follow); only the file's facts are
 written here. Where the file is is derived (`smuves_sync.export_files`), never stored: the
 runtime roles may not write `path`, which records only an operator's copy.
 """

@@ -1,5 +1,5 @@
 """hubspot_minutes: HubSpot requests and 429 answers per minute, over every process
-(hubspot_minutes.sql, migrations/0010).
+(hubspot_minutes.sql, record_hubspot_minute).
 
     await hubspot_minute_record(worker_db, requests=12, rate_limited=1)   # any worker
     minutes = await hubspot_per_minute(db, minutes=60)   # login role -> list[HubSpotMinute]

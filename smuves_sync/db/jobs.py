@@ -7,13 +7,13 @@
     jobs = await job_claim(db, claim)
     job = await job_heartbeat(db, job.id, job.lease_token)       # None: the lease was lost
 
-Each queue call wraps one SQL function of migrations/0004_queue.sql, 0005_queue_runs.sql or
-0016_fleet.sql (`now` is injected time for tests, None the database's clock). The leases are
+Each queue call wraps one SQL function of migrations/functions/queue.sql or runs.sql (`now`
+is injected time for tests, None the database's clock). The leases are
 the database's (`job_leases`); a claim takes the jobs in line (priority, then each portal in
 turn) and at most `portal_max_running` running fetch jobs of a portal. A fenced call answers
 None, or leaves a job out of a list, when the job no longer runs under that lease token; `Queue`
 (smuves_sync.queue), the layer workers use, turns that into `LeaseLost`. The operators'
-requeues are functions of 0007_operations.sql; the dashboard's dead letter (`job_dead_page`,
+requeues are `requeue_job` and `retry_failed_jobs`; the dashboard's dead letter (`job_dead_page`,
 `job_dead_count`) reads inside `Database.custom_plans`.
 """
 
@@ -202,7 +202,7 @@ async def job_enqueue(
     already in flight or `idempotency_key` was used before. Wakes listening workers.
 
     A worker adds jobs only for the due schedule `schedule_id`; the API only to its user's
-    portals' runs (enqueue_job_v2 refuses anything else with InsufficientPrivilege); the
+    portals' runs (enqueue_job refuses anything else with InsufficientPrivilege); the
     database lowers `priority` to what the login may set (a worker's to SCHEDULED)."""
     params = {"run_id": run_id, "content_type": str(content_type), "max_attempts": max_attempts}
     params["priority"] = int(priority)
@@ -221,7 +221,7 @@ async def job_claim(db: Database, claim: Claim, *, now: datetime | None = None) 
 
 
 async def job_claim_next(db: Database, claim: Claim, *, now: datetime | None = None) -> Job | None:
-    """Claim one job (as `claim_next_job_v2`, any run), or None when nothing is due."""
+    """Claim one job (as `claim_next_job`, any run), or None when nothing is due."""
     return await db.one("job_claim_next", claim.params(now), row=model_row(Job))
 
 
@@ -237,8 +237,8 @@ async def job_complete_and_claim(
     one transaction; returns (ids completed, lost leases left out; jobs claimed). A batch
     worker's loop is this call.
 
-    The runs are settled by the claim, in its one pass over runs (migrations/0016, "Lock
-    order"): settled by the completion they would be locked before the claim waits for a job
+    The runs are settled by the claim, in its one pass over runs (migrations/functions/queue.sql,
+    "Lock order"): settled by the completion they would be locked before the claim waits for a job
     row, which can deadlock with a worker completing that job."""
     if not leases:
         [claimed] = await db.pipeline(("job_claim", claim.params(now), model_row(Job)))

@@ -7,8 +7,8 @@ through the API (notifications.sql).
 
     about = await notification_of_run(db, run_id)    # the operator: a run's, with emails
 
-The queue's SQL functions write those about runs (migrations/0004, 0005, 0006), and
-`disable_due_schedule` (0020, through `db.schedules.schedule_disable_due`) those about
+The queue's SQL functions write those about runs (notify_run_owners), and
+`disable_due_schedule` (through `db.schedules.schedule_disable_due`) those about
 schedules; row-level security and the queries show each user only their own.
 `notification_of_run` runs as the login role (the dashboard's run page), across every tenant.
 """

@@ -1,5 +1,4 @@
-"""operator_actions: the audit trail of the dashboard's buttons (operator_actions.sql,
-migrations/0010).
+"""operator_actions: the audit trail of the dashboard's buttons (operator_actions.sql).
 
     async with db.transaction() as tx:              # the action and its record commit together
         results = await jobs_retry_failed(tx, portal_id=portal_id)

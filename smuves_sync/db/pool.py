@@ -4,7 +4,7 @@
         db = Database(pool)
     async with open_pool(settings) as pool: ...                      # the operator's login
 
-The API and the workers log in as their own roles (migrations/0001): ``smuves_api_login``
+The API and the workers log in as their own roles (migrations/0001_roles.sql): ``smuves_api_login``
 (a member of smuves_app) at ``SMUVES_API_DATABASE_URL``, ``smuves_worker_login`` (a member of
 smuves_worker) at ``SMUVES_WORKER_DATABASE_URL``; with ``SMUVES_ROLE_PREFIX=acme``,
 ``acme_api_login`` and ``acme_worker_login`` (`DbRole.login_in`). Neither can become anything

@@ -31,7 +31,8 @@ The dashboard's reads, as the login role across every tenant::
     state = await portal_fetch_state(db, [p.id for p in page], list(ContentType))
 
 Counting a portal's types when a fetch starts needs its encrypted token, which the database
-hands only to a member of the portal or to the operator (migrations/0013)::
+hands only to a member of the portal or to the operator (portal_token_for_member,
+portal_token_for_operator)::
 
     sealed = await portal_token_for_member(scoped, 123)      # as the user: their portals only
     sealed = await portal_token_for_operator(login_db, 123)  # the login role: any portal
@@ -281,7 +282,7 @@ async def portal_delete(db: Database, portal_id: int) -> bool:
     return await db.execute("portal_delete", {"portal_id": portal_id}) > 0
 
 
-# -- tokens for counting up front (migrations/0013) ------------------------------------------
+# -- tokens for counting up front -------------------------------------------------------------
 
 
 async def portal_token_for_member(db: Database, portal_id: int) -> bytes | None:

@@ -10,9 +10,9 @@
     settled = await run_reconcile(db)                     # the runs it changed
 
 Operators' reads (`run_list`, `run_in_flight`, `run_count_in_flight`), `run_operator_stop`
-and `history_prune` run as the login role, across every tenant (the dashboard reads inside
+and `runs_prune` run as the login role, across every tenant (the dashboard reads inside
 `Database.custom_plans`). `run_reconcile` is the queue's SQL function
-(migrations/0005_queue_runs.sql), which `Queue` and the runner call at start and periodically.
+(`reconcile_stuck_runs`), which `Queue` and the runner call at start and periodically.
 """
 
 from __future__ import annotations
@@ -195,14 +195,14 @@ async def run_reconcile(db: Database, *, now: datetime | None = None) -> list[Ru
     return await db.all("run_reconcile", {"now": now}, row=model_row(Run))
 
 
-async def history_prune(
+async def runs_prune(
     db: Database, older_than: timedelta, *, dry_run: bool = False, now: datetime | None = None
 ) -> PruneCounts:
     """Delete settled runs (with jobs, exports, notifications) and notifications older than
     `older_than`; with `dry_run`, only count them. The exports' files are the caller's to
     remove once this has committed (`export_files.remove_export_files`)."""
     params = {"older_than": older_than, "dry_run": dry_run, "now": now}
-    found = await db.only("history_prune", params, row=model_row(_PruneRow))
+    found = await db.only("runs_prune", params, row=model_row(_PruneRow))
     files = tuple(
         ExportFile(
             portal_id=f["portal_id"],

@@ -10,10 +10,10 @@ The scheduler's side, inside one transaction (``db.transaction()``)::
     await schedule_advance(tx, due.schedule.id, next_run_at, last_run_at=due.fired_at)
     told = await schedule_disable_due(tx, due.schedule.id, "Schedule 7 … disabled")
 
-Each goes through a SECURITY DEFINER function (migrations/0007, 0020) that sees every portal's
-schedules, so any role may call them, and the last two change only a schedule that is due:
-a worker may not otherwise write schedules nor notifications. ``schedule_disable`` is the
-operator's plain update.
+Each goes through a SECURITY DEFINER function (migrations/functions/schedules.sql) that sees
+every portal's schedules, so any role may call them, and the last two change only a schedule
+that is due: a worker may not otherwise write schedules nor notifications. ``schedule_disable``
+is the operator's plain update.
 """
 
 from __future__ import annotations

@@ -7,12 +7,12 @@ portal, retention (versions.sql).
     async for change in changes_stream(scoped, portal_id, ChangeFilter(since=midnight)): ...
     counts = await versions_prune(db, timedelta(days=90))                  # login role
 
-The history itself is written by triggers on content_items (migrations/0014), whatever
-statement writes content, so nothing here writes a version. Retention (`versions_prune`)
-also removes the objects deleted in HubSpot before its cutoff, rows and versions. Reads run
-as the API's caller (`Database.as_user`) or as the operator's login role; row-level security
-is that of content_items. `changes_stream` reads through a server-side cursor and must run
-inside a transaction.
+The history itself is written by triggers on content_items (migrations/functions/history.sql),
+whatever statement writes content, so nothing here writes a version. Retention
+(`versions_prune`) also removes the objects deleted in HubSpot before its cutoff, rows and
+versions. Reads run as the API's caller (`Database.as_user`) or as the operator's login role;
+row-level security is that of content_items. `changes_stream` reads through a server-side
+cursor and must run inside a transaction.
 """
 
 from __future__ import annotations

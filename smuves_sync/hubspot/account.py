@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 log = logging.getLogger(__name__)
 
 # IANA names as HubSpot sends them ("US/Eastern", "America/New_York", "Etc/GMT+3", "UTC"). The
-# same shape is checked by the portals table (migrations/0002).
+# same shape is checked by the portals table (portals_time_zone_name).
 _ZONE_NAME = re.compile(r"^[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+)*$")
 DEFAULT_TIME_ZONE = "UTC"
 # What a private app token is made of: it travels in a header, so visible ASCII only.

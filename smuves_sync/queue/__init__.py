@@ -1,5 +1,5 @@
-"""The Postgres job queue: thin Python over the SQL functions of migrations/0004_queue.sql
-and 0005_queue_runs.sql (called through `smuves_sync.db.jobs`), fencing every state change
+"""The Postgres job queue: thin Python over the SQL functions of migrations/functions/queue.sql
+and runs.sql (called through `smuves_sync.db.jobs`), fencing every state change
 with the job's lease.
 
 Public API:

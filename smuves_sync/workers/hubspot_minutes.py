@@ -3,7 +3,7 @@
 The HubSpot client counts every answer in Prometheus counters (`smuves_sync.metrics`), which
 live in the process that makes the requests. The operators' dashboard charts requests and
 429s per minute over every worker, so a process that works jobs adds what its counters gained
-since it last wrote to the current minute's row of ``hubspot_minutes`` (migrations/0010):
+since it last wrote to the current minute's row of ``hubspot_minutes`` (record_hubspot_minute):
 one upsert every `FLUSH_SECONDS` while requests are being made, nothing while idle, and a
 last one when its runner stops. A count lands in the minute it is written, at most
 `FLUSH_SECONDS` after the request.

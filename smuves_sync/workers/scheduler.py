@@ -25,10 +25,11 @@ owner, else its portal's owner) and passed over, so one bad row never stops the 
 the worker that fires them. Trouble with the database itself (a lost
 connection, a missing grant) is not the row's fault: it propagates, and the schedule stays due.
 
-Any role may fire: the claim, the advance and the disable go through SECURITY DEFINER
-functions that see every portal's schedules and change only a due one (migrations/0020), and
-the fetch starts scoped to the schedule's portal (``for_portal``), where the worker role may
-create a run only for a due schedule and jobs only through ``enqueue_job_v2``.
+Any role may fire: the claim, the advance and the disable go through SECURITY DEFINER functions
+that see every portal's schedules and change only a due one
+(migrations/functions/schedules.sql), and the fetch starts scoped to the schedule's portal
+(``for_portal``), where the worker role may create a run only for a due schedule and jobs only
+through ``enqueue_job``.
 """
 
 from __future__ import annotations

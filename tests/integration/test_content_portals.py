@@ -1,7 +1,7 @@
-"""A content row's portal exists (0019): checked once per statement by triggers instead of a
-foreign key's query per row, with the same outcomes: a row for no portal is refused, a page
-keeps its portal from being deleted until it commits, and a deleted portal's content and
-history go with it (test_content_versions)."""
+"""A content row's portal exists (content_items_portal_exists): checked once per statement
+by triggers instead of a foreign key's query per row, with the same outcomes: a row for no
+portal is refused, a page keeps its portal from being deleted until it commits, and a
+deleted portal's content and history go with it (test_content_versions)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Content history against Postgres: content_items' triggers write the versions (0014), and
-db/versions.py reads them back; whatever statement writes content, one version per change."""
+"""Content history against Postgres: content_items' triggers write the versions
+(migrations/functions/history.sql), and db/versions.py reads them back; whatever statement
+writes content, one version per change."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Claims at fleet scale (migrations/0016): portals in turn, a person's run first, a cap on a
+"""Claims at fleet scale (claim_jobs): portals in turn, a person's run first, a cap on a
 portal's running fetches — all through the real claim SQL."""
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from tests.support.factories import Factory
 
 # Not tenant data: the migration ledger, the list of content types and the queue's leases.
 # Everything else must be under row-level security.
-SHARED_TABLES = {"schema_migrations", "content_types", "job_leases"}
+SHARED_TABLES = {"schema_migrations", "schema_functions", "content_types", "job_leases"}
 TENANT_COLUMNS = {"portal_id", "user_id", "owner_id"}
 
 
@@ -141,7 +141,7 @@ async def test_every_security_definer_function_pins_search_path_and_is_not_publi
 
 
 async def test_no_function_is_executable_by_public(admin_pool: Pool) -> None:
-    # 0001 revokes it once, by default privileges, for every function the owner creates.
+    # 0001_roles revokes it once, by default privileges, for every function the owner creates.
     async with admin_pool.connection() as conn:
         assert await query(conn, "catalog_functions_public_may_execute") == []
 

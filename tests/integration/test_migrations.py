@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from smuves_sync.db.migrations import FILE_NAME, discover, find_migrations_dir, migrate
+from smuves_sync.db.migrations import (
+    FILE_NAME,
+    FUNCTIONS_DIR,
+    SNAPSHOT,
+    discover,
+    discover_functions,
+    find_migrations_dir,
+    migrate,
+)
 from smuves_sync.errors import MigrationError
+from smuves_sync.testing.schema_dump import dump_schema
 from tests.support import query
+
+# Today's 29 files as they were before the fold: a database migrated with them must upgrade.
+BEFORE_FOLD = Path(__file__).resolve().parents[1] / "fixtures" / "migrations_before_fold"
+# A server built without lz4 keeps pglz (0002_schema): the one line of the catalog that may differ.
+LZ4 = re.compile(r"^ALTER TABLE ONLY public\.\w+ ALTER COLUMN \w+ SET COMPRESSION lz4;\n", re.M)
+
+
+def _catalog(url: str) -> str:
+    return LZ4.sub("", dump_schema(url))
+
+
+def _snapshot() -> str:
+    return LZ4.sub("", (find_migrations_dir() / SNAPSHOT).read_text(encoding="utf-8"))
+
 
 EXPECTED_TABLES = {
     "app_users",
@@ -28,6 +52,7 @@ EXPECTED_TABLES = {
     "notifications",
     "schedules",
     "schema_migrations",
+    "schema_functions",
     "content_types",
     "content_rejects",
     "hubspot_minutes",
@@ -47,7 +72,7 @@ async def _tables(url: str) -> set[str]:
 
 def test_every_migration_file_is_named_nnnn_snake_name() -> None:
     directory = find_migrations_dir()
-    files = sorted(p.name for p in directory.iterdir())
+    files = sorted(p.name for p in directory.iterdir() if p.name not in {SNAPSHOT, FUNCTIONS_DIR})
     assert files, "no migration files found"
     assert all(FILE_NAME.match(name) for name in files), files
     versions = [m.version for m in discover(directory)]
@@ -89,8 +114,7 @@ async def test_a_database_newer_than_the_code_is_refused(empty_db_url: str, tmp_
     directory = tmp_path / "migrations"
     shutil.copytree(find_migrations_dir(), directory)
     await migrate(empty_db_url, directory)
-    newest = max(directory.glob("*.sql"))
-    newest.unlink()
+    discover(directory)[-1].path.unlink()
 
     with pytest.raises(MigrationError, match="this code does not know"):
         await migrate(empty_db_url, directory)
@@ -105,4 +129,91 @@ async def test_a_failing_migration_leaves_nothing_behind(empty_db_url: str, tmp_
     with pytest.raises(MigrationError, match=r"0002_bad\.sql failed: division by zero"):
         await migrate(empty_db_url, directory)
     assert [row[1] for row in await _ledger(empty_db_url)] == ["good"]
-    assert await _tables(empty_db_url) == {"one", "schema_migrations"}
+    assert await _tables(empty_db_url) == {"one", "schema_migrations", "schema_functions"}
+
+
+async def _functions_ledger(url: str) -> dict[str, str]:
+    return {row["file"]: row["checksum"] for row in await query(url, "catalog_functions_ledger")}
+
+
+async def _function_exists(url: str, name: str) -> bool:
+    return bool((await query(url, "catalog_function_exists", name=name))[0]["found"])
+
+
+async def test_a_new_database_has_the_catalog_of_schema_sql(empty_db_url: str) -> None:
+    await migrate(empty_db_url)
+    # When this fails after a schema change: `make schema`, then review the diff.
+    assert _catalog(empty_db_url) == _snapshot()
+    for name in ("public.claim_next_job", "public.reconcile_stuck_runs", "public.prune_runs"):
+        assert await _function_exists(empty_db_url, name), name
+    functions = discover_functions(find_migrations_dir())
+    assert await _functions_ledger(empty_db_url) == {f.name: f.checksum for f in functions}
+
+
+async def test_a_database_migrated_before_the_fold_upgrades_to_the_same_catalog(
+    empty_db_url: str,
+) -> None:
+    await migrate(empty_db_url, BEFORE_FOLD)
+    assert await _function_exists(empty_db_url, "public.claim_jobs_v2")
+
+    applied = await migrate(empty_db_url)
+
+    known = discover(find_migrations_dir())
+    # The baseline stands for the folded history; only what follows it ran.
+    assert [m.version for m in applied] == [m.version for m in known if m.version > 2]
+    ledger = await _ledger(empty_db_url)
+    assert [(v, n, c) for v, n, c, _ in ledger] == [(m.version, m.name, m.checksum) for m in known]
+    assert _catalog(empty_db_url) == _snapshot()
+    assert await migrate(empty_db_url) == []
+
+
+async def test_part_of_the_folded_history_is_refused(empty_db_url: str, tmp_path: Path) -> None:
+    directory = tmp_path / "old"
+    directory.mkdir()
+    for old in sorted(BEFORE_FOLD.glob("*.sql"))[:10]:
+        shutil.copy(old, directory)
+    await migrate(empty_db_url, directory)
+
+    with pytest.raises(MigrationError, match=r"part of the migration history.*0010_dashboard"):
+        await migrate(empty_db_url)
+    assert len(await _ledger(empty_db_url)) == 10
+
+
+async def test_a_changed_functions_file_is_applied_again(empty_db_url: str, tmp_path: Path) -> None:
+    directory = tmp_path / "migrations"
+    shutil.copytree(find_migrations_dir(), directory)
+    await migrate(empty_db_url, directory)
+    before = await _functions_ledger(empty_db_url)
+    edited = directory / FUNCTIONS_DIR / "clock.sql"
+    edited.write_text(
+        edited.read_text()
+        + "\nCREATE OR REPLACE FUNCTION public.fold_probe() RETURNS integer\n"
+        + "    LANGUAGE sql AS 'SELECT 1';\n"
+    )
+
+    assert await migrate(empty_db_url, directory) == []
+
+    assert await _function_exists(empty_db_url, "public.fold_probe")
+    after = await _functions_ledger(empty_db_url)
+    assert after["clock.sql"] != before["clock.sql"]
+    assert {k: v for k, v in after.items() if k != "clock.sql"} == {
+        k: v for k, v in before.items() if k != "clock.sql"
+    }
+
+
+async def test_a_failing_functions_file_leaves_the_others_as_they_were(
+    empty_db_url: str, tmp_path: Path
+) -> None:
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    (directory / "0001_good.sql").write_text("CREATE TABLE one (id int);")
+    (directory / FUNCTIONS_DIR).mkdir()
+    (directory / FUNCTIONS_DIR / "a.sql").write_text(
+        "CREATE OR REPLACE FUNCTION public.a() RETURNS int LANGUAGE sql AS 'SELECT 1';"
+    )
+    (directory / FUNCTIONS_DIR / "b.sql").write_text("SELECT 1/0;")
+
+    with pytest.raises(MigrationError, match=r"functions/b\.sql failed: division by zero"):
+        await migrate(empty_db_url, directory)
+    assert await _functions_ledger(empty_db_url) == {}
+    assert not await _function_exists(empty_db_url, "public.a")

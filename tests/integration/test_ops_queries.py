@@ -17,7 +17,7 @@ from smuves_sync.db.jobs import (
     job_requeue,
     jobs_retry_failed,
 )
-from smuves_sync.db.runs import PruneCounts, history_prune, run_jobs, run_list
+from smuves_sync.db.runs import PruneCounts, run_jobs, run_list, runs_prune
 from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
 from smuves_sync.errors import DatabaseError
 from smuves_sync.export_files import ExportFile
@@ -291,10 +291,10 @@ async def test_prune_deletes_settled_history_strictly_older_than_the_age(
     )
     before = await query(db, "opscheck_ids")
 
-    dry = await history_prune(db, timedelta(days=30), dry_run=True, now=now)
+    dry = await runs_prune(db, timedelta(days=30), dry_run=True, now=now)
     assert await query(db, "opscheck_ids") == before
 
-    done = await history_prune(db, timedelta(days=30), now=now)
+    done = await runs_prune(db, timedelta(days=30), now=now)
 
     went = ExportFile(portal, gone.id, ContentType.SITE_PAGE, ExportFormat.CSV)
     assert (
@@ -306,9 +306,9 @@ async def test_prune_deletes_settled_history_strictly_older_than_the_age(
     assert [r for r in left if r["what"] == "export"] == []
     notes = {r["id"] for r in left if r["what"] == "notification"}
     assert new_note["id"] in notes and old_note["id"] not in notes and len(notes) == 2
-    assert await history_prune(db, timedelta(days=30), now=now) == PruneCounts(0, 0, 0, 0)
+    assert await runs_prune(db, timedelta(days=30), now=now) == PruneCounts(0, 0, 0, 0)
 
 
 async def test_prune_refuses_an_age_that_is_not_positive(db: Database) -> None:
     with pytest.raises(DatabaseError, match="must be positive"):
-        await history_prune(db, timedelta(0), now=T)
+        await runs_prune(db, timedelta(0), now=T)

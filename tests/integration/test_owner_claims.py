@@ -1,5 +1,5 @@
-"""Claims shared among owners (migrations/0021): an owner with many busy portals does not crowd
-out an owner with one — through the real enqueue and claim SQL."""
+"""Claims shared among owners (enqueue_job's place in line): an owner with many busy portals
+does not crowd out an owner with one — through the real enqueue and claim SQL."""
 
 from __future__ import annotations
 

@@ -71,8 +71,9 @@ async def test_eight_pipelined_workers_complete_and_claim_2000_jobs_without_dead
     db_url: str, factory: Factory, db: Database, settings: Settings
 ) -> None:
     # Each worker completes its batch and claims the next in one transaction, so claims meet
-    # jobs that other workers are completing right then: the lock order of migrations/0016
-    # ("Lock order") is what keeps them from deadlocking. A deadlock would raise here.
+    # jobs that other workers are completing right then: the lock order of
+    # migrations/functions/queue.sql ("Lock order") is what keeps them from deadlocking. A
+    # deadlock would raise here.
     job_ids = await factory.backlog(400, content_types=FIVE)
 
     async def worker(number: int) -> list[int]:

@@ -1,7 +1,7 @@
-"""The rules the queue functions share, each written once: the lease-expiry predicate (0004;
-inlined by the planner, so claims still walk jobs_lease_idx), the cap on a portal's running
-fetches (0018; inlined too), the statement that takes a job back to pending and ends its
-lease, and the notification of the people a run concerns."""
+"""The rules the queue functions share, each written once: the lease-expiry predicate
+(job_lease_expired; inlined by the planner, so claims still walk jobs_lease_idx), the cap on
+a portal's running fetches (job_within_portal_cap; inlined too), the statement that takes a
+job back to pending and ends its lease, and the notification of the people a run concerns."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ APP = [
     "EXECUTE ON FUNCTION app_user_sign_in(text,boolean)",
     "EXECUTE ON FUNCTION current_app_user()",
     "EXECUTE ON FUNCTION editor_portal_ids()",
-    "EXECUTE ON FUNCTION enqueue_job_v2(bigint,text,smallint,integer,timestamp with time zone,"
+    "EXECUTE ON FUNCTION enqueue_job(bigint,text,smallint,integer,timestamp with time zone,"
     "bigint,text,bigint)",
     "EXECUTE ON FUNCTION mark_portal_token_refused(bigint)",
     "EXECUTE ON FUNCTION member_portal_ids()",
@@ -65,13 +65,12 @@ WORKER = [
     "time zone,timestamp with time zone)",
     "EXECUTE ON FUNCTION checkpoint_job(bigint,uuid,text,bigint,bigint,timestamp with time zone)",
     "EXECUTE ON FUNCTION claim_due_schedule(bigint[],timestamp with time zone)",
-    "EXECUTE ON FUNCTION claim_jobs_v2(text,text[],integer,timestamp with time zone,bigint,"
+    "EXECUTE ON FUNCTION claim_jobs(text,text[],integer,timestamp with time zone,bigint,"
     "integer,bigint[])",
-    "EXECUTE ON FUNCTION complete_jobs_v2(bigint[],uuid[],bigint[],timestamp with time zone,"
-    "boolean)",
+    "EXECUTE ON FUNCTION complete_jobs(bigint[],uuid[],bigint[],timestamp with time zone,boolean)",
     "EXECUTE ON FUNCTION current_app_portal()",
     "EXECUTE ON FUNCTION disable_due_schedule(bigint,text,timestamp with time zone)",
-    "EXECUTE ON FUNCTION enqueue_job_v2(bigint,text,smallint,integer,timestamp with time zone,"
+    "EXECUTE ON FUNCTION enqueue_job(bigint,text,smallint,integer,timestamp with time zone,"
     "bigint,text,bigint)",
     "EXECUTE ON FUNCTION fail_job(bigint,uuid,text,boolean,interval,interval,double precision,"
     "timestamp with time zone,text)",

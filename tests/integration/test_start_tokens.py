@@ -1,5 +1,6 @@
-"""Tokens for counting when a fetch starts (migrations/0013): a member of the portal (the API,
-app.user_id) or the operator (the login role) gets it; nobody else, whatever they name."""
+"""Tokens for counting when a fetch starts (portal_token_for_member,
+portal_token_for_operator): a member of the portal (the API, app.user_id) or the operator
+(the login role) gets it; nobody else, whatever they name."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ async def test_neither_runtime_role_may_call_the_operators_function(
 async def test_a_worker_gets_no_token_by_naming_a_member(
     factory: Factory, worker_db: Database
 ) -> None:
-    # A worker reads a token only with a live lease (portal_token of 0004), never as a user.
+    # A worker reads a token only with a live lease (portal_token), never as a user.
     owner = await factory.user()
     portal = await factory.portal(owner, token_encrypted=SEALED)
 

@@ -5,7 +5,7 @@
 SET LOCAL enable_seqscan = off
 
 -- name: check_plan_completed_by_status_only
--- The shape of complete_jobs' look-up of its batch's runs (migrations/0004).
+-- The shape of complete_jobs' look-up of its batch's runs.
 EXPLAIN (COSTS OFF) SELECT DISTINCT j.run_id FROM public.jobs AS j
 WHERE j.id = ANY ('{1,2,3}'::bigint[]) AND j.status = 'completed'
 

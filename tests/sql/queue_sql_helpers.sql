@@ -1,4 +1,4 @@
--- The helpers the queue functions of 0004 (and 0018) share, called directly.
+-- The helpers the queue functions share (migrations/functions/queue.sql), called directly.
 
 -- name: queue_helpers_lease_expired
 SELECT j.id, public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s) AS expired
@@ -9,14 +9,14 @@ ORDER BY j.id
 SET LOCAL enable_seqscan = off
 
 -- name: queue_helpers_explain_lease_expired
--- The statement shape of claim_jobs_v2's expired-lease look-ups.
+-- The statement shape of claim_jobs's expired-lease look-ups.
 EXPLAIN (FORMAT JSON)
 SELECT j.id FROM public.jobs AS j
 WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)
 ORDER BY j.heartbeat_at
 
 -- name: queue_helpers_explain_portal_cap
--- The statement shape of claim_jobs_v2's cap on a portal's running fetches (migrations/0018).
+-- The statement shape of claim_jobs's cap on a portal's running fetches (job_within_portal_cap).
 EXPLAIN (FORMAT JSON)
 SELECT j.id FROM public.jobs AS j
 WHERE j.status = 'pending'

@@ -1,4 +1,4 @@
--- Checks of the token functions of migrations/0013 (tests/integration/test_start_tokens.py).
+-- Checks of the token functions of migrations/functions/portals.sql (tests/integration/test_start_tokens.py).
 
 -- name: start_token_as_user
 -- A caller that names a user by hand and asks, as plain SQL does.
@@ -7,7 +7,7 @@ SELECT pg_catalog.set_config('app.user_id', %(user_id)s::text, true) AS set_user
            AS token_encrypted
 
 -- name: start_token_may_execute
--- Which of the smuves roles may execute each token function of 0013.
+-- Which of the smuves roles may execute each token function (portal_token_for_member, portal_token_for_operator).
 SELECT f.name, r.role,
        pg_catalog.has_function_privilege(r.role, f.name || '(bigint)', 'EXECUTE') AS may
 FROM (VALUES ('public.portal_token_for_member'), ('public.portal_token_for_operator')) AS f (name)

@@ -78,7 +78,7 @@ SELECT time_zone FROM public.portals WHERE id = %(portal_id)s
 SELECT id, token_encrypted FROM public.portals WHERE token_encrypted IS NOT NULL ORDER BY id
 
 -- name: sync_reads_of_portal
--- How each fetch job of the portal read its type (fetch_reads, 0017), oldest first.
+-- How each fetch job of the portal read its type (fetch_reads), oldest first.
 SELECT f.job_id, f.run_id, f.content_type::text AS content_type, f.mode, f.reason, f.since,
        f.requests, f.changed, f.deleted, f.unchanged
 FROM public.fetch_reads AS f WHERE f.portal_id = %(portal_id)s ORDER BY f.job_id

@@ -27,7 +27,7 @@ UPDATE public.jobs SET portal_id = %(portal_id)s, run_id = %(run_id)s WHERE id =
 SELECT portal_id, token_encrypted FROM public.portal_token(%(job_id)s, %(lease_token)s)
 
 -- name: trust_claim_at
-SELECT id, lease_token FROM public.claim_jobs_v2('me', NULL, 10, p_now => %(now)s)
+SELECT id, lease_token FROM public.claim_jobs('me', NULL, 10, p_now => %(now)s)
 
 -- name: trust_heartbeat_at
 SELECT id FROM public.heartbeat_job(%(job_id)s, %(lease_token)s, %(now)s)
@@ -39,7 +39,7 @@ SELECT id FROM public.reconcile_stuck_runs(%(now)s)
 SELECT id FROM public.claim_due_schedule(p_now => %(now)s)
 
 -- name: trust_enqueue
-SELECT id, portal_id, status FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,
+SELECT id, portal_id, status FROM public.enqueue_job(%(run_id)s, %(content_type)s,
                                                        p_schedule_id => %(schedule_id)s)
 
 -- name: trust_job_lease
@@ -113,12 +113,12 @@ SELECT enabled, next_run_at FROM public.schedules WHERE id = %(schedule_id)s
 SELECT message FROM public.notifications WHERE schedule_id = %(schedule_id)s
 
 -- name: trust_enqueue_priority
-SELECT id, priority FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s,
+SELECT id, priority FROM public.enqueue_job(%(run_id)s, %(content_type)s,
                                                %(priority)s::smallint,
                                                p_schedule_id => %(schedule_id)s)
 
 -- name: trust_claim_with_short_leases
--- The claim of 0004, whose caller chose the leases (dropped by 0016).
+-- A claim whose caller chooses the leases: there is none (the leases are job_leases').
 SELECT id FROM public.claim_jobs('me', NULL, 10, interval '1 second', interval '1 second')
 
 -- name: trust_create_full_run

@@ -193,7 +193,7 @@ class Factory:
         return _found(await job_get(self.db, row_id))
 
     async def lease(self, portal_id: int) -> Job:
-        """A live lease on a job of `portal_id`, for `Database.for_job` (migrations/0020): the
+        """A live lease on a job of `portal_id`, for `Database.for_job` (worker_holds_lease): the
         worker role writes and reads the portal's content under it. The job is an export's,
         so that no fetch of the portal is in flight (content history attributes versions to
         that one), and its heartbeat is dated a day ahead: it does not expire mid-test. One

@@ -1,5 +1,6 @@
 """The runtime logins of a test database: where the API and the workers connect as their own
-roles (smuves_api_login, smuves_worker_login; migrations/0001), never as the test's superuser.
+roles (smuves_api_login, smuves_worker_login; migrations/0001_roles.sql), never as the test's
+superuser.
 
     url = runtime_url(db_url, DbRole.APP)            # this test's database, as smuves_api_login
     Settings(database_url=db_url, **runtime_urls(db_url))

@@ -10,8 +10,8 @@ SELECT * FROM public.jobs WHERE id = %(job_id)s
 -- name: job_enqueue
 -- No row back when the run does not exist, an equal job is already in flight (the partial
 -- unique index on portal, kind and type) or the idempotency key was used before. A login
--- that may not add jobs to the run is refused (enqueue_job_v2, migrations/0016).
-SELECT * FROM public.enqueue_job_v2(%(run_id)s, %(content_type)s, %(priority)s::smallint,
+-- that may not add jobs to the run is refused (enqueue_job).
+SELECT * FROM public.enqueue_job(%(run_id)s, %(content_type)s, %(priority)s::smallint,
                                     %(max_attempts)s, %(run_after)s, %(total)s,
                                     %(idempotency_key)s, %(schedule_id)s)
 
@@ -76,17 +76,17 @@ ORDER BY j.id DESC
 
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
--- claim_jobs_v2 (migrations/0016) returns its rows in id order.
+-- claim_jobs returns its rows in id order.
 -- %(settle_run_ids)s: the runs of a batch job_complete_many_unsettled finished in this
 -- transaction, settled in the claim's pass over runs.
-SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
+SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
                                    %(run_id)s::bigint, %(portal_max_running)s,
                                    %(settle_run_ids)s::bigint[])
 
 -- name: job_claim_next
--- claim_next_job_v2's claim of one job, made directly: a wrapping sql function that cannot be
+-- claim_next_job's claim of one job, made directly: a wrapping sql function that cannot be
 -- inlined (SECURITY DEFINER) is planned again on every call.
-SELECT * FROM public.claim_jobs_v2(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
+SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
                                    %(portal_max_running)s)
 
 -- name: job_leases
@@ -102,19 +102,19 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
 
 -- name: job_complete
 -- complete_job's completion, made directly (see job_claim_next).
-SELECT * FROM public.complete_jobs_v2(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
+SELECT * FROM public.complete_jobs(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
                                       ARRAY[%(processed)s::bigint], %(now)s)
 
 -- name: job_complete_many
 -- The arrays are sent in binary (the b placeholders): for a few hundred ids and tokens that
 -- is five times cheaper for the client than the text form.
-SELECT id FROM public.complete_jobs_v2(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
+SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
                                       %(now)s)
 
 -- name: job_complete_many_unsettled
 -- job_complete_many, the runs left for the claim that follows in the same transaction to
 -- settle (job_claim's settle_run_ids).
-SELECT id FROM public.complete_jobs_v2(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
+SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
                                       %(now)s, false)
 
 -- name: job_fail

@@ -16,6 +16,33 @@ CREATE TABLE IF NOT EXISTS public.schema_migrations (
     applied_at  timestamptz NOT NULL DEFAULT now()
 )
 
+-- name: migrations_ensure_functions_ledger
+-- The checksum of each file of migrations/functions/ as last applied.
+CREATE TABLE IF NOT EXISTS public.schema_functions (
+    file        text PRIMARY KEY,
+    checksum    text NOT NULL,
+    applied_at  timestamptz NOT NULL DEFAULT now()
+)
+
+-- name: migrations_functions_applied
+SELECT file, checksum FROM public.schema_functions ORDER BY file
+
+-- name: migrations_functions_begin
+-- A SQL function's body is checked when it is made; one may call a function of a later file.
+SET LOCAL check_function_bodies = off
+
+-- name: migrations_functions_reset_role
+RESET ROLE
+
+-- name: migrations_functions_record
+INSERT INTO public.schema_functions AS f (file, checksum)
+VALUES (%(file)s, %(checksum)s)
+ON CONFLICT (file) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()
+
+-- name: migrations_forget_folded
+-- The history the fold replaced (smuves_sync/db/folded.py), recorded as its baseline instead.
+DELETE FROM public.schema_migrations
+
 -- name: migrations_applied
 SELECT version, name, checksum FROM public.schema_migrations ORDER BY version
 

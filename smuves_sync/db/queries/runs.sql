@@ -128,5 +128,5 @@ SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_t
        created_at, started_at, finished_at
 FROM public.reconcile_stuck_runs(%(now)s)
 
--- name: history_prune
-SELECT * FROM public.prune_history(%(older_than)s, %(dry_run)s, %(now)s)
+-- name: runs_prune
+SELECT * FROM public.prune_runs(%(older_than)s, %(dry_run)s, %(now)s)

@@ -3,8 +3,8 @@
 
 -- name: history_bench_fetch_job
 -- A fetch run of the portal with its job of one type running, as a worker holds it while it
--- stores pages: the history triggers take their run from it (migrations/0014), and the worker
--- writes under its lease (0020), which does not expire while the bench runs.
+-- stores pages: the history triggers take their run from it (content_history_run), and the worker
+-- writes under its lease (worker_holds_lease), which does not expire while the bench runs.
 WITH run AS (
     INSERT INTO public.runs (portal_id, kind, status, content_types, started_at)
     VALUES (%(portal_id)s, 'fetch', 'running', ARRAY[%(content_type)s]::text[], now())

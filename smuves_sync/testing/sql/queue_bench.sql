@@ -1,5 +1,5 @@
 -- scripts/bench_queue.py: the claim and the completion as they were before fair claims
--- (migrations/0004: claim_jobs, oldest first; complete_jobs; 0005's settle_runs), measured beside today's in the
+-- (claim_jobs oldest first; complete_jobs; settle_runs counting every job), measured beside today's in the
 -- same run. Created in the benchmark's scratch database only, never by a migration.
 
 -- name: bench_fifo_functions
@@ -14,7 +14,7 @@ CREATE FUNCTION public.bench_claim_fifo(p_worker text, p_kinds text[], p_limit i
         p_fetch_lease interval := '5 minutes';
         p_export_lease interval := '2 minutes';
     BEGIN
-        -- 0004's probe of expired leases (none expire in the benchmark)
+        -- the first claim's probe of expired leases (none expire in the benchmark)
         IF EXISTS (SELECT FROM public.jobs AS j
                    WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)) THEN
             RAISE EXCEPTION 'bench_claim_fifo: an expired lease';
@@ -62,7 +62,7 @@ CREATE FUNCTION public.bench_claim_fifo(p_worker text, p_kinds text[], p_limit i
     END
     $$;
 
--- 0005's settle_runs: every run of the batch locked, then all its jobs counted.
+-- The first settle_runs: every run of the batch locked, then all its jobs counted.
 CREATE FUNCTION public.bench_settle_fifo(p_run_ids bigint[], p_now timestamptz)
     RETURNS SETOF public.runs
     LANGUAGE plpgsql SECURITY DEFINER

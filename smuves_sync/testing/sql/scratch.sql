@@ -26,7 +26,7 @@ WITH p AS (
     SELECT p.id, p.owner_id, %(kind)s, %(content_types)s::text[] FROM p
     RETURNING id, portal_id
 )
--- Each placed in line as enqueue_job_v2 places it (migrations/0021) when the portals' runs
+-- Each placed in line as enqueue_job places it when the portals' runs
 -- start in id order: a portal that is its owner's n-th busy one places its k-th job in
 -- flight k * n + n - 1 quanta of 10 s after it is due.
 INSERT INTO public.jobs (run_id, portal_id, kind, content_type, run_after, fair_at)

@@ -1,4 +1,4 @@
-"""The SECURITY DEFINER functions of migrations/0008 hold on their own, without the API's
+"""The SECURITY DEFINER functions the API calls hold on their own, without the API's
 checks in front of them: they act for the user in app.user_id and for nobody else."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Member roles: a portal's viewers read, its owners and editors also start and stop runs.
 
-The database decides (editor_portal_ids in the runs and exports policies, enqueue_job_v2 and
+The database decides (editor_portal_ids in the runs and exports policies, enqueue_job and
 stop_run), so a viewer's session is refused below the API too.
 """
 

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from smuves_sync import metrics as counters
 from smuves_sync.api import create_app
 from smuves_sync.db import Database, DbRole, Pool, pool_for
-from smuves_sync.db.migrations import find_migrations_dir
+from smuves_sync.db.migrations import discover, find_migrations_dir
 from smuves_sync.db.workers import WorkerSeat, worker_register
 from smuves_sync.models import ContentType, JobKind, JobStatus, RunStatus
 from smuves_sync.settings import Settings
@@ -25,7 +25,7 @@ from tests.support.factories import Factory
 async def test_healthz_is_ok_on_a_migrated_database(client: httpx.AsyncClient) -> None:
     response = await client.get("/healthz")
     assert response.status_code == 200
-    latest = max(int(p.name[:4]) for p in find_migrations_dir().glob("*.sql"))
+    latest = discover(find_migrations_dir())[-1].version
     assert response.json() == {"status": "ok", "migration": latest}
 
 

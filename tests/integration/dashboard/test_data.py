@@ -323,7 +323,7 @@ async def plan(admin_pool: Pool, name: str) -> str:
 
 async def test_the_completed_index_serves_time_ranges_only(admin_pool: Pool) -> None:
     # complete_jobs looks up its batch with `status = 'completed'` under a generic plan: an
-    # index usable for that alone would be walked whole for every batch (0010's comment).
+    # index usable for that alone would be walked whole for every batch.
     assert "jobs_completed_idx" not in await plan(admin_pool, "check_plan_completed_by_status_only")
     assert "jobs_completed_idx" not in await plan(
         admin_pool, "check_plan_completed_status_only_scan"

@@ -1,0 +1,127 @@
+-- Stored content: the content types, the portal checks on content items, pruning deleted
+-- content.
+--
+-- Re-applied whole by the migration runner whenever this file changes (see
+-- smuves_sync/db/migrations.py): every statement here must be safe to run again.
+
+SET LOCAL ROLE smuves_owner;
+
+-- The rows a statement inserted (a statement trigger), or a row moved to another portal (a
+-- row trigger, fired only when portal_id changes).
+CREATE OR REPLACE FUNCTION public.content_items_portal_exists() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    BEGIN
+        IF TG_LEVEL = 'ROW' THEN
+            PERFORM public.content_portals_lock(ARRAY[NEW.portal_id]);
+        ELSE
+            PERFORM public.content_portals_lock(
+                ARRAY(SELECT DISTINCT n.portal_id FROM new_rows AS n));
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+REVOKE ALL ON FUNCTION public.content_items_portal_exists() FROM PUBLIC, smuves_app, smuves_worker;
+
+CREATE OR REPLACE TRIGGER content_items_portal_exists AFTER INSERT ON public.content_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.content_items_portal_exists();
+
+CREATE OR REPLACE TRIGGER content_items_portal_moved AFTER UPDATE OF portal_id ON public.content_items FOR EACH ROW WHEN ((old.portal_id IS DISTINCT FROM new.portal_id)) EXECUTE FUNCTION public.content_items_portal_exists();
+
+-- The portals p_ids (distinct) exist, and stay locked FOR KEY SHARE until the transaction
+-- ends, as a foreign key's check leaves them: a portal being deleted is waited for, and then
+-- refused; none is deleted under the rows that name it. A foreign key's error otherwise.
+CREATE OR REPLACE FUNCTION public.content_portals_lock(p_ids bigint[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_found bigint;
+    BEGIN
+        PERFORM FROM public.portals AS p WHERE p.id = ANY (p_ids) FOR KEY SHARE;
+        GET DIAGNOSTICS v_found = ROW_COUNT;
+        IF v_found < cardinality(p_ids) THEN
+            RAISE EXCEPTION 'content_items names a portal that does not exist'
+                USING ERRCODE = 'foreign_key_violation',
+                      CONSTRAINT = 'content_items_portal_exists';
+        END IF;
+    END
+    $$;
+REVOKE ALL ON FUNCTION public.content_portals_lock(p_ids bigint[]) FROM PUBLIC, smuves_app, smuves_worker;
+
+CREATE OR REPLACE FUNCTION public.content_types_constrain_domain() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    BEGIN
+        ALTER DOMAIN public.content_type DROP CONSTRAINT IF EXISTS content_type_known;
+        EXECUTE pg_catalog.format(
+            'ALTER DOMAIN public.content_type ADD CONSTRAINT content_type_known '
+            'CHECK (VALUE IN (%s)) NOT VALID',
+            (SELECT string_agg(pg_catalog.quote_literal(t.name), ', ' ORDER BY t.name)
+             FROM public.content_types AS t));
+        RETURN NULL;
+    END
+    $$;
+REVOKE ALL ON FUNCTION public.content_types_constrain_domain() FROM PUBLIC, smuves_app, smuves_worker;
+
+CREATE OR REPLACE TRIGGER content_types_constrain_domain AFTER INSERT ON public.content_types FOR EACH STATEMENT EXECUTE FUNCTION public.content_types_constrain_domain();
+
+CREATE OR REPLACE FUNCTION public.content_types_only_grow() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    BEGIN
+        RAISE EXCEPTION 'content types are only ever added (% refused): rows of every type '
+                        'ever listed stay valid', TG_OP
+            USING ERRCODE = 'feature_not_supported';
+    END
+    $$;
+REVOKE ALL ON FUNCTION public.content_types_only_grow() FROM PUBLIC, smuves_app, smuves_worker;
+
+CREATE OR REPLACE TRIGGER content_types_only_grow BEFORE DELETE OR UPDATE OR TRUNCATE ON public.content_types FOR EACH STATEMENT EXECUTE FUNCTION public.content_types_only_grow();
+
+-- Retention of deleted content: up to p_limit objects of portal p_portal_id marked deleted
+-- before p_cutoff are removed, each with every one of its versions (documents and all),
+-- oldest deletion first. An object that a fetch is restoring right now is locked (FOR UPDATE),
+-- re-checked and left alone. The versions go in the same statement as the rows, before the
+-- history trigger on content_items runs, so nothing of the object is kept. With p_dry_run,
+-- only counts, of every such object (no limit: nothing is deleted, so no batch would end).
+-- Returns how many objects and versions went (or would go). Run by the operator's login
+-- role like prune_content_versions: not SECURITY DEFINER, executable by nobody else.
+CREATE OR REPLACE FUNCTION public.prune_deleted_content(p_portal_id bigint, p_cutoff timestamp with time zone, p_limit integer DEFAULT 1000, p_dry_run boolean DEFAULT false) RETURNS TABLE(objects bigint, versions bigint)
+    LANGUAGE sql
+    AS $$
+        WITH doomed AS (
+            SELECT c.content_type, c.hubspot_id FROM public.content_items AS c
+            WHERE c.portal_id = p_portal_id AND c.deleted_at < p_cutoff
+            ORDER BY c.deleted_at, c.content_type, c.hubspot_id
+            LIMIT CASE WHEN p_dry_run THEN NULL ELSE greatest(p_limit, 1) END
+            FOR UPDATE
+        ),
+        versions_gone AS (
+            DELETE FROM public.content_versions AS v
+            USING doomed AS d
+            WHERE NOT p_dry_run
+              AND v.portal_id = p_portal_id AND v.content_type = d.content_type
+              AND v.hubspot_id = d.hubspot_id
+            RETURNING 1
+        ),
+        objects_gone AS (
+            DELETE FROM public.content_items AS c
+            USING doomed AS d
+            WHERE NOT p_dry_run
+              AND c.portal_id = p_portal_id AND c.content_type = d.content_type
+              AND c.hubspot_id = d.hubspot_id
+            RETURNING 1
+        )
+        SELECT CASE WHEN p_dry_run THEN (SELECT count(*) FROM doomed)
+                    ELSE (SELECT count(*) FROM objects_gone) END,
+               CASE WHEN p_dry_run
+                    THEN (SELECT count(*) FROM public.content_versions AS v
+                          JOIN doomed AS d
+                            ON v.portal_id = p_portal_id AND v.content_type = d.content_type
+                           AND v.hubspot_id = d.hubspot_id)
+                    ELSE (SELECT count(*) FROM versions_gone) END
+    $$;
+REVOKE ALL ON FUNCTION public.prune_deleted_content(p_portal_id bigint, p_cutoff timestamp with time zone, p_limit integer, p_dry_run boolean) FROM PUBLIC, smuves_app, smuves_worker;
