@@ -72,7 +72,8 @@ from smuves_sync.errors import (
     QueueError,
     UnknownContentType,
 )
-from smuves_sync.hubspot import HubSpotClient, RateLimitRegistry
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.totals import count_totals
 from smuves_sync.models import ContentType, Export, ExportFormat, Job, JobKind, JobPriority, Run
 from smuves_sync.settings import Settings

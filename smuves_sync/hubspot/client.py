@@ -54,6 +54,7 @@ from types import TracebackType
 import httpx
 from pydantic import SecretStr
 
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.errors import (
     ContentTypeUnavailable,
     HubSpotAuthError,
@@ -62,28 +63,18 @@ from smuves_sync.errors import (
 )
 from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
 from smuves_sync.hubspot.changes import Changes, Opening, ParentState, parent_states
-from smuves_sync.hubspot.confirm import BATCH_READ_SIZE, Confirmation, Confirmer
+from smuves_sync.hubspot.confirm import Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Baseline, Cursor
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
 from smuves_sync.hubspot.paging import ListingBound
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
-from smuves_sync.hubspot.registry import (
-    DEFAULT_REGISTRY,
-    ContentTypeRegistry,
-    ContentTypeSpec,
-)
+from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.hubspot.transport import Transport
 from smuves_sync.hubspot.whole import missed_why
 from smuves_sync.settings import Settings
 
-__all__ = [
-    "BATCH_READ_SIZE",
-    "Confirmation",
-    "HubSpotClient",
-    "Page",
-    "verify_portal_token",
-]
+__all__ = ["HubSpotClient", "verify_portal_token"]
 
 log = logging.getLogger(__name__)
 

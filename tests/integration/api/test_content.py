@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.content import content_upsert_page
-from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType
 from tests.factories import Factory
 from tests.integration.api.conftest import User
