@@ -14,16 +14,17 @@ one, still live, across a page boundary, and the listing never shows that one.
 2. The listing itself checks that it is whole (`HubSpotClient.pages(verify=True)`): a second
    pass completes one that saw fewer objects than HubSpot counts at its end, or whose totals
    moved while it ran.
-3. `finish_fetch`: the objects stored as present that the job did not see are asked about
-   by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
-   is now (live, or archived), through the same checks as a listed page (what cannot be
-   stored or read goes to content_rejects); what it says it does not hold is marked deleted;
-   what a type offers no way to ask about is left as it is. An incremental read sweeps only
-   where its counts showed something missing (`SweepScope`: the live or archived objects, of
-   one HubDB table). Then, in one transaction, the type's last confirmation (`content_syncs`),
-   what the job cost and found (`fetch_reads`) and the job's completion, which also drops its
-   ids (`PageWriter.finish`). The job's total becomes what it saw or confirmed, so its bar
-   ends full however HubSpot's count moved while it ran.
+3. `sweep_and_finish`, the end of every read strategy (`finish_fetch` for a job taken as it
+   is): the objects stored as present that the job did not see are asked about by id, 100 at
+   a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it is now (live,
+   or archived), through the same checks as a listed page (what cannot be stored or read
+   goes to content_rejects); what it says it does not hold is marked deleted; what a type
+   offers no way to ask about is left as it is. An incremental read sweeps only where its
+   counts showed something missing (`SweepScope`: the live or archived objects, of one HubDB
+   table). Then, in one transaction, the type's last confirmation (`content_syncs`), what
+   the job cost and found (`fetch_reads`) and the job's completion, which also drops its ids
+   (`PageWriter.finish`). The job's total becomes what it saw or confirmed, so its bar ends
+   full however HubSpot's count moved while it ran.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ async def finish_fetch(
     changed: int = 0,
 ) -> Job:
     """Confirm with HubSpot what the listing did not see (in `scopes`), mark the gone
-    deleted, and finish the job (`PageWriter.finish`); returns the completed job."""
+    deleted, and finish the job as `sweep_and_finish` does, for a job taken as it is (no
+    writer of its own yet); returns the completed job."""
     return await sweep_and_finish(PageWriter(ctx, job), client, ReadDone(tuple(scopes), changed))
 
 
