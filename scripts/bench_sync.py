@@ -101,10 +101,11 @@ from pydantic import SecretStr
 from rich.console import Console
 
 from smuves_sync.cli.export import export_portal
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.portals import app_user_ensure, portal_store
-from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentRecord
+from smuves_sync.hubspot.registry import DEFAULT_REGISTRY
 from smuves_sync.models import ContentType, ExportFormat, Job, JobKind, RunStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.settings import Settings

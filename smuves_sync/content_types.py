@@ -43,31 +43,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from smuves_sync.content_fields import (
-    MAX_ID_BYTES,
-    RAW_SIZE_CAP,
     ContentRecord,
     FieldMap,
     RecordError,
     RejectedObject,
     object_id,
-    parse_timestamp,
-    usable_id,
 )
 from smuves_sync.errors import ConfigurationError
-
-# Read from here too, beside the types they belong to.
-__all__ = [
-    "MAX_ID_BYTES",
-    "RAW_SIZE_CAP",
-    "ContentRecord",
-    "ContentType",
-    "ContentTypeSpec",
-    "FieldMap",
-    "RecordError",
-    "RejectedObject",
-    "parse_timestamp",
-    "usable_id",
-]
 
 
 @dataclass(frozen=True, slots=True)

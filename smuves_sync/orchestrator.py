@@ -56,7 +56,6 @@ from dataclasses import dataclass, field
 
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
-from smuves_sync.db.fetch_reads import fetch_read_incremental_types
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
 from smuves_sync.db.portals import (
     portal_needs_reconnect,
@@ -73,11 +72,13 @@ from smuves_sync.errors import (
     QueueError,
     UnknownContentType,
 )
-from smuves_sync.hubspot import HubSpotClient, RateLimitRegistry
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.totals import count_totals
 from smuves_sync.models import ContentType, Export, ExportFormat, Job, JobKind, JobPriority, Run
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher
+from smuves_sync.workers.reads import incremental_types
 
 log = logging.getLogger(__name__)
 
@@ -183,9 +184,7 @@ class TotalsCounter:
             if not todo:
                 # Every type is in flight: the start is refused without asking HubSpot.
                 return CountPlan(portal_id, ())
-            changes = await fetch_read_incremental_types(
-                scoped, portal_id, todo, self.settings, full=full
-            )
+            changes = await incremental_types(scoped, portal_id, todo, self.settings, full=full)
             todo = tuple(t for t in todo if t not in changes)
             if not todo:
                 return CountPlan(portal_id, ())

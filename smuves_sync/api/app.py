@@ -30,7 +30,7 @@ from smuves_sync.api.edges import install_edges
 from smuves_sync.api.errors import install_error_handlers
 from smuves_sync.db import DbRole, Pool, open_pool
 from smuves_sync.db.migrations import discover, find_migrations_dir
-from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.orchestrator import TotalsCounter
 from smuves_sync.settings import Settings
 from smuves_sync.token_crypto import TokenCipher, new_secret_key

@@ -45,9 +45,9 @@ from smuves_sync.db import Database
 from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.rejects import NO_REJECTS, RejectCount, RunRejects
 from smuves_sync.errors import DatabaseError
-from smuves_sync.hubspot import RateLimitRegistry
 from smuves_sync.hubspot.outage import HubSpotOutage
 from smuves_sync.hubspot.outage import log as outage_log
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import Job, JobStatus, Run, RunStatus
 from smuves_sync.settings import Settings
 from smuves_sync.workers.follow import RunSnapshot, run_snapshot

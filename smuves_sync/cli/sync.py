@@ -39,7 +39,7 @@ from smuves_sync.db.rejects import run_rejects
 from smuves_sync.db.runs import run_operator_stop
 from smuves_sync.db.workers import NO_WORKER, run_waiting_for_worker
 from smuves_sync.errors import PortalNeedsReconnect
-from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import ContentType, Job, Run
 from smuves_sync.orchestrator import (
     FetchStarted,

@@ -13,7 +13,7 @@
 binary (`content_page_columns`); each object's JSON text and its hash are made here, so that
 Postgres parses only the documents that changed, and writes only the rows in which something
 a user can see changed (a re-sync of an unchanged portal writes no content row). It takes the
-records the HubSpot client reads (`content_fields.ContentRecord`, here `ContentRow`). What a
+records the HubSpot client reads (`content_fields.ContentRecord`). What a
 fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every row;
 when it was last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
@@ -44,17 +44,13 @@ from typing import Any
 import orjson
 from psycopg.rows import dict_row
 
-from smuves_sync.content_fields import ContentRecord, Promoted
+from smuves_sync.content_fields import ContentRecord, Promoted, RejectedObject, usable_id
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
-from smuves_sync.content_types import RejectedObject, usable_id
 from smuves_sync.db.database import Database
 from smuves_sync.db.fetch_seen import fetch_seen_add, fetch_seen_key
 from smuves_sync.db.rejects import content_rejects_add
 from smuves_sync.db.rows import KeysetPage, model_row
 from smuves_sync.models import ContentType
-
-# A fetched object as the write path takes it: the record the HubSpot client reads.
-ContentRow = ContentRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,13 +140,13 @@ def _text(value: str | None) -> str | None:
 class _Storable:
     """One object ready for the arrays: its promoted columns escaped, its document encoded."""
 
-    item: ContentRow
+    item: ContentRecord
     hubspot_id: str
     document: bytes
 
 
 def _prepare_page(
-    items: Sequence[ContentRow],
+    items: Sequence[ContentRecord],
 ) -> tuple[list[_Storable], list[RejectedObject]]:
     """The page's objects as they will be stored (one per id, the last copy of each), and the
     ones that cannot be stored."""
@@ -175,7 +171,7 @@ def _prepare_page(
 
 
 def content_page_columns(
-    items: Sequence[ContentRow],
+    items: Sequence[ContentRecord],
 ) -> tuple[dict[str, list[Any]], list[RejectedObject]]:
     """The page as `content_upsert_page` sends it, one list per column (its storable objects,
     one per id), and the objects that cannot be stored."""
@@ -204,7 +200,7 @@ async def content_upsert_page(
     portal_id: int,
     content_type: ContentType,
     run_id: int,
-    items: Sequence[ContentRow],
+    items: Sequence[ContentRecord],
     *,
     rejected: Sequence[RejectedObject] = (),
     seen_by: int | None = None,

@@ -1,5 +1,6 @@
 """fetch_reads: how each fetch job reads its type (full or incremental, why, from when) and what
-it cost (fetch_reads.sql, 0017_incremental.sql).
+it cost (fetch_reads.sql, 0017_incremental.sql). Which way a job reads is decided in
+`workers.reads`, from what these queries return.
 
     basis = await fetch_read_basis(scoped, portal_id, content_type, run_id)
     read = await fetch_read_start(scoped, job, mode="incremental", reason="…", since=moment)
@@ -11,14 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 
-from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType, Job
-from smuves_sync.settings import Settings
 
 ReadMode = Literal["full", "incremental"]
 
@@ -47,36 +46,6 @@ class FetchRead:
     changed: int
     deleted: int
     unchanged: int
-
-
-def has_change_filters(spec: ContentTypeSpec) -> bool:
-    """Whether a type can be read incrementally: by its own filters, or its parent's."""
-    if spec.parent is not None:
-        return ContentType(spec.parent).spec.change_filters
-    return spec.change_filters
-
-
-def decide(
-    spec: ContentTypeSpec, basis: ReadBasis, settings: Settings
-) -> tuple[ReadMode, str, datetime | None]:
-    """(mode, reason, since) for a listing of `spec`'s type that starts now (see
-    workers/reads.py)."""
-    if not has_change_filters(spec):
-        return "full", "HubSpot's listing of this type has no change filters", None
-    if basis.full_read:
-        return "full", "a full read was asked for", None
-    if basis.listing_started_at is None:
-        return "full", "no completed fetch to read changes since", None
-    last_full = basis.last_full_listing_at
-    if last_full is None or basis.now - last_full > settings.full_sync_every:
-        return "full", f"the last full read is older than {_days(settings.full_sync_every)}", None
-    since = basis.listing_started_at - timedelta(seconds=settings.incremental_overlap_seconds)
-    return "incremental", "changes since the last fetch", since
-
-
-def _days(every: timedelta) -> str:
-    days = every.total_seconds() / 86_400
-    return f"{days:g} day(s) (SMUVES_FULL_SYNC_EVERY)"
 
 
 async def fetch_read_basis(
@@ -134,29 +103,18 @@ async def fetch_reads_of_run(db: Database, run_id: int) -> list[FetchRead]:
 
 
 @dataclass(frozen=True, slots=True)
-class _TypeBasis:
+class TypeBasis:
+    """What decides how a fetch of one type started now would read it (no run asked yet)."""
+
     content_type: ContentType
     listing_started_at: datetime | None
     last_full_listing_at: datetime | None
     now: datetime
 
 
-async def fetch_read_incremental_types(
-    db: Database,
-    portal_id: int,
-    content_types: Sequence[ContentType],
-    settings: Settings,
-    *,
-    full: bool = False,
-) -> set[ContentType]:
-    """Which of `content_types` a fetch of the portal started now would read incrementally."""
-    if full:
-        return set()
+async def fetch_read_bases(
+    db: Database, portal_id: int, content_types: Sequence[ContentType]
+) -> list[TypeBasis]:
+    """Each type's last completed fetch and the database's clock, for a fetch started now."""
     params = {"portal_id": portal_id, "content_types": [str(t) for t in content_types]}
-    rows = await db.all("fetch_read_bases", params, row=model_row(_TypeBasis))
-    found = set()
-    for row in rows:
-        basis = ReadBasis(False, row.listing_started_at, row.last_full_listing_at, row.now)
-        if decide(row.content_type.spec, basis, settings)[0] == "incremental":
-            found.add(row.content_type)
-    return found
+    return await db.all("fetch_read_bases", params, row=model_row(TypeBasis))

@@ -23,7 +23,7 @@ from datetime import datetime
 
 from psycopg.rows import scalar_row
 
-from smuves_sync.content_types import RejectedObject
+from smuves_sync.content_fields import RejectedObject
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType, Job

@@ -1,5 +1,8 @@
 """HubSpot CMS API: content-type registry, async client, pacing, paging.
 
+    from smuves_sync.hubspot.client import HubSpotClient
+    from smuves_sync.hubspot.ratelimit import RateLimitRegistry
+
     limits = RateLimitRegistry()                       # one per process, shared by all clients
     async with HubSpotClient(portal_id, token, settings, limits) as client:
         total = await client.count("blog_post")
@@ -18,36 +21,7 @@ paging (after / offset / keysets), cursor (resume points), ratelimit (per-portal
 lanes: their request chains; limit_headers: what the answers say of the limits), outage (HubSpot
 unreachable: one state per process that every request waits on), retry (the one retry policy),
 responses (bodies and typed errors), clock (injectable time). The content types themselves are
-`smuves_sync.content_types.ContentType`.
+`smuves_sync.content_types.ContentType`, the records read are
+`smuves_sync.content_fields.ContentRecord`. Each name is imported from the module that defines
+it: the package re-exports nothing.
 """
-
-from smuves_sync.hubspot.account import AccountDetails, time_zone
-from smuves_sync.hubspot.client import HubSpotClient, Page, verify_portal_token
-from smuves_sync.hubspot.clock import Clock, SystemClock
-from smuves_sync.hubspot.ratelimit import PortalBudget, RateLimitRegistry
-from smuves_sync.hubspot.registry import (
-    DEFAULT_REGISTRY,
-    ContentRecord,
-    ContentTypeRegistry,
-    ContentTypeSpec,
-    FieldMap,
-)
-from smuves_sync.hubspot.retry import RetryPolicy
-
-__all__ = [
-    "DEFAULT_REGISTRY",
-    "AccountDetails",
-    "Clock",
-    "ContentRecord",
-    "ContentTypeRegistry",
-    "ContentTypeSpec",
-    "FieldMap",
-    "HubSpotClient",
-    "Page",
-    "PortalBudget",
-    "RateLimitRegistry",
-    "RetryPolicy",
-    "SystemClock",
-    "time_zone",
-    "verify_portal_token",
-]

@@ -1,11 +1,14 @@
 """The listings of an incremental fetch: what changed since a moment, ids only, changed parents.
 
-    opening = await open_changes(client, "site_page", since_ms)   # opening.changed: the total
-    async for page in changed_pages(client, "site_page", since_ms, cursor, opening=opening):
+    opening = await client.open_changes("site_page", since_ms)   # opening.changed: the total
+    async for page in client.changed_pages("site_page", since_ms, cursor, opening=opening):
         store(page.items); checkpoint(page.cursor)      # page.counted: HubSpot's count
-    async for ids in listed_ids(client, "site_page", archived=False):
+    async for ids in client.listed_ids("site_page", archived=False):
         ...                                             # every id of the pass, nothing else
-    tables = await parent_states(client, "hubdb_row")  # each live table, its updatedAt
+    tables = await client.parent_states("hubdb_row")   # each live table, its updatedAt
+
+`Changes` holds these listings, built by `HubSpotClient` beside its `Listing` and `Confirmer`
+(their requests go through its `Transport`); the client's methods of the same names call it.
 
 `changed_pages` reads each pass (live, then archived) newest first (`sort=-updatedAt`): one
 request answers the pass's count (`total`) and, when fewer objects than a page changed, every
@@ -31,11 +34,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from smuves_sync.content_types import ContentRecord, ContentTypeSpec, usable_id
-from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.content_fields import ContentRecord, usable_id
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
-from smuves_sync.hubspot.listing import announces_next, results_of
+from smuves_sync.hubspot.listing import Page, PortalReader, announces_next, results_of
 from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position
 
 log = logging.getLogger(__name__)
@@ -79,34 +82,6 @@ class Opening:
     changed: int | None
 
 
-async def open_changes(
-    client: HubSpotClient, content_type: str, since_ms: int, *, parent_id: str | None = None
-) -> Opening:
-    """Ask each pass its first page (the requests `changed_pages` starts with) and count what
-    changed: the page's changed objects when it reaches back to `since_ms`, else HubSpot's
-    count of the objects updated after it (``limit=1``: one request more, made only when more
-    than a page changed)."""
-    spec = client.spec(content_type)
-    path = client.path(spec, parent_id)
-    passes = [False, True] if spec.archived_pass else [False]
-    answers: dict[bool, Answer] = {}
-    changed: int | None = 0
-    lane = client.lane(len(passes))
-    try:
-        for archived in passes:
-            params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
-            answers[archived] = await _get_page(client, spec, path, params, archived, lane)
-            found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
-            if found is None and spec.change_filters:
-                params = {"limit": "1", **Position(updated_after=since_ms).query()}
-                body, _, _ = await _get_page(client, spec, path, params, archived, lane)
-                found = _count(body.get("total"))
-            changed = None if found is None or changed is None else changed + found
-    finally:
-        lane.close()
-    return Opening(answers, changed)
-
-
 def _changed_on(
     spec: ContentTypeSpec, answer: Answer, archived: bool, since_ms: int, parent_id: str | None
 ) -> int | None:
@@ -123,224 +98,15 @@ def _changed_on(
     return Page(changed, "", archived, rejects=rejects).objects
 
 
-async def changed_pages(
-    client: HubSpotClient,
-    content_type: str,
-    since_ms: int,
-    cursor: str | None = None,
-    *,
-    parent_id: str | None = None,
-    opening: Opening | None = None,
-) -> AsyncGenerator[Page, None]:
-    """The pages of objects updated after `since_ms` (live, then archived), from `cursor`; of
-    one parent's children (a HubDB table's rows) with `parent_id`. A pass that starts from its
-    beginning takes its first answer from `opening` when it has it (`open_changes`)."""
-    spec = client.spec(content_type)
-    state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
-    if state.done:
-        return
-    passes = [False, True] if spec.archived_pass else [False]
-    lane = client.lane(len(passes))
-    answers = opening.answers if opening is not None else {}
-    try:
-        for archived in passes:
-            if state.archived and not archived:
-                continue
-            resuming = state.archived == archived
-            start = state.position if resuming else Position()
-            counted = state.part_total if resuming else None
-            first = answers.get(archived) if start == Position() else None
-            walk = _newest_first(
-                client, spec, archived, since_ms, start, counted, lane, parent_id, first
-            )
-            async for page in walk:
-                if not page.cursor:
-                    after = _after_pass(spec, archived, passes).encode()
-                    page = replace(page, cursor=after)
-                yield page
-    finally:
-        lane.close()
-
-
-async def _newest_first(
-    client: HubSpotClient,
-    spec: ContentTypeSpec,
-    archived: bool,
-    since_ms: int,
-    position: Position,
-    counted: int | None,
-    lane: Lane,
-    parent_id: str | None,
-    first: Answer | None = None,
-) -> AsyncIterator[Page]:
-    """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
-    (`first`, when it was asked already) is unfiltered, so its `total` is the pass's count.
-    The next pages ask for what was updated before the oldest the listing has (plus a
-    millisecond, so that what shares it is not skipped) where the type takes change filters,
-    else follow `paging.next`. An answer that is not newest first is listed again by
-    `updatedAfter` (or, without filters, read whole). The last page's cursor is "" (the caller
-    names the next pass)."""
-    if position.updated_after is not None:  # resumed in the oldest-first listing
-        since_ms = position.updated_after
-        async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
-            yield page
-        return
-    path = client.path(spec, parent_id)
-    paging = ForwardPaging(position)
-    whole = False
-    while True:
-        params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
-        if first is None:
-            body, results, more = await _get_page(client, spec, path, params, archived, lane)
-        else:
-            (body, results, more), first = first, None
-        try:
-            nxt = None if spec.change_filters else paging.advance(body, len(results))
-        except (ValueError, PagingError) as exc:
-            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
-        records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
-        if position == Position():
-            counted = _count(body.get("total"))
-        times = [_ms(record) for record in records]
-        if not whole and not _newest_first_order(times):
-            if spec.change_filters:
-                log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
-                async for page in _updated_keyset(client, spec, archived, since_ms, counted, lane):
-                    yield page
-                return
-            log.warning("GET %s: not newest first; reading it whole", path)
-            whole = True
-        changed = tuple(
-            r for r, ms in zip(records, times, strict=True) if whole or ms is None or ms > since_ms
-        )
-        oldest = min((ms for ms in times if ms is not None), default=since_ms)
-        if not more or (not whole and oldest <= since_ms):
-            yield Page(changed, "", archived, rejects=rejects, counted=counted)
-            return
-        position = nxt or _before(client, spec, path, len(records), oldest, position)
-        after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
-        yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
-
-
-async def _get_page(
-    client: HubSpotClient,
-    spec: ContentTypeSpec,
-    path: str,
-    params: dict[str, str],
-    archived: bool,
-    lane: Lane,
-) -> Answer:
-    """One page of a listing (of the archived pass if asked): its body, its results and
-    whether it announces another page."""
-    if archived:
-        params = {**params, "archived": "true"}
-    body = await client.get_json(spec.name, path, params, lane)
-    try:
-        return body, results_of(body, int(params["limit"])), announces_next(body)
-    except ValueError as exc:
-        raise client.malformed(spec.name, f"GET {path}: {exc}") from None
-
-
 def _newest_first_order(times: list[int | None]) -> bool:
     """Whether a page's update times are all known and newest first."""
     known = [ms for ms in times if ms is not None]
     return len(known) == len(times) and known == sorted(known, reverse=True)
 
 
-def _before(
-    client: HubSpotClient,
-    spec: ContentTypeSpec,
-    path: str,
-    count: int,
-    oldest: int,
-    position: Position,
-) -> Position:
-    """The next page of a newest-first keyset: what was updated before the oldest the listing
-    has, plus a millisecond (what shares it comes again and costs nothing)."""
-    before = oldest + 1
-    if position.updated_before is not None and before >= position.updated_before:
-        # A whole page updated within one millisecond: step past it.
-        log.warning("%d %s objects share the update time %d ms", count, spec.name, oldest)
-        before = oldest
-        if before >= position.updated_before:
-            raise client.malformed(spec.name, f"GET {path}: the listing does not move")
-    return Position(updated_before=before)
-
-
-async def _updated_keyset(
-    client: HubSpotClient,
-    spec: ContentTypeSpec,
-    archived: bool,
-    boundary: int,
-    counted: int | None,
-    lane: Lane,
-) -> AsyncIterator[Page]:
-    """Objects updated after `boundary`, oldest first, each page asking from the newest it has
-    (less a millisecond, so that what shares it is not skipped). The last page's cursor is ""
-    (the caller names the next pass)."""
-    path = client.path(spec)
-    while True:
-        params = {"limit": str(spec.page_size), "sort": "updatedAt"}
-        params.update(Position(updated_after=boundary).query())
-        _, results, more = await _get_page(client, spec, path, params, archived, lane)
-        records, rejects = spec.read_page(results, archived_pass=archived)
-        times = [ms for ms in map(_ms, records) if ms is not None]
-        if records and len(times) < len(records):
-            raise client.malformed(spec.name, f"GET {path}: an object has no update time")
-        if not (records and more):
-            yield Page(records, "", archived, rejects=rejects, counted=counted)
-            return
-        step = max(times) - 1
-        if step <= boundary:
-            # A whole page updated within one millisecond: step past it (the next full read
-            # catches what it hides).
-            log.warning("%d %s objects share the update time %d ms", len(records), spec.name, step)
-            step += 1
-        if step <= boundary:
-            raise client.malformed(spec.name, f"GET {path}: the listing does not move")
-        boundary = step
-        after = Cursor(spec.name, archived, Position(updated_after=boundary), part_total=counted)
-        yield Page(records, after.encode(), archived, rejects=rejects, counted=counted)
-
-
-async def listed_ids(
-    client: HubSpotClient, content_type: str, *, archived: bool, parent_id: str | None = None
-) -> AsyncIterator[list[str]]:
-    """Every id of one pass of a listing (as stored: HubDB rows '<table>:<row>'), a page at a
-    time, asking HubSpot for the id field alone (`property`) where the type takes it."""
-    spec = client.spec(content_type)
-    path = client.path(spec, parent_id)
-    paging = ForwardPaging()
-    position = Position()
-    prefix = f"{parent_id}:" if parent_id is not None else ""
-    while True:
-        params = {"limit": str(spec.page_size), "property": spec.id_field, **position.query()}
-        if archived:
-            params["archived"] = "true"
-        body = await client.get_json(spec.name, path, params)
-        try:
-            results = results_of(body, spec.page_size)
-            nxt = paging.advance(body, len(results))
-        except (ValueError, PagingError) as exc:
-            raise client.malformed(spec.name, f"GET {path}: {exc}") from None
-        ids: list[str] = []
-        for raw in results:
-            own = raw.get(spec.id_field) if isinstance(raw, Mapping) else None
-            if isinstance(own, int) and not isinstance(own, bool):
-                own = str(own)
-            if isinstance(own, str) and own and usable_id(own) is None:
-                ids.append(prefix + own)
-        yield ids
-        if nxt is None:
-            return
-        position = nxt
-
-
-async def parent_states(client: HubSpotClient, content_type: str) -> list[ParentState]:
-    """The live parents of a child type (HubDB tables of rows), with when each last changed and
-    how many children it counts: one listing of the parents."""
-    spec = client.spec(content_type)
-    parents = await client.parent_records(spec)
+def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[ParentState]:
+    """The states of a child type's live parents (`parents`: HubDB tables of rows): when each
+    last changed and how many children it counts."""
     states = []
     for parent in parents:
         count = None
@@ -348,3 +114,243 @@ async def parent_states(client: HubSpotClient, content_type: str) -> list[Parent
             count = _count(parent.raw.get(spec.parent_count_field))
         states.append(ParentState(parent.hubspot_id, _ms(parent), count))
     return states
+
+
+class Changes(PortalReader):
+    """The listings of an incremental fetch of one portal's content types."""
+
+    async def open_changes(
+        self, content_type: str, since_ms: int, *, parent_id: str | None = None
+    ) -> Opening:
+        """Ask each pass its first page (the requests `changed_pages` starts with) and count what
+        changed: the page's changed objects when it reaches back to `since_ms`, else HubSpot's
+        count of the objects updated after it (``limit=1``: one request more, made only when more
+        than a page changed)."""
+        spec = self._registry.get(content_type)
+        path = spec.list_path(self._api_version, parent_id)
+        passes = [False, True] if spec.archived_pass else [False]
+        answers: dict[bool, Answer] = {}
+        changed: int | None = 0
+        lane = self._transport.lane(len(passes))
+        try:
+            for archived in passes:
+                params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
+                answers[archived] = await self._get_page(spec, path, params, archived, lane)
+                found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
+                if found is None and spec.change_filters:
+                    params = {"limit": "1", **Position(updated_after=since_ms).query()}
+                    body, _, _ = await self._get_page(spec, path, params, archived, lane)
+                    found = _count(body.get("total"))
+                changed = None if found is None or changed is None else changed + found
+        finally:
+            lane.close()
+        return Opening(answers, changed)
+
+    async def changed_pages(
+        self,
+        content_type: str,
+        since_ms: int,
+        cursor: str | None = None,
+        *,
+        parent_id: str | None = None,
+        opening: Opening | None = None,
+    ) -> AsyncGenerator[Page, None]:
+        """The pages of objects updated after `since_ms` (live, then archived), from `cursor`; of
+        one parent's children (a HubDB table's rows) with `parent_id`. A pass that starts from its
+        beginning takes its first answer from `opening` when it has it (`open_changes`)."""
+        spec = self._registry.get(content_type)
+        state = Cursor.decode(cursor, spec.name) if cursor else Cursor(str(spec.name))
+        if state.done:
+            return
+        passes = [False, True] if spec.archived_pass else [False]
+        lane = self._transport.lane(len(passes))
+        answers = opening.answers if opening is not None else {}
+        try:
+            for archived in passes:
+                if state.archived and not archived:
+                    continue
+                resuming = state.archived == archived
+                start = state.position if resuming else Position()
+                counted = state.part_total if resuming else None
+                first = answers.get(archived) if start == Position() else None
+                walk = self._newest_first(
+                    spec, archived, since_ms, start, counted, lane, parent_id, first
+                )
+                async for page in walk:
+                    if not page.cursor:
+                        after = _after_pass(spec, archived, passes).encode()
+                        page = replace(page, cursor=after)
+                    yield page
+        finally:
+            lane.close()
+
+    async def _newest_first(
+        self,
+        spec: ContentTypeSpec,
+        archived: bool,
+        since_ms: int,
+        position: Position,
+        counted: int | None,
+        lane: Lane,
+        parent_id: str | None,
+        first: Answer | None = None,
+    ) -> AsyncIterator[Page]:
+        """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
+        (`first`, when it was asked already) is unfiltered, so its `total` is the pass's count.
+        The next pages ask for what was updated before the oldest the listing has (plus a
+        millisecond, so that what shares it is not skipped) where the type takes change filters,
+        else follow `paging.next`. An answer that is not newest first is listed again by
+        `updatedAfter` (or, without filters, read whole). The last page's cursor is "" (the caller
+        names the next pass)."""
+        if position.updated_after is not None:  # resumed in the oldest-first listing
+            since_ms = position.updated_after
+            async for page in self._updated_keyset(spec, archived, since_ms, counted, lane):
+                yield page
+            return
+        path = spec.list_path(self._api_version, parent_id)
+        paging = ForwardPaging(position)
+        whole = False
+        while True:
+            params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
+            if first is None:
+                body, results, more = await self._get_page(spec, path, params, archived, lane)
+            else:
+                (body, results, more), first = first, None
+            try:
+                nxt = None if spec.change_filters else paging.advance(body, len(results))
+            except (ValueError, PagingError) as exc:
+                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+            records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
+            if position == Position():
+                counted = _count(body.get("total"))
+            times = [_ms(record) for record in records]
+            if not whole and not _newest_first_order(times):
+                if spec.change_filters:
+                    log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
+                    async for page in self._updated_keyset(spec, archived, since_ms, counted, lane):
+                        yield page
+                    return
+                log.warning("GET %s: not newest first; reading it whole", path)
+                whole = True
+            changed = tuple(
+                r
+                for r, ms in zip(records, times, strict=True)
+                if whole or ms is None or ms > since_ms
+            )
+            oldest = min((ms for ms in times if ms is not None), default=since_ms)
+            if not more or (not whole and oldest <= since_ms):
+                yield Page(changed, "", archived, rejects=rejects, counted=counted)
+                return
+            position = nxt or self._before(spec, path, len(records), oldest, position)
+            after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
+            yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
+
+    async def _get_page(
+        self,
+        spec: ContentTypeSpec,
+        path: str,
+        params: dict[str, str],
+        archived: bool,
+        lane: Lane,
+    ) -> Answer:
+        """One page of a listing (of the archived pass if asked): its body, its results and
+        whether it announces another page."""
+        if archived:
+            params = {**params, "archived": "true"}
+        body = await self._transport.get(spec.name, path, params, lane)
+        try:
+            return body, results_of(body, int(params["limit"])), announces_next(body)
+        except ValueError as exc:
+            raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+
+    def _before(
+        self,
+        spec: ContentTypeSpec,
+        path: str,
+        count: int,
+        oldest: int,
+        position: Position,
+    ) -> Position:
+        """The next page of a newest-first keyset: what was updated before the oldest the listing
+        has, plus a millisecond (what shares it comes again and costs nothing)."""
+        before = oldest + 1
+        if position.updated_before is not None and before >= position.updated_before:
+            # A whole page updated within one millisecond: step past it.
+            log.warning("%d %s objects share the update time %d ms", count, spec.name, oldest)
+            before = oldest
+            if before >= position.updated_before:
+                raise self._transport.malformed(spec.name, f"GET {path}: the listing does not move")
+        return Position(updated_before=before)
+
+    async def _updated_keyset(
+        self,
+        spec: ContentTypeSpec,
+        archived: bool,
+        boundary: int,
+        counted: int | None,
+        lane: Lane,
+    ) -> AsyncIterator[Page]:
+        """Objects updated after `boundary`, oldest first, each page asking from the newest it has
+        (less a millisecond, so that what shares it is not skipped). The last page's cursor is ""
+        (the caller names the next pass)."""
+        path = spec.list_path(self._api_version)
+        while True:
+            params = {"limit": str(spec.page_size), "sort": "updatedAt"}
+            params.update(Position(updated_after=boundary).query())
+            _, results, more = await self._get_page(spec, path, params, archived, lane)
+            records, rejects = spec.read_page(results, archived_pass=archived)
+            times = [ms for ms in map(_ms, records) if ms is not None]
+            if records and len(times) < len(records):
+                raise self._transport.malformed(
+                    spec.name, f"GET {path}: an object has no update time"
+                )
+            if not (records and more):
+                yield Page(records, "", archived, rejects=rejects, counted=counted)
+                return
+            step = max(times) - 1
+            if step <= boundary:
+                # A whole page updated within one millisecond: step past it (the next full read
+                # catches what it hides).
+                log.warning(
+                    "%d %s objects share the update time %d ms", len(records), spec.name, step
+                )
+                step += 1
+            if step <= boundary:
+                raise self._transport.malformed(spec.name, f"GET {path}: the listing does not move")
+            boundary = step
+            after = Cursor(
+                spec.name, archived, Position(updated_after=boundary), part_total=counted
+            )
+            yield Page(records, after.encode(), archived, rejects=rejects, counted=counted)
+
+    async def listed_ids(
+        self, content_type: str, *, archived: bool, parent_id: str | None = None
+    ) -> AsyncIterator[list[str]]:
+        """Every id of one pass of a listing (as stored: HubDB rows '<table>:<row>'), a page at a
+        time, asking HubSpot for the id field alone (`property`) where the type takes it."""
+        spec = self._registry.get(content_type)
+        path = spec.list_path(self._api_version, parent_id)
+        paging = ForwardPaging()
+        position = Position()
+        prefix = f"{parent_id}:" if parent_id is not None else ""
+        while True:
+            params = {"limit": str(spec.page_size), "property": spec.id_field, **position.query()}
+            if archived:
+                params["archived"] = "true"
+            body = await self._transport.get(spec.name, path, params)
+            try:
+                results = results_of(body, spec.page_size)
+                nxt = paging.advance(body, len(results))
+            except (ValueError, PagingError) as exc:
+                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+            ids: list[str] = []
+            for raw in results:
+                own = raw.get(spec.id_field) if isinstance(raw, Mapping) else None
+                if isinstance(own, int) and not isinstance(own, bool):
+                    own = str(own)
+                if isinstance(own, str) and own and usable_id(own) is None:
+                    ids.append(prefix + own)
+            yield ids
+            if nxt is None:
+                return
+            position = nxt

@@ -39,53 +39,42 @@ line, a repr or an error message.
 
 The client is a facade: each request goes through its `transport.Transport` (token, budget,
 retries, bounded answers, the 429 mapping), the full listings are `listing.Listing`'s, the
-questions by id `confirm.Confirmer`'s; an incremental fetch's listings (`changes`) use its
-`get_json`, `spec`, `path`, `lane` and `parent_records`. `requests` counts what it sent.
+questions by id `confirm.Confirmer`'s and an incremental fetch's listings (what changed since a
+moment, ids only, changed parents) `changes.Changes`'s, all three built by the client over its
+one transport. `requests` counts what it sent.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from datetime import tzinfo
 from types import TracebackType
-from typing import Any
 
 import httpx
 from pydantic import SecretStr
 
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.errors import (
     ContentTypeUnavailable,
     HubSpotAuthError,
-    MalformedResponse,
     TokenPortalMismatch,
     TokenRejected,
 )
 from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
-from smuves_sync.hubspot.confirm import BATCH_READ_SIZE, Confirmation, Confirmer
+from smuves_sync.hubspot.changes import Changes, Opening, ParentState, parent_states
+from smuves_sync.hubspot.confirm import Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Baseline, Cursor
-from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
 from smuves_sync.hubspot.paging import ListingBound
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
-from smuves_sync.hubspot.registry import (
-    DEFAULT_REGISTRY,
-    ContentRecord,
-    ContentTypeRegistry,
-    ContentTypeSpec,
-)
+from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.hubspot.transport import Transport
 from smuves_sync.hubspot.whole import missed_why
 from smuves_sync.settings import Settings
 
-__all__ = [
-    "BATCH_READ_SIZE",
-    "Confirmation",
-    "HubSpotClient",
-    "Page",
-    "verify_portal_token",
-]
+__all__ = ["HubSpotClient", "verify_portal_token"]
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +120,7 @@ class HubSpotClient:
         self._margin_ms = int(settings.incremental_overlap_seconds * 1000)
         self._listing = Listing(self._transport, registry, self._api_version)
         self._confirmer = Confirmer(self._transport, registry, self._api_version)
+        self._changes = Changes(self._transport, registry, self._api_version)
 
     def __repr__(self) -> str:
         return (
@@ -287,27 +277,39 @@ class HubSpotClient:
         """The registered spec of `content_type`."""
         return self._registry.get(content_type)
 
-    def path(self, spec: ContentTypeSpec, parent_id: str | None = None) -> str:
-        """The list path of `spec` in this client's API version."""
-        return spec.list_path(self._api_version, parent_id)
+    async def open_changes(
+        self, content_type: str, since_ms: int, *, parent_id: str | None = None
+    ) -> Opening:
+        """The first answer of each pass of a change listing and how many objects changed
+        after `since_ms` (epoch milliseconds), when HubSpot says (`Changes.open_changes`)."""
+        return await self._changes.open_changes(content_type, since_ms, parent_id=parent_id)
 
-    async def get_json(
-        self, asked: str, path: str, params: Mapping[str, str], lane: Lane | None = None
-    ) -> dict[str, Any]:
-        """GET `path` through the portal's budget and the retry policy: the JSON object."""
-        return await self._transport.get(asked, path, params, lane)
+    def changed_pages(
+        self,
+        content_type: str,
+        since_ms: int,
+        cursor: str | None = None,
+        *,
+        parent_id: str | None = None,
+        opening: Opening | None = None,
+    ) -> AsyncGenerator[Page, None]:
+        """The pages of objects updated after `since_ms`, live then archived, from `cursor`;
+        of one parent's children with `parent_id` (`Changes.changed_pages`)."""
+        return self._changes.changed_pages(
+            content_type, since_ms, cursor, parent_id=parent_id, opening=opening
+        )
 
-    def lane(self, requests: int) -> Lane:
-        """A request chain of the portal's budget, expecting `requests` more requests."""
-        return self._transport.lane(requests)
+    def listed_ids(
+        self, content_type: str, *, archived: bool, parent_id: str | None = None
+    ) -> AsyncIterator[list[str]]:
+        """Every id of one pass of a listing, a page at a time (`Changes.listed_ids`)."""
+        return self._changes.listed_ids(content_type, archived=archived, parent_id=parent_id)
 
-    async def parent_records(self, spec: ContentTypeSpec) -> list[ContentRecord]:
-        """The live objects of a child type's parent type (HubDB tables of rows)."""
-        return await self._listing.parent_records(spec)
-
-    def malformed(self, asked: str, detail: str) -> MalformedResponse:
-        """The error of an answer of the wrong shape."""
-        return self._transport.malformed(asked, detail)
+    async def parent_states(self, content_type: str) -> list[ParentState]:
+        """The live parents of a child type (HubDB tables of rows), with when each last changed
+        and how many children it counts: one listing of the parents."""
+        spec = self._registry.get(content_type)
+        return parent_states(spec, await self._listing.parent_records(spec))
 
 
 async def verify_portal_token(

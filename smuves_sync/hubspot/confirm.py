@@ -11,13 +11,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from smuves_sync.content_fields import ContentRecord, RejectedObject
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.errors import HubSpotNotFound
 from smuves_sync.hubspot.listing import PortalReader, results_of
-from smuves_sync.hubspot.registry import (
-    ContentRecord,
-    ContentTypeSpec,
-    RejectedObject,
-)
 
 log = logging.getLogger(__name__)
 

@@ -12,16 +12,13 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 
+from smuves_sync.content_fields import ContentRecord, RejectedObject
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.errors import RunawayListing
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.paging import ForwardPaging, ListingBound, Position
-from smuves_sync.hubspot.registry import (
-    ContentRecord,
-    ContentTypeRegistry,
-    ContentTypeSpec,
-    RejectedObject,
-)
+from smuves_sync.hubspot.registry import ContentTypeRegistry
 from smuves_sync.hubspot.transport import Transport
 
 log = logging.getLogger(__name__)

@@ -42,22 +42,12 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from smuves_sync.hubspot.clock import Clock, SystemClock, sleep_or_change
 from smuves_sync.hubspot.lanes import DEFAULT_CADENCE_SECONDS, Lane, reserved
 from smuves_sync.hubspot.limit_headers import (
-    MAX_DAILY_RESET_SECONDS,
     LimitHeaders,
     next_midnight,
-    parse_retry_after,
 )
 from smuves_sync.hubspot.outage import HubSpotOutage
 
-# What the client reads from here beside the budget (the headers are `limit_headers`).
-__all__ = [
-    "MAX_DAILY_RESET_SECONDS",
-    "BudgetStats",
-    "PortalBudget",
-    "RateLimitRegistry",
-    "next_midnight",
-    "parse_retry_after",
-]
+__all__ = ["BudgetStats", "PortalBudget", "RateLimitRegistry"]
 
 log = logging.getLogger(__name__)
 

@@ -12,25 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from smuves_sync.content_types import (
-    ContentRecord,
-    ContentType,
-    ContentTypeSpec,
-    FieldMap,
-    RecordError,
-    RejectedObject,
-)
+from smuves_sync.content_types import ContentType, ContentTypeSpec
 from smuves_sync.errors import UnknownContentType
 
-__all__ = [
-    "DEFAULT_REGISTRY",
-    "ContentRecord",
-    "ContentTypeRegistry",
-    "ContentTypeSpec",
-    "FieldMap",
-    "RecordError",
-    "RejectedObject",
-]
+__all__ = ["DEFAULT_REGISTRY", "ContentTypeRegistry"]
 
 
 class ContentTypeRegistry:

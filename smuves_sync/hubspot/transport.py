@@ -33,12 +33,9 @@ from smuves_sync.errors import (
     ResponseTooLarge,
 )
 from smuves_sync.hubspot.lanes import Lane
+from smuves_sync.hubspot.limit_headers import MAX_DAILY_RESET_SECONDS, parse_retry_after
 from smuves_sync.hubspot.outage import transport_cause
-from smuves_sync.hubspot.ratelimit import (
-    MAX_DAILY_RESET_SECONDS,
-    RateLimitRegistry,
-    parse_retry_after,
-)
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.responses import error_for_status, json_object, read_capped, read_error
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.settings import Settings

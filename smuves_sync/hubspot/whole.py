@@ -17,9 +17,9 @@ never listed. The listing cannot see that happen, so its end is checked by count
 
 from __future__ import annotations
 
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Baseline
 from smuves_sync.hubspot.listing import Listing
-from smuves_sync.hubspot.registry import ContentTypeSpec
 
 
 async def missed_why(

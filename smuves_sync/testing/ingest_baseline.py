@@ -23,8 +23,9 @@ from psycopg import AsyncConnection
 from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Pool, queries
-from smuves_sync.db.content import ContentRow, content_page_columns
+from smuves_sync.db.content import content_page_columns
 from smuves_sync.models import ContentType, Job
 from smuves_sync.testing.queries import testing_queries
 
@@ -43,7 +44,7 @@ async def lease_transaction(
 
 
 async def content_upsert_one_by_one(
-    pool: Pool, lease: Job, content_type: ContentType, run_id: int, items: Sequence[ContentRow]
+    pool: Pool, lease: Job, content_type: ContentType, run_id: int, items: Sequence[ContentRecord]
 ) -> int:
     """Store a page of the portal of `lease` with one statement per object, in one
     transaction; how many."""
@@ -71,7 +72,7 @@ async def content_upsert_one_by_one(
     return len(items)
 
 
-async def content_parse_only(pool: Pool, lease: Job, items: Sequence[ContentRow]) -> int:
+async def content_parse_only(pool: Pool, lease: Job, items: Sequence[ContentRecord]) -> int:
     """Have Postgres parse the page's documents into jsonb and store nothing; how many."""
     documents = content_page_columns(items)[0]["documents"]
     async with lease_transaction(pool, lease) as conn:
@@ -89,7 +90,7 @@ async def floor_table_create(url: str) -> None:
         await conn.execute(testing_queries()["content_floor_table_create"])
 
 
-async def content_store_bare(pool: Pool, lease: Job, items: Sequence[ContentRow]) -> int:
+async def content_store_bare(pool: Pool, lease: Job, items: Sequence[ContentRecord]) -> int:
     """Write the page's documents, parsed, into the bare table and nothing else, in a
     transaction committed as a fetched page is; how many."""
     documents = content_page_columns(items)[0]["documents"]

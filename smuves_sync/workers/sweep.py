@@ -14,16 +14,17 @@ one, still live, across a page boundary, and the listing never shows that one.
 2. The listing itself checks that it is whole (`HubSpotClient.pages(verify=True)`): a second
    pass completes one that saw fewer objects than HubSpot counts at its end, or whose totals
    moved while it ran.
-3. `finish_fetch`: the objects stored as present that the job did not see are asked about
-   by id, 100 at a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it
-   is now (live, or archived), through the same checks as a listed page (what cannot be
-   stored or read goes to content_rejects); what it says it does not hold is marked deleted;
-   what a type offers no way to ask about is left as it is. An incremental read sweeps only
-   where its counts showed something missing (`SweepScope`: the live or archived objects, of
-   one HubDB table). Then, in one transaction, the type's last confirmation (`content_syncs`),
-   what the job cost and found (`fetch_reads`) and the job's completion, which also drops its
-   ids. The job's total becomes what it saw or confirmed, so its bar ends full however
-   HubSpot's count moved while it ran.
+3. `sweep_and_finish`, the end of every read strategy (`finish_fetch` for a job taken as it
+   is): the objects stored as present that the job did not see are asked about by id, 100 at
+   a time (`HubSpotClient.confirm`): what HubSpot still holds is stored as it is now (live,
+   or archived), through the same checks as a listed page (what cannot be stored or read
+   goes to content_rejects); what it says it does not hold is marked deleted; what a type
+   offers no way to ask about is left as it is. An incremental read sweeps only where its
+   counts showed something missing (`SweepScope`: the live or archived objects, of one HubDB
+   table). Then, in one transaction, the type's last confirmation (`content_syncs`), what
+   the job cost and found (`fetch_reads`) and the job's completion, which also drops its ids
+   (`PageWriter.finish`). The job's total becomes what it saw or confirmed, so its bar ends
+   full however HubSpot's count moved while it ran.
 """
 
 from __future__ import annotations
@@ -32,21 +33,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from smuves_sync.content_fields import ContentRecord, RejectedObject
-from smuves_sync.db import Database
-from smuves_sync.db.content import content_upsert_page
-from smuves_sync.db.fetch_reads import fetch_read_add
-from smuves_sync.db.fetch_seen import (
-    fetch_seen_count,
-    fetch_seen_intact,
-    fetch_seen_mark_deleted,
-    fetch_seen_start,
-    fetch_seen_sync_confirm,
-    fetch_seen_unseen,
-)
-from smuves_sync.hubspot.client import BATCH_READ_SIZE, HubSpotClient
+from smuves_sync.db.fetch_seen import fetch_seen_intact, fetch_seen_start, fetch_seen_unseen
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.models import Job
 from smuves_sync.workers.context import JobContext
+from smuves_sync.workers.page_writer import PageWriter
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +74,15 @@ class SweepScope:
     prefix: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ReadDone:
+    """What a read leaves to the sweep that ends it: where to sweep (a full read: every
+    stored object; an incremental one: where its counts differed) and the rows it wrote."""
+
+    scopes: tuple[SweepScope, ...] = (SweepScope(),)
+    changed: int = 0
+
+
 async def finish_fetch(
     ctx: JobContext,
     client: HubSpotClient,
@@ -90,48 +91,31 @@ async def finish_fetch(
     scopes: Sequence[SweepScope] = (SweepScope(),),
     changed: int = 0,
 ) -> Job:
-    """Confirm with HubSpot what the listing did not see (in `scopes`: an incremental read
-    sweeps only where its counts differed), mark the gone deleted, record the type's
-    confirmation, what the job cost and found (`changed`: rows its pages wrote), and complete
-    the job with the objects it saw or confirmed as its processed and its total; returns the
-    completed job."""
-    portal_id, content_type = job.portal_id, job.content_type
+    """Confirm with HubSpot what the listing did not see (in `scopes`), mark the gone
+    deleted, and finish the job as `sweep_and_finish` does, for a job taken as it is (no
+    writer of its own yet); returns the completed job."""
+    return await sweep_and_finish(PageWriter(ctx, job), client, ReadDone(tuple(scopes), changed))
+
+
+async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: ReadDone) -> Job:
+    """The end of every read: sweep `done.scopes`, then record the type's confirmation, what
+    the job cost and found, and complete it; returns the completed job."""
     deleted = stored = unknown = 0
-    for scope in scopes:
-        job, found = await _sweep(ctx, client, job, scope)
+    for scope in done.scopes:
+        found = await _sweep(writer, client, scope)
         deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
+    job = writer.job
     if unknown:
-        unasked = f"{unknown} {content_type} objects were not listed and cannot be asked about"
+        unasked = f"{unknown} {job.content_type} objects were not listed and cannot be asked about"
         log.warning("job %s: %s by id; left as they are", job.id, unasked)
-    async with ctx.db.for_job(job) as scoped:
-        seen = await fetch_seen_count(scoped, job.id)
-        await fetch_seen_sync_confirm(
-            scoped,
-            portal_id,
-            content_type,
-            run_id=job.run_id,
-            job_id=job.id,
-            seen=seen,
-            deleted=deleted,
-        )
-        changed += stored
-        await fetch_read_add(
-            scoped,
-            job.id,
-            requests=client.requests,
-            changed=changed,
-            deleted=deleted,
-            unchanged=max(seen - changed, 0),
-        )
-        if job.total != seen:  # HubSpot's count moved while it ran: the bar ends at all
-            job = await ctx.queue(scoped).checkpoint(job, job.cursor, seen, total=seen)
-        job = await ctx.queue(scoped).complete(job, processed=seen)
+    changed = done.changed + stored
+    job = await writer.finish(requests=client.requests, changed=changed, deleted=deleted)
     log.info(
         "job %s: %s of portal %s done, %d objects, %d changed, %d marked deleted, %d requests",
         job.id,
-        content_type,
-        portal_id,
-        seen,
+        job.content_type,
+        job.portal_id,
+        job.processed,
         changed,
         deleted,
         client.requests,
@@ -139,37 +123,18 @@ async def finish_fetch(
     return job
 
 
-async def store_read(
-    scoped: Database,
-    job: Job,
-    records: Sequence[ContentRecord],
-    rejects: Sequence[RejectedObject],
-) -> int:
-    """Store what fetch job `job` read, as seen by it (what cannot be stored is set aside in
-    content_rejects); the rows written."""
-    return await content_upsert_page(
-        scoped,
-        job.portal_id,
-        job.content_type,
-        job.run_id,
-        records,
-        rejected=rejects,
-        seen_by=job.id,
-    )
-
-
 async def _sweep(
-    ctx: JobContext, client: HubSpotClient, job: Job, scope: SweepScope
-) -> tuple[Job, tuple[int, int, int]]:
+    writer: PageWriter, client: HubSpotClient, scope: SweepScope
+) -> tuple[int, int, int]:
     """Ask HubSpot about the unseen objects of `scope`: (deleted, stored, unknown)."""
-    portal_id, content_type = job.portal_id, job.content_type
+    content_type = writer.job.content_type
     after = ""
     deleted = stored = unknown = 0
     while True:
-        async with ctx.db.for_job(job) as scoped:
+        async with writer.reading() as scoped:
             unseen = await fetch_seen_unseen(
                 scoped,
-                job,
+                writer.job,
                 after=after,
                 limit=BATCH_READ_SIZE,
                 archived=scope.archived,
@@ -179,21 +144,14 @@ async def _sweep(
             break
         after = unseen[-1]
         answer = await client.confirm(content_type, unseen)
-        async with ctx.db.for_job(job) as scoped:
-            job = await ctx.queue(scoped).heartbeat(job)
-            # Through the same checks as a listed page: what cannot be stored is set aside
-            # in content_rejects (with what HubSpot answered in a shape that cannot be read),
-            # never marked deleted, and never the sweep's failure.
-            stored += await store_read(scoped, job, answer.present, answer.rejects)
-            deleted += await fetch_seen_mark_deleted(
-                scoped, portal_id, content_type, job.run_id, answer.gone
-            )
+        written, gone = await writer.confirmed(answer)
+        stored, deleted = stored + written, deleted + gone
         unknown += len(answer.unknown)
         if answer.present:
             log.info(
                 "job %s: %d %s objects the listing missed are still in HubSpot; stored",
-                job.id,
+                writer.job.id,
                 len(answer.present),
                 content_type,
             )
-    return job, (deleted, stored, unknown)
+    return deleted, stored, unknown

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from psycopg.types.json import Jsonb
 
+from smuves_sync.content_fields import ContentRecord, RejectedObject
 from smuves_sync.content_text import escape_value, unescape_text, unescape_value
 from smuves_sync.db import Database, content
 from smuves_sync.db.content import content_page_columns, content_upsert_page
 from smuves_sync.db.fetch_seen import fetch_seen_mark_deleted
 from smuves_sync.db.rejects import run_rejects
 from smuves_sync.errors import DatabaseError, DatabaseRefused
-from smuves_sync.hubspot.registry import ContentRecord, RejectedObject
 from smuves_sync.models import ContentType, Run
 from tests.support import query
 from tests.support.factories import Factory

@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
 from smuves_sync.db.versions import (
@@ -21,7 +22,6 @@ from smuves_sync.db.versions import (
     versions_prune,
 )
 from smuves_sync.errors import DatabaseRefused
-from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentEvent, ContentType, JobStatus, RunStatus
 from tests.integration.test_content_store import record
 from tests.support import db_now, query

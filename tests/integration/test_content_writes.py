@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_page, content_rows, content_upsert_page
 from smuves_sync.db.fetch_seen import (
@@ -27,7 +28,6 @@ from smuves_sync.db.fetch_seen import (
 )
 from smuves_sync.db.jobs import job_get
 from smuves_sync.errors import DatabaseRefused
-from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.support import query
 from tests.support.factories import Factory

@@ -14,7 +14,7 @@ import pytest
 
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import job_get
-from smuves_sync.hubspot.ratelimit import next_midnight
+from smuves_sync.hubspot.limit_headers import next_midnight
 from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import (

@@ -15,7 +15,7 @@ from smuves_sync.cli.progress import _Bars
 from smuves_sync.cli.sync import sync_portal
 from smuves_sync.db import Database
 from smuves_sync.errors import PortalNeedsReconnect
-from smuves_sync.hubspot import RateLimitRegistry
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.models import ContentType, JobStatus
 from smuves_sync.orchestrator import CountPlan, TotalsCounter
 from smuves_sync.testing.fake_hubspot import FaultKind, FaultRule

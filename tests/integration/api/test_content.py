@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database, Pool
 from smuves_sync.db.content import content_upsert_page
-from smuves_sync.hubspot.registry import ContentRecord
 from smuves_sync.models import ContentType
 from tests.integration.api.conftest import User
 from tests.support import query

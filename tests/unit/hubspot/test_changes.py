@@ -10,9 +10,8 @@ from typing import Any
 import httpx
 import respx
 
-from smuves_sync.hubspot.changes import changed_pages, listed_ids, open_changes
-from smuves_sync.hubspot.client import Page
 from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.listing import Page
 from smuves_sync.hubspot.paging import iso_ms
 from tests.unit.hubspot.conftest import MakeClient, json_response
 
@@ -38,7 +37,7 @@ def body(objects: list[dict[str, Any]], total: int, more: bool) -> dict[str, Any
 
 
 async def read_all(client: Any, cursor: str | None = None) -> list[Page]:
-    return [page async for page in changed_pages(client, "site_page", SINCE, cursor)]
+    return [page async for page in client.changed_pages("site_page", SINCE, cursor)]
 
 
 async def test_one_request_a_pass_when_fewer_than_a_page_changed(
@@ -105,8 +104,8 @@ async def test_the_opening_counts_what_changed_from_the_first_answers_and_asks_n
 
     route = router.get(PATH).mock(side_effect=answer)
     client = make_client()
-    opening = await open_changes(client, "site_page", SINCE)
-    pages = [page async for page in changed_pages(client, "site_page", SINCE, opening=opening)]
+    opening = await client.open_changes("site_page", SINCE)
+    pages = [page async for page in client.changed_pages("site_page", SINCE, opening=opening)]
 
     assert opening.changed == 3  # two live, one archived
     assert route.call_count == 2  # the pages were the opening's answers
@@ -131,7 +130,7 @@ async def test_more_changes_than_a_page_are_counted_with_one_request_more(
         return json_response(body(newest, 5000, more=True))
 
     router.get(PATH).mock(side_effect=answer)
-    opening = await open_changes(client, "site_page", SINCE)
+    opening = await client.open_changes("site_page", SINCE)
 
     assert opening.changed == 321
     assert len(asked) == 3 and "updatedAfter" not in asked[0]
@@ -151,7 +150,7 @@ async def test_an_opening_without_a_count_leaves_the_total_unknown(
 
     router.get(PATH).mock(side_effect=answer)
 
-    assert (await open_changes(client, "site_page", SINCE)).changed is None
+    assert (await client.open_changes("site_page", SINCE)).changed is None
 
 
 async def test_an_answer_not_newest_first_is_listed_by_updated_after_instead(
@@ -189,5 +188,5 @@ async def test_ids_only(make_client: MakeClient, router: respx.MockRouter) -> No
         )
 
     router.get(PATH).mock(side_effect=answer)
-    ids = [i async for page in listed_ids(make_client(), "site_page", archived=False) for i in page]
+    ids = [i async for page in make_client().listed_ids("site_page", archived=False) for i in page]
     assert ids == ["1", "2", "3"]

@@ -18,8 +18,8 @@ import pytest
 import respx
 
 from smuves_sync.errors import InvalidInput
-from smuves_sync.hubspot.client import Page
 from smuves_sync.hubspot.cursor import Baseline, Cursor
+from smuves_sync.hubspot.listing import Page
 from smuves_sync.hubspot.paging import Position
 from tests.unit.hubspot.conftest import MakeClient, json_response
 from tests.unit.hubspot.test_client_completeness import EMPTY, POSTS, SINCE, body, post

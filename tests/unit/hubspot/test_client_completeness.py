@@ -16,8 +16,8 @@ import pytest
 import respx
 
 from smuves_sync.errors import InvalidInput
-from smuves_sync.hubspot.client import Page
 from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.listing import Page
 from smuves_sync.hubspot.paging import Position
 from tests.unit.hubspot.conftest import MakeClient, json_response
 

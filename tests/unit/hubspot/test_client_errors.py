@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from smuves_sync.content_types import RAW_SIZE_CAP
+from smuves_sync.content_fields import RAW_SIZE_CAP
 from smuves_sync.errors import (
     ContentTypeUnavailable,
     HubSpotAuthError,

@@ -10,7 +10,8 @@ import pytest
 import respx
 
 from smuves_sync.errors import InvalidInput
-from smuves_sync.hubspot.client import HubSpotClient, Page
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.listing import Page
 from smuves_sync.settings import Settings
 from tests.unit.hubspot.conftest import BASE_URL, TOKEN, MakeClient, json_response
 from tests.unit.hubspot.fixtures import load

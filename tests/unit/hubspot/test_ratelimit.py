@@ -12,11 +12,8 @@ import pytest
 import respx
 
 from smuves_sync.errors import HubSpotDailyLimitReached, HubSpotRateLimited
-from smuves_sync.hubspot.ratelimit import (
-    RateLimitRegistry,
-    next_midnight,
-    parse_retry_after,
-)
+from smuves_sync.hubspot.limit_headers import next_midnight, parse_retry_after
+from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
 from tests.unit.hubspot.conftest import (
     PORTAL,

@@ -8,13 +8,10 @@ from typing import Any
 
 import pytest
 
+from smuves_sync.content_fields import FieldMap, RecordError
+from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.errors import ConfigurationError, UnknownContentType
-from smuves_sync.hubspot.registry import (
-    DEFAULT_REGISTRY,
-    ContentTypeSpec,
-    FieldMap,
-    RecordError,
-)
+from smuves_sync.hubspot.registry import DEFAULT_REGISTRY
 from smuves_sync.models import ContentType
 from tests.unit.hubspot.fixtures import load
 
