@@ -72,7 +72,9 @@ async def _tables(url: str) -> set[str]:
 
 def test_every_migration_file_is_named_nnnn_snake_name() -> None:
     directory = find_migrations_dir()
-    files = sorted(p.name for p in directory.iterdir() if p.name not in {SNAPSHOT, FUNCTIONS_DIR})
+    # Beside the versioned files: the snapshot, the functions' folder and the folder's README.
+    others = {SNAPSHOT, FUNCTIONS_DIR, "README.md"}
+    files = sorted(p.name for p in directory.iterdir() if p.name not in others)
     assert files, "no migration files found"
     assert all(FILE_NAME.match(name) for name in files), files
     versions = [m.version for m in discover(directory)]
