@@ -30,11 +30,11 @@ that would get a job (``limit=1`` requests, live and archived, the types at once
 jobs are born with their totals: the API's 202 carries them and `smuves sync` draws its bars
 with them before any worker has claimed a job. It needs the portal's token, which the database
 hands out only to a member of the portal (the API's session, `Database.as_user`) or to the
-operator (the login role: `smuves sync`); migrations/0013. Fetches that schedules start are
-not counted here (the worker's role gets no token without a lease), nor are the types a fetch
-will read incrementally: their jobs count what changed with the requests their read starts
-with (workers/incremental.py). Counting never stands in
-the way of a start: a type HubSpot does not count within ``SMUVES_COUNT_TIMEOUT_SECONDS`` (slow,
+operator (the login role: `smuves sync`): portal_token_for_member, portal_token_for_operator.
+Fetches that schedules start are not counted here (the worker's role gets no token without a
+lease), nor are the types a fetch will read incrementally: their jobs count what changed with
+the requests their read starts with (workers/incremental.py). Counting never stands in the way
+of a start: a type HubSpot does not count within ``SMUVES_COUNT_TIMEOUT_SECONDS`` (slow,
 429, 5xx, down, no token) gets its job without a total, and the fetch job counts it before its
 first page, as it always has. The requests go through the process's `RateLimitRegistry`: the
 same per-portal budget as the fetches of that process.
@@ -169,7 +169,8 @@ class TotalsCounter:
     ) -> CountPlan:
         """What to count, read in `db`: the session of a member of the portal (the API's,
         `Database.as_user`) or, with `operator`, of the login role (`smuves sync`). The
-        database refuses the token to anyone else (migrations/0013); the plan then has none.
+        database refuses the token to anyone else (portal_token_for_member,
+        portal_token_for_operator); the plan then has none.
         A type the fetch will read incrementally (unless `full`) is not counted: its job reads
         only what changed, and counts that with its own first requests, before it stores
         anything (workers/incremental.py); counting it here would ask HubSpot twice."""

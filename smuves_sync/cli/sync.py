@@ -1,18 +1,18 @@
 """`smuves sync <portal> [--types …] [--no-wait]`: fetch a portal now, with progress bars.
 
 Count the types in HubSpot (as the operator: the login role may read the portal's token,
-migrations/0013), enqueue a fetch run whose jobs carry those totals (the orchestrator: one job
-per type not already in flight), then work it in this process to the end, the bars drawn with
-their totals from the first frame, and print a summary (with the objects HubSpot sent that
-could not be stored, per type, and why: they do not fail the run). Counting is bounded by
-``SMUVES_COUNT_TIMEOUT_SECONDS``; a type not counted in time is counted by its job. One
-`RateLimitRegistry` paces the counts and the fetches of the process. Exit codes: 0 the run
-completed; 1 it partially failed, failed or did not finish here; 2 usage or configuration
-error, or a portal whose token HubSpot refused (PORTAL_NEEDS_RECONNECT: nothing is started;
-a refused token is asked one count, then the portal is marked until it is reconnected); 3
-ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait
-the run is only enqueued, for `smuves worker` processes to work. Ctrl-C hands the running jobs
-back at once for a worker to finish (the run stays open); a second Ctrl-C stops the run.
+portal_token_for_operator), enqueue a fetch run whose jobs carry those totals (the
+orchestrator: one job per type not already in flight), then work it in this process to the end,
+the bars drawn with their totals from the first frame, and print a summary (with the objects
+HubSpot sent that could not be stored, per type, and why: they do not fail the run). Counting
+is bounded by ``SMUVES_COUNT_TIMEOUT_SECONDS``; a type not counted in time is counted by its
+job. One `RateLimitRegistry` paces the counts and the fetches of the process. Exit codes: 0 the
+run completed; 1 it partially failed, failed or did not finish here; 2 usage or configuration
+error, or a portal whose token HubSpot refused (PORTAL_NEEDS_RECONNECT: nothing is started; a
+refused token is asked one count, then the portal is marked until it is reconnected); 3
+ALL_DUPLICATE_JOBS (every requested type is being fetched already). With --no-wait the run is
+only enqueued, for `smuves worker` processes to work. Ctrl-C hands the running jobs back at
+once for a worker to finish (the run stays open); a second Ctrl-C stops the run.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ async def _start_as_operator(
     """Count and start the fetch as the operator; whether it waits with no worker to work it
     (asked only when this process will not work it itself)."""
     # The operator counts and starts the run: the login role may read the portal's token
-    # (0013) and add its jobs, a worker's login may start only scheduled fetches. The
-    # workers' pool, opened first, is checked before anything is created.
+    # (portal_token_for_operator) and add its jobs, a worker's login may start only scheduled
+    # fetches. The workers' pool, opened first, is checked before anything is created.
     totals = await count_as_operator(counter, settings, portal_id, wanted, full)
     async with login_database(settings) as operator:
         started = await start_fetch(

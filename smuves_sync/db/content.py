@@ -14,7 +14,7 @@ binary (`content_page_columns`); each object's JSON text and its hash are made h
 Postgres parses only the documents that changed, and writes only the rows in which something
 a user can see changed (a re-sync of an unchanged portal writes no content row). It takes the
 records the HubSpot client reads (`content_fields.ContentRecord`). What a
-fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), not stamped on every row;
+fetch job saw is kept per job in `fetch_seen` (an unlogged table), not stamped on every row;
 when it was last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or

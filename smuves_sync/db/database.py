@@ -22,7 +22,8 @@
 A query is named, never written inline; `row` is a psycopg row factory (`rows.model_row`,
 ``scalar_row``, ``dict_row``). A scoped `Database` runs everything on its one connection inside
 its transaction; an unscoped one takes a pooled connection per call (autocommit: each call is
-its own transaction). Row-level security decides what each role sees; see migrations/0003.
+its own transaction). Row-level security decides what each role sees; see the policies in
+migrations/functions/security.sql.
 
 Every call raises the package's errors, never the driver's (`driver_errors.translated`): a
 lost database is `DatabaseUnavailable`, a refused grant or policy `DatabaseRefused` (a viewer's
@@ -53,7 +54,8 @@ Params = Mapping[str, Any]
 Statement = tuple[str, Params | None, BaseRowFactory[Any]]
 R = TypeVar("R")
 # What the policies that fence a worker's writes by its job's lease are named after
-# (migrations/0020): a row one of them refuses was written without a live lease.
+# (worker_holds_lease and the lease policies in migrations/functions/security.sql): a row one
+# of them refuses was written without a live lease.
 _LEASE_POLICY = "_worker_lease"
 # What marks the refusals of a member who is not an owner or editor of the portal (a viewer):
 # the policies' names hold it, the functions raise with it as their constraint.
@@ -220,7 +222,7 @@ class Database:
     async def for_portal(self, portal_id: int) -> AsyncIterator[Database]:
         """A transaction in which the worker role sees the rows of `portal_id` that need no
         lease (runs, jobs, schedules, exports, ...); it writes nothing of the portal's there
-        (migrations/0020)."""
+        (the lease policies in migrations/functions/security.sql)."""
         async with self.transaction() as scoped:
             await scoped.execute("session_set_portal", {"portal_id": portal_id})
             yield scoped

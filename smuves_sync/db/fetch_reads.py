@@ -1,5 +1,5 @@
 """fetch_reads: how each fetch job reads its type (full or incremental, why, from when) and what
-it cost (fetch_reads.sql, 0017_incremental.sql). Which way a job reads is decided in
+it cost (fetch_reads.sql; the fetch_reads table). Which way a job reads is decided in
 `workers.reads`, from what these queries return.
 
     basis = await fetch_read_basis(scoped, portal_id, content_type, run_id)

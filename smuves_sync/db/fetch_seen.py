@@ -8,10 +8,10 @@ type (fetch_seen.sql).
         await fetch_seen_sync_confirm(scoped, portal_id, content_type, run_id=..., job_id=...,
                                       seen=..., deleted=...)
 
-What a fetch job saw is kept per job in `fetch_seen` (0006_sync_runs.sql), written in each
+What a fetch job saw is kept per job in `fetch_seen` (an unlogged table), written in each
 page's transaction by `content.content_upsert_page`; when a type was last confirmed, how its
 last fetch read it and when that listing began is one row per portal and type
-(`content_syncs`, 0006 and 0017).
+(`content_syncs`).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ class ContentSync:
     confirmed_at: datetime
     seen: int
     deleted: int
-    # How it read (0017): "full" or "incremental", when its listing began, and when the last
-    # full and the last incremental listing of the type began.
+    # How it read (copied from its job's fetch_reads row): "full" or "incremental", when its
+    # listing began, and when the last full and the last incremental listing of the type began.
     mode: str = "full"
     listing_started_at: datetime | None = None
     last_full_listing_at: datetime | None = None

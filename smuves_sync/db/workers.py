@@ -1,4 +1,4 @@
-"""workers: which worker processes are alive (workers.sql, migrations/0027_worker_presence.sql).
+"""workers: which worker processes are alive (workers.sql, migrations/functions/workers.sql).
 
     seat = await worker_register(worker_db, WorkerSeat(...))   # -> WorkerPass (id, token)
     await worker_heartbeat(worker_db, seat, job_ids=[12, 13])  # False: the row is gone

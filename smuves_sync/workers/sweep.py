@@ -5,7 +5,7 @@ show: HubSpot's cursors are offsets, so an object deleted while a listing runs m
 one, still live, across a page boundary, and the listing never shows that one.
 
 1. `prepare_seen`, before the first page: the ids each page shows are recorded per job, in
-   the page's transaction (`fetch_seen`, an unlogged table: 0006_sync_runs.sql), so a job
+   the page's transaction (the unlogged table `fetch_seen`), so a job
    resumed by another worker after a crash still knows what the pages before the crash saw.
    A listing that starts from the beginning forgets what an earlier attempt saw and sets the
    job's marker; a resumed job whose marker is gone (Postgres crashed, which empties unlogged

@@ -1,5 +1,5 @@
 -- The exports table (smuves_sync/db/exports.py). Its status follows the export job's
--- (trigger jobs_exports_follow, migrations/0006). The file's place is derived, never stored
+-- (trigger jobs_exports_follow, exports_follow_job). The file's place is derived, never stored
 -- (smuves_sync/export_files.py): the runtime roles may not write `path` at all.
 
 -- name: export_create

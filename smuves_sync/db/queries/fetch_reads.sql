@@ -1,4 +1,4 @@
--- fetch_reads (smuves_sync/db/fetch_reads.py, 0017_incremental.sql): how each fetch job reads
+-- fetch_reads (smuves_sync/db/fetch_reads.py): how each fetch job reads
 -- its type, what it cost; and what decides how it reads.
 
 -- name: fetch_read_basis

@@ -2,7 +2,7 @@
 -- deletion sweep over them, the last confirmation of a portal's type.
 
 -- name: content_seen_add
--- The ids a page of fetch job %(job_id)s saw (fetch_seen, 0006), in the page's transaction.
+-- The ids a page of fetch job %(job_id)s saw (fetch_seen), in the page's transaction.
 INSERT INTO public.fetch_seen (job_id, portal_id, hubspot_id)
 SELECT %(job_id)s, %(portal_id)s, h FROM unnest(%(hubspot_ids)b::text[]) AS h
 ON CONFLICT DO NOTHING
@@ -52,7 +52,7 @@ WHERE portal_id = %(portal_id)s AND content_type = %(content_type)s
 
 -- name: content_sync_confirm
 -- The completed fetch of a portal's type: its one row of content_syncs, with how the job read
--- it and when its listing began (fetch_reads, 0017; a job without that row read in full, from
+-- it and when its listing began (fetch_reads; a job without that row read in full, from
 -- an unknown moment: the next fetch then reads in full too).
 INSERT INTO public.content_syncs AS s
     (portal_id, content_type, run_id, job_id, confirmed_at, seen, deleted, mode,

@@ -1,10 +1,10 @@
--- hubspot_minutes (smuves_sync/db/hubspot_minutes.py, migrations/0010): HubSpot requests and
+-- hubspot_minutes (smuves_sync/db/hubspot_minutes.py): HubSpot requests and
 -- 429 answers per minute, summed over every process that talks to HubSpot. Workers write
 -- through record_hubspot_minute (SECURITY DEFINER); the dashboard reads as the login role.
 -- %(now)s NULL means the database's clock.
 
 -- name: hubspot_minute_record
--- Add one process's HubSpot requests and 429s to the current minute (migrations/0010).
+-- Add one process's HubSpot requests and 429s to the current minute (record_hubspot_minute).
 SELECT public.record_hubspot_minute(%(requests)s, %(rate_limited)s, %(now)s)
 
 -- name: hubspot_per_minute

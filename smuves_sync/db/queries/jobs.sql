@@ -1,6 +1,6 @@
 -- Jobs (smuves_sync/db/jobs.py): reads (the dashboard's dead letter among them), creation,
--- the calls of the queue functions (migrations/0004_queue.sql, 0005_queue_runs.sql) and of
--- the operators' actions (0007_operations.sql). Rows are read by column name (db/rows.py), so
+-- the calls of the queue functions (migrations/functions/queue.sql) and of the operators'
+-- actions (requeue_job, retry_failed_jobs). Rows are read by column name (db/rows.py), so
 -- `SELECT *` keeps up with the table. %(now)s NULL means the database's clock.
 
 -- name: job_get
@@ -40,10 +40,10 @@ ORDER BY id
 -- name: job_dead_page
 -- Failed (or stopped) jobs, newest first, %(limit)s of them below id %(before_id)s (NULL: from
 -- the newest), with their portal's name: the dashboard's dead letter, a walk of jobs_dead_idx
--- (migrations/0010) in id order, run inside `Database.custom_plans`. Not job_list: under its
--- `status = ANY (array)` the planner cannot use that index's id order (it does not know the
--- array holds one status), so it sorts every failed job or walks jobs_pkey back through every
--- job newer than the failures it shows.
+-- (a partial index of failed and stopped jobs) in id order, run inside
+-- `Database.custom_plans`. Not job_list: under its `status = ANY (array)` the planner cannot
+-- use that index's id order (it does not know the array holds one status), so it sorts every
+-- failed job or walks jobs_pkey back through every job newer than the failures it shows.
 SELECT j.*, p.name AS portal_name
 FROM public.jobs AS j
 JOIN public.portals AS p ON p.id = j.portal_id
@@ -90,7 +90,7 @@ SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
                                    %(portal_max_running)s)
 
 -- name: job_leases
--- How long a claimed job's lease lasts, per kind: the database decides (migrations/0016).
+-- How long a claimed job's lease lasts, per kind: the database decides (job_leases).
 SELECT kind, lease FROM public.job_leases ORDER BY kind
 
 -- name: job_heartbeat

@@ -1,4 +1,4 @@
--- operator_actions (smuves_sync/db/operator_actions.py, migrations/0010): the audit trail of
+-- operator_actions (smuves_sync/db/operator_actions.py): the audit trail of
 -- the dashboard's buttons, written and read as the login role.
 
 -- name: operator_action_record

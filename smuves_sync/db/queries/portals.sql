@@ -40,7 +40,7 @@ SET name = excluded.name, token_encrypted = excluded.token_encrypted,
 RETURNING id, name, owner_id, created_at, token_rejected_at
 
 -- name: portal_transfer
--- The portal to its new owner, who becomes its only member (transfer_portal, 0007); the
+-- The portal to its new owner, who becomes its only member (transfer_portal); the
 -- emails of the people who lost it.
 SELECT email FROM public.transfer_portal(%(portal_id)s, %(owner_id)s)
 
@@ -100,7 +100,8 @@ WHERE id = %(portal_id)s AND owner_id = public.current_app_user()
 RETURNING id, name, owner_id, created_at, token_rejected_at, 'owner' AS role
 
 -- name: portal_delete
--- Only the owner's delete passes the portals_app_delete_owner policy (migrations/0008).
+-- Only the owner's delete passes the portals_app_delete_owner policy
+-- (migrations/functions/security.sql).
 DELETE FROM public.portals WHERE id = %(portal_id)s RETURNING id
 
 -- name: portal_tokens_batch
@@ -178,12 +179,12 @@ LEFT JOIN LATERAL (
 ORDER BY p.portal_id, array_position(%(content_types)s::text[], t.content_type)
 
 -- name: portal_token_for_member
--- The encrypted token of a portal the user in app.user_id may see (migrations/0013): for
--- counting its types when that user starts a fetch. No row for anyone else's portal.
+-- The encrypted token of a portal the user in app.user_id may see (`portal_token_for_member`):
+-- for counting its types when that user starts a fetch. No row for anyone else's portal.
 SELECT token_encrypted FROM public.portal_token_for_member(%(portal_id)s)
 
 -- name: portal_token_for_operator
--- The same for the operator (the login role; migrations/0013).
+-- The same for the operator (the login role; `portal_token_for_operator`).
 SELECT token_encrypted FROM public.portal_token_for_operator(%(portal_id)s)
 
 -- name: portal_mark_token_refused

@@ -4,7 +4,8 @@
 -- name: content_rejects_add
 -- One page's rejects as parallel arrays. An object already recorded by the run (its page read
 -- again by a second pass or after a requeue from the start) is not recorded twice: by its id,
--- or without one by its bytes (migrations/0015_worker_limits.sql).
+-- or without one by its bytes (the unique indexes content_rejects_once_per_run and
+-- content_rejects_once_per_run_without_id).
 INSERT INTO public.content_rejects
     (portal_id, run_id, content_type, hubspot_id, reason, raw, raw_size)
 SELECT %(portal_id)s, %(run_id)s, %(content_type)s::text, r.hubspot_id, r.reason, r.raw,
@@ -24,5 +25,5 @@ GROUP BY content_type
 ORDER BY content_type
 
 -- name: run_rejects_note
--- "N objects could not be stored: …" (migrations/0012_content_rejects.sql), or NULL.
+-- "N objects could not be stored: …" (run_rejects_note), or NULL.
 SELECT public.run_rejects_note(%(run_id)s) AS note

@@ -14,7 +14,7 @@ RETURNING id, portal_id, owner_id, kind, status, content_types::text[] AS conten
 
 -- name: run_jobs
 -- Run by the runtime roles too (`smuves sync` follows its run), which may not read
--- lease_token (migrations/0015).
+-- lease_token (the column grants on jobs in migrations/0002_schema.sql).
 SELECT id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, run_after,
        locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error,
        last_error_public, idempotency_key, created_at, finished_at, priority, fair_at,
@@ -116,7 +116,7 @@ SELECT id, portal_id, owner_id, kind, status, content_types::text[] AS content_t
 FROM public.stop_run(%(run_id)s, %(now)s)
 
 -- name: run_operator_stop
--- The dashboard's Stop, as the login role (any run): run_to_stopped (migrations/0008), the
+-- The dashboard's Stop, as the login role (any run): run_to_stopped, the
 -- steps of run_stop's stop_run without its membership check. The run's open jobs end
 -- stopped, then the run settles. No row: no such run.
 SELECT r.id, r.portal_id, r.owner_id, r.kind, r.status,

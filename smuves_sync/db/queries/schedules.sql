@@ -32,7 +32,7 @@ RETURNING id, portal_id, owner_id, cron_expression, content_types::text[] AS con
 SELECT coalesce(%(now)s::timestamptz, now()) AS now
 
 -- name: schedule_claim_due
--- One due schedule, locked until the transaction ends (migrations/0007_operations.sql), and
+-- One due schedule, locked until the transaction ends (claim_due_schedule), and
 -- the time it is being fired at.
 SELECT s.id, s.portal_id, s.owner_id, s.cron_expression,
        s.content_types::text[] AS content_types, s.enabled, s.next_run_at, s.last_run_at,
@@ -41,14 +41,14 @@ FROM public.claim_due_schedule(%(skip)s::bigint[], %(now)s) AS s
 
 -- name: schedule_advance
 -- After a due schedule's firing (or a skipped one): the next time, and when it last started a
--- run. False when the schedule is not due: nothing changed (migrations/0020_worker_leases.sql).
+-- run. False when the schedule is not due: nothing changed (advance_due_schedule).
 SELECT public.advance_due_schedule(%(schedule_id)s, %(next_run_at)s, %(last_run_at)s,
                                    %(now)s) AS advanced
 
 -- name: schedule_disable_due
 -- A due schedule that cannot be fired: disabled, and its owner (else its portal's owner) told
 -- %(message)s. NULL when the schedule is not due (nothing changed), else whether somebody
--- was told (migrations/0020_worker_leases.sql).
+-- was told (disable_due_schedule).
 SELECT public.disable_due_schedule(%(schedule_id)s, %(message)s, %(now)s) AS told
 
 -- name: schedule_disable

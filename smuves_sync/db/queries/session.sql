@@ -14,7 +14,8 @@ SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true)
 
 -- name: session_set_job
 -- For smuves_worker: a transaction of a claimed job, which sees the job's portal and, while
--- the job runs under this lease, writes it (`Database.for_job`, migrations/0020).
+-- the job runs under this lease, writes it (`Database.for_job`; worker_holds_lease and the
+-- lease policies in migrations/functions/security.sql).
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true),
        pg_catalog.set_config('app.job_id', %(job_id)s::text, true),
        pg_catalog.set_config('app.lease_token', %(lease_token)s::text, true)

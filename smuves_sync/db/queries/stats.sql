@@ -1,9 +1,10 @@
 -- Monitoring reads (smuves_sync/db/stats.py): `smuves stats` and the dashboard's overview as
 -- the login role, across every tenant; /metrics and /healthz as smuves_app, through SECURITY
--- DEFINER functions that return counts only (migrations/0008). %(now)s NULL means the
--- database's clock. The overview's figures (job_*) are read inside `Database.custom_plans`
--- and walk the partial indexes of migrations/0002 and 0010: none of them reads more than its
--- cap or its time range, whatever the number of finished jobs.
+-- DEFINER functions that return counts only (metrics_jobs, metrics_job_durations,
+-- metrics_workers_live). %(now)s NULL means the database's clock. The overview's figures
+-- (job_*) are read inside `Database.custom_plans` and walk the partial indexes of jobs
+-- (jobs_claimable_idx, jobs_lease_idx, jobs_dead_idx, jobs_completed_idx): none of them reads
+-- more than its cap or its time range, whatever the number of finished jobs.
 
 -- name: stats_depth
 -- Queue depth: jobs by kind and status.
@@ -29,7 +30,7 @@ ORDER BY kind
 -- name: stats_expired_leases
 -- Running jobs whose last heartbeat is older than their kind's lease: their worker is gone
 -- or stuck, and the next claim will take them over (or fail them at their last attempt).
--- The leases are the database's (job_leases, migrations/0016).
+-- The leases are the database's (job_leases).
 SELECT j.*, coalesce(%(now)s::timestamptz, now()) - j.heartbeat_at AS silent_for
 FROM public.jobs AS j
 JOIN public.job_leases AS l ON l.kind = j.kind
@@ -52,7 +53,7 @@ SELECT version FROM public.schema_migrations ORDER BY version
 -- Jobs of each kind in each state, each count stopping at %(cap)s + 1 (the caller shows
 -- "more than cap"): pending due now, pending waiting for a later run_after (backoff, a parked
 -- limit), running, failed, stopped, and completed in the last hour and day. Every count walks
--- one partial index (0002, 0010) and no count reads more than cap + 1 entries; `capped` says
+-- one partial index of jobs and no count reads more than cap + 1 entries; `capped` says
 -- that there are more than %(cap)s.
 WITH clock AS (
     SELECT coalesce(%(now)s::timestamptz, now()) AS now

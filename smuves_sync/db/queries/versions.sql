@@ -1,6 +1,7 @@
 -- content_versions (smuves_sync/db/versions.py): an object's versions, one version with its
 -- document, the changes feed of a portal, retention. The history is written by the triggers
--- of migrations/0014_content_versions.sql, never here.
+-- content_history_inserted, content_history_updated and content_history_removed
+-- (migrations/functions/history.sql), never here.
 
 -- name: versions_of_object
 -- An object's versions in order, after version %(after)s (NULL: from the first), at most
@@ -21,8 +22,9 @@ WHERE v.portal_id = %(portal_id)s AND v.content_type = %(content_type)s::text
 
 -- name: version_documents
 -- Versions of an object with their documents. A version's document is stored once per object
--- and hash (0014): its own, else the one another version of the object holds for its hash,
--- else (the current version's, or an event's that kept the document) content_items.data.
+-- and hash (content_history_close): its own, else the one another version of the object
+-- holds for its hash, else (the current version's, or an event's that kept the document)
+-- content_items.data.
 SELECT v.content_type::text AS content_type, v.hubspot_id, v.version, v.event::text AS event,
        v.hash, v.seen_from_run, v.seen_until_run, v.recorded_at, v.superseded_at,
        coalesce(v.document, held.document, c.data) AS document
@@ -89,7 +91,8 @@ SELECT * FROM public.prune_deleted_content(
     %(portal_id)s, %(cutoff)s, %(limit)s, %(dry_run)s)
 
 -- name: versions_prune_batch
--- One batch of content history's retention (migrations/0014), after the key of the last one.
+-- One batch of content history's retention (prune_content_versions), after the key of the
+-- last one.
 SELECT * FROM public.prune_content_versions(
     %(portal_id)s, %(cutoff)s, coalesce(%(after_at)s::timestamptz, '-infinity'),
     coalesce(%(after_id)s::bigint, 0), %(limit)s, %(dry_run)s)

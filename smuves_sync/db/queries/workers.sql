@@ -1,4 +1,4 @@
--- workers (smuves_sync/db/workers.py, migrations/0027_worker_presence.sql): which worker
+-- workers (smuves_sync/db/workers.py, migrations/functions/workers.sql): which worker
 -- processes are alive. Workers write their own row through worker_register,
 -- worker_heartbeat and worker_unregister (SECURITY DEFINER, fenced by the token the first
 -- returns); `smuves stats`, `smuves run(s)` and the dashboard read as the login role;
