@@ -19,10 +19,10 @@ help: ## list the targets
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
-install: $(STAMP) ## create .venv and install the package with its dev tools
+install: $(STAMP) ## create .venv and install the package with its dev tools and the benchmarks' peer (pgqueuer)
 
 browser: ## install Debian's chromium for the dashboard's browser tests (apt, as root; idempotent)
 	scripts/install_browser.sh

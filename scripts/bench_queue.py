@@ -1,12 +1,13 @@
 """Benchmark the Postgres job queue: drain throughput and NOTIFY wake-up latency.
 
     .venv/bin/python scripts/bench_queue.py [--jobs 20000] [--workers 4] [--batch 256]
-                                            [--repeat 3] [--json]
+                                            [--processes K] [--peers] [--repeat 3] [--json]
 
 Throughput: N no-op fetch jobs are planted (their portals dealt among 20 owners, placed in
-line as enqueue_job places them), then K concurrent workers (one process, one
-pooled connection each, acting as smuves_worker) drain them through the real path — claim,
-run the (no-op) handler, complete — and jobs/s is N over the wall time. A worker awaits the
+line as enqueue_job places them), then K concurrent workers (one pooled connection each,
+acting as smuves_worker; in one process, or in --processes P processes of K each) drain them
+through the real path — claim, run the (no-op) handler, complete — and jobs/s is N over the
+wall time. A worker awaits the
 handlers of its batch in turn: with no-op handlers, a task per job would measure asyncio
 (some 20 µs a job here) rather than the queue. Three loops are measured side by side in the
 same run:
@@ -30,6 +31,14 @@ Wake-up latency: one idle worker waits on NOTIFY (falling back to polling); 200 
 is enqueued and committed, and the time from the commit returning to the handler starting
 is recorded; p50 and p95 are printed.
 
+--peers: the peer, pgqueuer (the `bench` extra), drains the same number of no-op jobs on the same
+server, a fresh scratch database each time, its workers in processes as its own benchmark runs
+them (smuves_sync/testing/queue_peers.py): 1 process at batch 256, and P processes (--processes,
+else 2) at batches 256 and 10, each right before or after ours at the same processes, workers
+and batch (complete-and-claim with fairness and the cap, today's claim); then ours one job at a
+time in P processes, and pgqueuer's wake-up. A ratio to pgqueuer is the median of the repeats'
+ratios of the pairs, not the quotient of the medians.
+
 Every measurement is repeated --repeat times, each on a fresh scratch database (created,
 migrated, dropped); the figures printed last are the medians. Other work on the machine moves
 the figures a lot: the load average is printed before and after.
@@ -37,7 +46,10 @@ the figures a lot: the load average is printed before and after.
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL,
 else the embedded PostgreSQL in a temporary directory. With --json the last line is one JSON
 object: {"jobs_per_s": …, "wakeup_p50_ms": …, "wakeup_p95_ms": …, …} (medians; jobs_per_s is
-the pipelined loop; fifo_jobs_per_s and ratio_to_fifo beside it).
+the pipelined loop; fifo_jobs_per_s and ratio_to_fifo beside it; with --peers
+peer_pgqueuer_2p_jobs_per_s_batch_10, jobs_per_s_batch_10, ratio_to_pgqueuer_2p_batch_10, the
+same at batch 256, peer_pgqueuer_1p_jobs_per_s_batch_256, one_at_a_time_jobs_per_s and
+peer_pgqueuer_wakeup_p95_ms, "2p" being the processes).
 """
 
 from __future__ import annotations
@@ -50,196 +62,56 @@ import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, LiteralString
-
-from psycopg.errors import DeadlockDetected
-from psycopg.rows import scalar_row
 
 from smuves_sync.db import Database, DbRole, pool_for
-from smuves_sync.db.jobs import Claim, job_claim_next, job_enqueue
-from smuves_sync.db.pool import Pool
-from smuves_sync.db.rows import model_row
+from smuves_sync.db.jobs import job_enqueue
 from smuves_sync.db.runs import run_create
-from smuves_sync.models import ContentType, Job, JobKind
+from smuves_sync.models import ContentType, JobKind
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
-from smuves_sync.testing.queries import testing_queries
+from smuves_sync.testing import queue_peers
+from smuves_sync.testing.queue_loops import (
+    ALL_LOOPS,
+    FETCH,
+    LOOPS,
+    create_fifo_functions,
+    noop_handler,
+    run_team,
+    team,
+)
 from smuves_sync.testing.scratch import scratch_database, scratch_server, seed_backlog
 
-FETCH = [JobKind.FETCH]
 TYPES = len(ContentType)
 OWNERS = 20  # the backlog's owners: claims share the workers among owners too
+PEER_BATCHES = (256, 10)
 
 
-@dataclass(frozen=True)
-class Worker:
-    """One benchmark worker: its queue, and the pool under it (the fifo loops' connections)."""
-
-    queue: Queue
-    pool: Pool
-
-
-# A worker drains the queue and returns how many jobs it completed.
-Loop = Callable[[Worker, int], Awaitable[int]]
-
-
-async def noop_handler(job: Job) -> None:
-    """The benchmark's job: nothing, so the queue is all that is measured."""
-
-
-async def one_at_a_time(worker: Worker, batch: int) -> int:
-    """The baseline: claim one job, run it, complete it."""
-    queue, done = worker.queue, 0
-    claim = Claim(queue.worker_id, FETCH, portal_max_running=queue.settings.portal_max_running)
-    while True:
-        job = await job_claim_next(queue.db, claim)
-        if job is None:
-            return done
-        await noop_handler(job)
-        await queue.complete(job)
-        done += 1
-
-
-async def batched(worker: Worker, batch: int) -> int:
-    """Claim a batch, run it, complete it: two round trips a batch."""
-    queue, done = worker.queue, 0
-    while claimed := await queue.claim(FETCH, limit=batch):
-        for job in claimed:
-            await noop_handler(job)
-        done += len(await queue.complete_many(claimed))
-    return done
-
-
-async def pipelined(worker: Worker, batch: int) -> int:
-    """Complete the finished batch and claim the next in one round trip."""
-    queue = worker.queue
-    done, claimed = 0, await queue.claim(FETCH, limit=batch)
-    while claimed:
-        for job in claimed:
-            await noop_handler(job)
-        completed, claimed = await queue.complete_and_claim(claimed, FETCH, limit=batch)
-        done += len(completed)
-    return done
-
-
-# -- the same loops on the claim and completion of before fair claims -----------------------
-
-
-def fifo_query(name: str) -> LiteralString:
-    """A named query of smuves_sync/testing/sql/queue_bench.sql."""
-    return testing_queries()[name]
-
-
-def fifo_claiming(worker: Worker, limit: int) -> dict[str, Any]:
-    """The parameters of a fifo claim."""
-    return {"worker": worker.queue.worker_id, "kinds": [str(k) for k in FETCH], "limit": limit}
-
-
-def fifo_leases(jobs: list[Job]) -> dict[str, Any]:
-    """The parameters of a fifo completion."""
-    return {"job_ids": [j.id for j in jobs], "lease_tokens": [j.lease_token for j in jobs]}
-
-
-async def fifo_claim(worker: Worker, limit: int) -> list[Job]:
-    """Claim up to `limit` jobs, oldest first (the first claim_jobs)."""
-    async with worker.pool.connection() as conn, conn.cursor(row_factory=model_row(Job)) as cur:
-        await cur.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, limit))
-        return await cur.fetchall()
-
-
-async def fifo_complete(worker: Worker, jobs: list[Job]) -> int:
-    """Complete `jobs` (the first complete_jobs); how many were."""
-    async with worker.pool.connection() as conn, conn.cursor(row_factory=scalar_row) as cur:
-        await cur.execute(fifo_query("bench_fifo_complete"), fifo_leases(jobs))
-        return len(await cur.fetchall())
-
-
-async def fifo_one_at_a_time(worker: Worker, batch: int) -> int:
-    """`one_at_a_time` before fair claims."""
-    done = 0
-    while claimed := await fifo_claim(worker, 1):
-        await noop_handler(claimed[0])
-        done += await fifo_complete(worker, claimed)
-    return done
-
-
-async def fifo_batched(worker: Worker, batch: int) -> int:
-    """`batched` before fair claims."""
-    done = 0
-    while claimed := await fifo_claim(worker, batch):
-        for job in claimed:
-            await noop_handler(job)
-        done += await fifo_complete(worker, claimed)
-    return done
-
-
-async def fifo_pipelined(worker: Worker, batch: int) -> int:
-    """`pipelined` before fair claims: completion then claim, one round trip and transaction."""
-    done, claimed = 0, await fifo_claim(worker, batch)
-    while claimed:
-        for job in claimed:
-            await noop_handler(job)
-        completed, claimed = await fifo_complete_and_claim(worker, claimed, batch)
-        done += completed
-    return done
-
-
-async def fifo_complete_and_claim(
-    worker: Worker, claimed: list[Job], batch: int
-) -> tuple[int, list[Job]]:
-    """Complete `claimed` and claim the next batch in one transaction: (completed, claimed).
-
-    The old completion settles its runs before the claim, an order that can deadlock with
-    another worker's claim (migrations/README.md, "Lock order"); Postgres then undoes one of
-    the two transactions, which is tried again here, as a worker would, rather than ending the
-    bench.
-    """
-    while True:
-        try:
-            async with worker.pool.connection() as conn:
-                completing = conn.cursor(row_factory=scalar_row)
-                claiming = conn.cursor(row_factory=model_row(Job))
-                async with conn.pipeline():
-                    await completing.execute(
-                        fifo_query("bench_fifo_complete"), fifo_leases(claimed)
-                    )
-                    await claiming.execute(
-                        fifo_query("bench_fifo_claim"), fifo_claiming(worker, batch)
-                    )
-                return len(await completing.fetchall()), await claiming.fetchall()
-        except DeadlockDetected:
-            continue
-
-
-LOOPS: dict[str, Loop] = {"baseline": one_at_a_time, "batched": batched, "pipelined": pipelined}
-FIFO_LOOPS: dict[str, Loop] = {
-    "baseline": fifo_one_at_a_time,
-    "batched": fifo_batched,
-    "pipelined": fifo_pipelined,
-}
-
-
-async def drain(url: str, loop: Loop, jobs: int, workers: int, batch: int) -> float:
-    """Plant `jobs` jobs and drain them with `workers` workers running `loop`; jobs per second."""
-    settings = Settings()
+async def drain(url: str, loop: str, jobs: int, workers: int, batch: int, processes: int) -> float:
+    """Plant `jobs` jobs and drain them with `processes` processes of `workers` workers
+    running the loop named `loop` (queue_loops.ALL_LOOPS); jobs per second."""
     planted = await seed_backlog(url, portals=-(-jobs // TYPES), owners=OWNERS)
-    if loop in FIFO_LOOPS.values():
-        async with pool_for(url, max_size=1) as admin, admin.connection() as conn:
-            await conn.execute(fifo_query("bench_fifo_functions"))
-    async with pool_for(url, role=DbRole.WORKER, min_size=workers, max_size=workers) as pool:
-        team = [
-            Worker(Queue(Database(pool), settings, worker_id=f"bench-{n}"), pool)
-            for n in range(workers)
-        ]
-        start = time.perf_counter()
-        counts = await asyncio.gather(*(loop(worker, batch) for worker in team))
-        elapsed = time.perf_counter() - start
-    if sum(counts) != planted:
-        raise SystemExit(
-            f"drained {sum(counts)} jobs of {planted}: the queue lost or repeated some"
+    if loop.startswith("fifo_"):
+        await create_fifo_functions(url)
+    if processes > 1:
+        done, elapsed = await queue_peers.ours_in_processes(
+            url, loop, processes=processes, workers=workers, batch=batch
         )
+    else:
+        async with team(url, workers) as members:
+            start = time.perf_counter()
+            done = await run_team(members, ALL_LOOPS[loop], batch)
+            elapsed = time.perf_counter() - start
+    if done != planted:
+        raise SystemExit(f"drained {done} jobs of {planted}: the queue lost or repeated some")
     return planted / elapsed
+
+
+async def ours(server_url: str, loop: str, jobs: int, args: argparse.Namespace, **at: int) -> float:
+    """`drain` in a fresh scratch database, at the arguments' workers, batch and processes
+    unless `at` gives others."""
+    batch, processes = at.get("batch", args.batch), at.get("processes", args.processes or 1)
+    async with scratch_database(server_url, prefix="smuves_bench") as url:
+        return await drain(url, loop, jobs, args.workers, batch, processes)
 
 
 async def wakeup_latencies(url: str, samples: int) -> list[float]:
@@ -301,33 +173,134 @@ def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+Figures = dict[str, list[float]]
+Measure = Callable[[], Awaitable[float]]
+
+
+async def take_turns(
+    figures: Figures, repeat: int, turns: list[tuple[str, Measure]], size: int
+) -> None:
+    """Measure each of `turns` once, in its order on odd repeats and reversed on even ones."""
+    for label, measure in turns if repeat % 2 else turns[::-1]:
+        rate = await measure()
+        figures.setdefault(label, []).append(rate)
+        print(f"  #{repeat} {label:<24} {rate:8.0f} jobs/s ({size} jobs)")
+
+
+async def measure_ours(
+    server_url: str, args: argparse.Namespace, figures: Figures, repeat: int
+) -> None:
+    """One repeat of the loops, each beside the same loop before fair claims, and the wake-up."""
+    sizes = {"baseline": args.baseline_jobs, "batched": args.jobs, "pipelined": args.jobs}
+    # The loops take turns inside each repeat, so that a burst of other work on the
+    # machine hits all of them rather than one.
+    for name in LOOPS:
+
+        def measure(loop: str, size: int = sizes[name]) -> Measure:
+            return lambda: ours(server_url, loop, size, args)
+
+        turns = [(name, measure(name)), (f"fifo_{name}", measure(f"fifo_{name}"))]
+        await take_turns(figures, repeat, turns, sizes[name])
+    async with scratch_database(server_url, prefix="smuves_bench") as url:
+        latencies = await wakeup_latencies(url, args.wakeups)
+    record_wakeups(figures, "", repeat, latencies)
+
+
+def record_wakeups(figures: Figures, who: str, repeat: int, latencies: list[float]) -> None:
+    """Add a repeat's wake-up p50 and p95 to `figures` and print them."""
+    p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
+    figures.setdefault(f"{who}p50", []).append(p50)
+    figures.setdefault(f"{who}p95", []).append(p95)
+    print(
+        f"  #{repeat} {who}wake-up p50 {p50:.2f} ms, p95 {p95:.2f} ms, "
+        f"max {max(latencies):.2f} ms ({len(latencies)} jobs)"
+    )
+
+
+async def measure_peers(
+    server_url: str, args: argparse.Namespace, figures: Figures, repeat: int
+) -> None:
+    """One repeat of the comparison with pgqueuer: its drains, each beside ours, its wake-up."""
+    procs, jobs = args.processes or 2, args.jobs
+
+    def peer(processes: int, batch: int) -> Measure:
+        return lambda: queue_peers.pgqueuer_drain(
+            server_url, jobs=jobs, processes=processes, workers=args.workers, batch=batch
+        )
+
+    def mine(batch: int) -> Measure:
+        return lambda: ours(server_url, "pipelined", jobs, args, batch=batch, processes=procs)
+
+    for batch in PEER_BATCHES:
+        turns = [
+            (f"ours_{procs}p_batch_{batch}", mine(batch)),
+            (f"pgqueuer_{procs}p_batch_{batch}", peer(procs, batch)),
+        ]
+        await take_turns(figures, repeat, turns, jobs)
+    await take_turns(figures, repeat, [("pgqueuer_1p_batch_256", peer(1, 256))], jobs)
+    one = lambda: ours(server_url, "baseline", args.baseline_jobs, args, processes=procs)  # noqa: E731
+    await take_turns(figures, repeat, [(f"ours_{procs}p_one_at_a_time", one)], args.baseline_jobs)
+    latencies = await queue_peers.pgqueuer_wakeups(server_url, args.wakeups)
+    record_wakeups(figures, "pgqueuer_", repeat, latencies)
+
+
+def peer_figures(figures: Figures, procs: int) -> dict[str, float]:
+    """The --peers figures: medians, and the medians of the repeats' ratios of each pair."""
+    median = {name: statistics.median(values) for name, values in figures.items()}
+    out: dict[str, float] = {
+        "processes": procs,
+        "peer_pgqueuer_1p_jobs_per_s_batch_256": round(median["pgqueuer_1p_batch_256"], 1),
+        "one_at_a_time_jobs_per_s": round(median[f"ours_{procs}p_one_at_a_time"], 1),
+        "peer_pgqueuer_wakeup_p50_ms": round(median["pgqueuer_p50"], 3),
+        "peer_pgqueuer_wakeup_p95_ms": round(median["pgqueuer_p95"], 3),
+    }
+    for batch in PEER_BATCHES:
+        mine, theirs = (
+            figures[f"ours_{procs}p_batch_{batch}"],
+            figures[f"pgqueuer_{procs}p_batch_{batch}"],
+        )
+        out[f"jobs_per_s_batch_{batch}"] = round(statistics.median(mine), 1)
+        out[f"peer_pgqueuer_{procs}p_jobs_per_s_batch_{batch}"] = round(
+            statistics.median(theirs), 1
+        )
+        ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
+        out[f"ratio_to_pgqueuer_{procs}p_batch_{batch}"] = round(statistics.median(ratios), 3)
+    return out
+
+
+def print_peers(peers: dict[str, float], args: argparse.Namespace) -> None:
+    """The comparison with pgqueuer, in words."""
+    procs = int(peers["processes"])
+    print(f"against pgqueuer ({args.workers} workers a process, {args.jobs} no-op jobs):")
+    for batch in PEER_BATCHES:
+        mine, theirs = (
+            peers[f"jobs_per_s_batch_{batch}"],
+            peers[f"peer_pgqueuer_{procs}p_jobs_per_s_batch_{batch}"],
+        )
+        ratio = peers[f"ratio_to_pgqueuer_{procs}p_batch_{batch}"]
+        print(
+            f"{f'batch {batch}, {procs} processes':<33}: ours {mine:8.0f}, "
+            f"pgqueuer {theirs:8.0f} jobs/s ({ratio:.2f}x)"
+        )
+    one_process = peers["peer_pgqueuer_1p_jobs_per_s_batch_256"]
+    print(f"{'batch 256, pgqueuer 1 process':<33}: {one_process:8.0f} jobs/s")
+    one_at_a_time = peers["one_at_a_time_jobs_per_s"]
+    print(f"{f'ours one at a time, {procs} processes':<33}: {one_at_a_time:8.0f} jobs/s")
+    p50, p95 = peers["peer_pgqueuer_wakeup_p50_ms"], peers["peer_pgqueuer_wakeup_p95_ms"]
+    print(f"{'pgqueuer wake-up':<33}: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+
+
 async def main(args: argparse.Namespace) -> dict[str, float]:
     """Run every measurement --repeat times and print the figures and their medians."""
-    names = (*LOOPS, *(f"fifo_{name}" for name in FIFO_LOOPS), "p50", "p95")
-    figures: dict[str, list[float]] = {name: [] for name in names}
-    sizes = {"baseline": args.baseline_jobs, "batched": args.jobs, "pipelined": args.jobs}
+    figures: Figures = {}
     load_before = load_average()
-    print(f"load average {load_before}; {args.workers} workers, batch {args.batch}")
+    procs = args.processes or 1
+    print(f"load average {load_before}; {procs} x {args.workers} workers, batch {args.batch}")
     async with scratch_server(args.database_url or Settings().database_url) as server_url:
         for repeat in range(1, args.repeat + 1):
-            # The loops take turns inside each repeat, so that a burst of other work on the
-            # machine hits all of them rather than one.
-            for name, loop in LOOPS.items():
-                pair = [(name, loop), (f"fifo_{name}", FIFO_LOOPS[name])]
-                for label, run in pair if repeat % 2 else pair[::-1]:
-                    async with scratch_database(server_url, prefix="smuves_bench") as url:
-                        rate = await drain(url, run, sizes[name], args.workers, args.batch)
-                    figures[label].append(rate)
-                    print(f"  #{repeat} {label:<14} {rate:8.0f} jobs/s ({sizes[name]} jobs)")
-            async with scratch_database(server_url, prefix="smuves_bench") as url:
-                latencies = await wakeup_latencies(url, args.wakeups)
-            figures["p50"].append(percentile(latencies, 50))
-            figures["p95"].append(percentile(latencies, 95))
-            print(
-                f"  #{repeat} wake-up   p50 {figures['p50'][-1]:.2f} ms, "
-                f"p95 {figures['p95'][-1]:.2f} ms, max {max(latencies):.2f} ms "
-                f"({len(latencies)} jobs)"
-            )
+            await measure_ours(server_url, args, figures, repeat)
+            if args.peers:
+                await measure_peers(server_url, args, figures, repeat)
     median = {name: statistics.median(values) for name, values in figures.items()}
     load_after = load_average()
     print(f"medians of {args.repeat} (load average {load_after}):")
@@ -350,6 +323,9 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
         f"wake-up   commit -> handler start : p50 {median['p50']:.2f} ms, "
         f"p95 {median['p95']:.2f} ms"
     )
+    peers = peer_figures(figures, args.processes or 2) if args.peers else {}
+    if peers:
+        print_peers(peers, args)
     return {
         "jobs_per_s": round(median["pipelined"], 1),
         "wakeup_p50_ms": round(median["p50"], 3),
@@ -368,6 +344,7 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
         "repeat": args.repeat,
         "load_average_before": load_before,
         "load_average_after": load_after,
+        **peers,
     }
 
 
@@ -381,8 +358,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default=5_000,
         help="jobs for the one-at-a-time baseline (default 5000)",
     )
-    parser.add_argument("--workers", type=int, default=4, help="concurrent workers (default 4)")
+    parser.add_argument("--workers", type=int, default=4, help="workers a process (default 4)")
     parser.add_argument("--batch", type=int, default=256, help="jobs per claim (default 256)")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        help="worker processes, each with --workers workers (default 1; 2 for --peers)",
+    )
+    parser.add_argument(
+        "--peers", action="store_true", help="also drain the same jobs through pgqueuer"
+    )
     parser.add_argument("--wakeups", type=int, default=200, help="wake-up samples (default 200)")
     parser.add_argument("--repeat", type=int, default=3, help="repeats; medians are printed")
     parser.add_argument("--database-url", help="server to create scratch databases on")

@@ -7,6 +7,8 @@
     smuves_sync.testing.worker_processes `smuves worker` processes logged in as
                                          smuves_worker_login, watched for exits and stalls
     smuves_sync.testing.ingest_baseline  the naive page stores the ingest benchmark compares with
+    smuves_sync.testing.queue_loops      the queue benchmark's worker loops, today's and fifo
+    smuves_sync.testing.queue_peers      the queue against pgqueuer, workers in processes
     smuves_sync.testing.queries          the named SQL of these aids (smuves_sync/testing/sql/)
 
 Importing this package imports none of them: each is loaded when it is named.

@@ -46,14 +46,16 @@ async def scratch_server(url: str | None) -> AsyncIterator[str]:
 
 @asynccontextmanager
 async def scratch_database(
-    server_url: str, *, prefix: str = "smuves_scratch"
+    server_url: str, *, prefix: str = "smuves_scratch", migrated: bool = True
 ) -> AsyncIterator[str]:
-    """A new, migrated database on the server of `server_url`; dropped on exit."""
+    """A new database on the server of `server_url`, migrated unless not `migrated` (an empty
+    one for a peer's schema); dropped on exit."""
     name = f"{prefix}_{secrets.token_hex(4)}"
     await _admin(server_url, "database_create", name)
     try:
         url = make_conninfo(server_url, dbname=name)
-        await migrate(url)
+        if migrated:
+            await migrate(url)
         yield url
     finally:
         await _admin(server_url, "database_drop", name)
