@@ -15,19 +15,21 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
-from psycopg.errors import DeadlockDetected
 from psycopg.rows import scalar_row
 
 from smuves_sync.db import Database, DbRole, pool_for
+from smuves_sync.db.driver_errors import translated
 from smuves_sync.db.jobs import Claim, job_claim_next
 from smuves_sync.db.pool import Pool
 from smuves_sync.db.rows import model_row
+from smuves_sync.errors import DatabaseError
 from smuves_sync.models import Job, JobKind
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from smuves_sync.testing.queries import testing_queries
 
 FETCH = [JobKind.FETCH]
+DEADLOCK_DETECTED = "40P01"
 
 
 @dataclass(frozen=True)
@@ -155,19 +157,21 @@ async def fifo_complete_and_claim(
     """
     while True:
         try:
-            async with worker.pool.connection() as conn:
-                completing = conn.cursor(row_factory=scalar_row)
-                claiming = conn.cursor(row_factory=model_row(Job))
-                async with conn.pipeline():
-                    await completing.execute(
-                        fifo_query("bench_fifo_complete"), fifo_leases(claimed)
-                    )
-                    await claiming.execute(
-                        fifo_query("bench_fifo_claim"), fifo_claiming(worker, batch)
-                    )
-                return len(await completing.fetchall()), await claiming.fetchall()
-        except DeadlockDetected:
-            continue
+            with translated():
+                async with worker.pool.connection() as conn:
+                    completing = conn.cursor(row_factory=scalar_row)
+                    claiming = conn.cursor(row_factory=model_row(Job))
+                    async with conn.pipeline():
+                        await completing.execute(
+                            fifo_query("bench_fifo_complete"), fifo_leases(claimed)
+                        )
+                        await claiming.execute(
+                            fifo_query("bench_fifo_claim"), fifo_claiming(worker, batch)
+                        )
+                    return len(await completing.fetchall()), await claiming.fetchall()
+        except DatabaseError as error:
+            if error.sqlstate != DEADLOCK_DETECTED:
+                raise
 
 
 LOOPS: dict[str, Loop] = {"baseline": one_at_a_time, "batched": batched, "pipelined": pipelined}

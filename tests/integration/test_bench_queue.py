@@ -36,3 +36,33 @@ async def test_every_loop_drains_the_queue_and_the_figures_come_out_as_json(
         assert figures[name] > 0 and figures[f"fifo_{name}"] > 0
     assert figures["ratio_to_fifo"] > 0
     assert 0 < figures["wakeup_p50_ms"] <= figures["wakeup_p95_ms"]
+
+
+async def test_peers_drain_through_pgqueuer_beside_ours_in_processes(pg_server: str) -> None:
+    done = await run(
+        sys.executable,
+        str(SCRIPT),
+        *("--jobs", "60", "--baseline-jobs", "10", "--batch", "8", "--workers", "2"),
+        *("--processes", "2", "--peers", "--wakeups", "3", "--repeat", "1"),
+        *("--json", "--database-url", pg_server),
+    )
+
+    # a drain that loses or repeats a job, ours or pgqueuer's, exits non-zero
+    assert done.code == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["processes"] == 2
+    for name in (
+        "peer_pgqueuer_1p_jobs_per_s_batch_256",
+        "peer_pgqueuer_2p_jobs_per_s_batch_256",
+        "peer_pgqueuer_2p_jobs_per_s_batch_10",
+        "jobs_per_s_batch_10",
+        "jobs_per_s_batch_256",
+        "ratio_to_pgqueuer_2p_batch_10",
+        "ratio_to_pgqueuer_2p_batch_256",
+        "one_at_a_time_jobs_per_s",
+        "wakeup_p95_ms",
+        "peer_pgqueuer_wakeup_p95_ms",
+    ):
+        assert isinstance(figures[name], float) and figures[name] > 0, name
+    # the figures of before are all still there
+    assert figures["jobs_per_s"] > 0 and figures["ratio_to_fifo"] > 0
