@@ -1,7 +1,7 @@
-"""The queue against its peer: drains of no-op jobs through pgqueuer beside ours, with workers
-in processes of their own as pgqueuer's benchmark runs them (scripts/bench_queue.py --peers).
+"""The queue against its peer: drains of no-op jobs through pgqueuer beside ours, the workers
+of each in processes of their own (scripts/bench_queue.py --peers).
 
-    rate = await ours_in_processes(url, "pipelined", processes=2, workers=4, batch=10)
+    done, seconds = await ours_in_processes(url, "pipelined", processes=2, workers=4, batch=10)
     rate = await pgqueuer_drain(server_url, jobs=20_000, processes=2, workers=4, batch=10)
     latencies = await pgqueuer_wakeups(server_url, samples=200)
 
@@ -11,11 +11,15 @@ at once; each drains until the queue is empty and reports how many jobs it compl
 it finished (the system-wide monotonic clock), so that neither the interpreters' start nor
 their exit is timed. The rate is the jobs over the time from `go` to the last to finish.
 
-pgqueuer runs as its own benchmark runs it: `QueueManager.run(batch_size=…, mode=drain)`, one
-queue manager and one connection per worker, an async no-op entrypoint. Its driver is asyncpg,
-pgqueuer's default: with its psycopg driver (1.6) a drain ran 4 to 5 times slower here, its
-listener holding the connection between notifications, which would flatter ours. Its jobs
-live in a scratch database of their own, its schema installed by `Queries.install`.
+pgqueuer runs as its own benchmark's drain runs it (`QueueManager.run(batch_size=…,
+mode=drain)`, one queue manager and one connection per worker, an async no-op entrypoint) and
+on uvloop, as its command line and its benchmark run it; ours runs on asyncio's own loop, as
+`smuves worker` does. Its driver is asyncpg, pgqueuer's default: with its psycopg driver (1.6)
+a drain ran 3.5 to 5.7 times slower here (2026-12-01), its listener and its queries sharing
+one connection, which psycopg's `notifies()` holds until a notification comes or a second
+passes; that would flatter ours. Its jobs live in a scratch database of their own, its schema
+installed by `Queries.install`. Its wake-up is measured in this process, on asyncio's loop, as
+ours is.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 
 import asyncpg
 import psycopg
+import uvloop
 from pgqueuer import Queries, QueueManager
 from pgqueuer.db import AsyncpgDriver, PsycopgDriver
 from pgqueuer.models import Job as PeerJob
@@ -228,5 +233,8 @@ async def child_main(spec: Spec) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    report = asyncio.run(child_main(Spec(**json.loads(sys.argv[1]))))
-    print(json.dumps(report), flush=True)
+    child = Spec(**json.loads(sys.argv[1]))
+    # pgqueuer runs on uvloop, as its command line (`pgq run`) and its benchmark run it;
+    # ours on asyncio's own loop, as `smuves worker` does.
+    run = uvloop.run if child.system == PEER else asyncio.run
+    print(json.dumps(run(child_main(child))), flush=True)
