@@ -5,11 +5,12 @@ of each in processes of their own (scripts/bench_queue.py --peers).
     rate = await pgqueuer_drain(server_url, jobs=20_000, processes=2, workers=4, batch=10)
     latencies = await pgqueuer_wakeups(server_url, samples=200)
 
-A drain in processes starts each process (`python -m smuves_sync.testing.queue_peers SPEC`),
-waits until every one has opened its connections and says `ready`, then tells them all `go`
-at once; each drains until the queue is empty and reports how many jobs it completed and when
-it finished (the system-wide monotonic clock), so that neither the interpreters' start nor
-their exit is timed. The rate is the jobs over the time from `go` to the last to finish.
+A drain in processes starts each process (`python -m smuves_sync.testing.queue_peers`, given
+its spec on stdin), waits until every one has opened its connections and says `ready`, then
+tells them all `go` at once; each drains until the queue is empty and reports how many jobs
+it completed and when it finished (the system-wide monotonic clock), so that neither the
+interpreters' start nor their exit is timed. The rate is the jobs over the time from `go` to
+the last to finish.
 
 pgqueuer runs as its own benchmark's drain runs it (`QueueManager.run(batch_size=…,
 mode=drain)`, one queue manager and one connection per worker, an async no-op entrypoint) and
@@ -174,14 +175,22 @@ async def ours_in_processes(
 
 async def drain_in_processes(spec: Spec, processes: int) -> tuple[int, float]:
     """Run `processes` worker processes of `spec` from one `go`: (jobs completed, seconds)."""
-    argv = [sys.executable, "-m", __name__, json.dumps(asdict(spec))]
     children = [
         await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+            sys.executable,
+            "-m",
+            __name__,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
         )
         for _ in range(processes)
     ]
     try:
+        # on stdin, not the command line, which anyone on the host may read: the URL may hold
+        # a password
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write(json.dumps(asdict(spec)).encode() + b"\n")
         for child in children:
             await expect_line(child, "ready")
         start = time.monotonic()
@@ -233,7 +242,7 @@ async def child_main(spec: Spec) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    child = Spec(**json.loads(sys.argv[1]))
+    child = Spec(**json.loads(sys.stdin.readline()))
     # pgqueuer runs on uvloop, as its command line (`pgq run`) and its benchmark run it;
     # ours on asyncio's own loop, as `smuves worker` does.
     run = uvloop.run if child.system == PEER else asyncio.run
