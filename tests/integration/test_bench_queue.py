@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_queue.py"
@@ -38,6 +40,10 @@ async def test_every_loop_drains_the_queue_and_the_figures_come_out_as_json(
     assert 0 < figures["wakeup_p50_ms"] <= figures["wakeup_p95_ms"]
 
 
+# some twenty scratch databases, each created and migrated: under a minute here, longer on a
+# loaded machine
+@pytest.mark.slow
+@pytest.mark.timeout(300)
 async def test_peers_drain_through_pgqueuer_beside_ours_in_processes(pg_server: str) -> None:
     done = await run(
         sys.executable,
@@ -45,6 +51,7 @@ async def test_peers_drain_through_pgqueuer_beside_ours_in_processes(pg_server: 
         *("--jobs", "60", "--baseline-jobs", "10", "--batch", "8", "--workers", "2"),
         *("--processes", "2", "--peers", "--wakeups", "3", "--repeat", "1"),
         *("--json", "--database-url", pg_server),
+        timeout=290,
     )
 
     # a drain that loses or repeats a job, ours or pgqueuer's, exits non-zero
