@@ -237,7 +237,8 @@ async def measure_peers(
             (f"pgqueuer_{procs}p_batch_{batch}", peer(procs, batch)),
         ]
         await take_turns(figures, repeat, turns, jobs)
-    await take_turns(figures, repeat, [("pgqueuer_1p_batch_256", peer(1, 256))], jobs)
+    if procs > 1:  # else measured above
+        await take_turns(figures, repeat, [("pgqueuer_1p_batch_256", peer(1, 256))], jobs)
     one = lambda: ours(server_url, "baseline", args.baseline_jobs, args, processes=procs)  # noqa: E731
     await take_turns(figures, repeat, [(f"ours_{procs}p_one_at_a_time", one)], args.baseline_jobs)
     latencies = await queue_peers.pgqueuer_wakeups(server_url, args.wakeups)
