@@ -49,6 +49,7 @@ from smuves_sync.testing.scratch import scratch_database
 
 ENTRYPOINT = "noop"
 READY_SECONDS = 60.0
+DRAIN_SECONDS = 600.0  # a process that says nothing for so long is stuck
 PEER = "pgqueuer"
 
 
@@ -213,7 +214,7 @@ async def drain_in_processes(spec: Spec, processes: int) -> tuple[int, float]:
 async def expect_line(child: asyncio.subprocess.Process, starts: str) -> str:
     """The next line of `child`'s output, which must start with `starts`."""
     assert child.stdout is not None
-    line = (await asyncio.wait_for(child.stdout.readline(), READY_SECONDS * 10)).decode()
+    line = (await asyncio.wait_for(child.stdout.readline(), DRAIN_SECONDS)).decode()
     if not line.startswith(starts):
         code = await child.wait()
         raise SystemExit(f"a worker process said {line!r} and exited with {code}")
