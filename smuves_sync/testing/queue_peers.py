@@ -48,7 +48,7 @@ from smuves_sync.testing.queue_loops import ALL_LOOPS, run_team, team
 from smuves_sync.testing.scratch import scratch_database
 
 ENTRYPOINT = "noop"
-READY_SECONDS = 60.0
+WAKEUP_SECONDS = 60.0  # an enqueued job not handled by then: the listener is deaf
 DRAIN_SECONDS = 600.0  # a process that says nothing for so long is stuck
 PEER = "pgqueuer"
 
@@ -153,7 +153,7 @@ async def pgqueuer_wakeups(server_url: str, samples: int) -> list[float]:
                 handled.clear()
                 [job_id] = await enqueuer.enqueue(ENTRYPOINT, None)
                 committed = time.perf_counter()
-                await asyncio.wait_for(handled.wait(), READY_SECONDS)
+                await asyncio.wait_for(handled.wait(), WAKEUP_SECONDS)
                 if sample:  # the first warms the worker up
                     latencies.append((started[job_id] - committed) * 1000)
         finally:
