@@ -177,7 +177,7 @@ async def test_a_malformed_batch_is_refused_whole(body: dict[str, object], serve
     fake = FakeHubSpot([SMALL])
     (page_id,) = live_ids(fake, "site_page")
     if isinstance(body["inputs"], list) and body["inputs"]:
-        body["inputs"] = [{"id": page_id, "name": "ok"}, *body["inputs"]]  # type: ignore[misc]
+        body["inputs"] = [{"id": page_id, "name": "ok"}, *body["inputs"]]
     async with client(serve(fake)) as http:
         response = await http.post(f"{SITE}/batch/update", json=body)
     assert response.status_code == 400
