@@ -23,19 +23,24 @@ async def test_the_subprocess_fake_takes_write_faults_and_peoples_edits() -> Non
     with serve_in_subprocess([SMALL]) as fake:
         fake.set_write_faults(
             (
-                WriteFault(WriteFaultKind.COMMIT_THEN_DROP, content_type=ContentType.SITE_PAGE,
-                           on_requests=(1,)),
-                WriteFault(WriteFaultKind.EDIT_AFTER_READ, object_id=page_id, field="name",
-                           value="Theirs"),
+                WriteFault(
+                    WriteFaultKind.COMMIT_THEN_DROP,
+                    content_type=ContentType.SITE_PAGE,
+                    on_requests=(1,),
+                ),
+                WriteFault(
+                    WriteFaultKind.EDIT_AFTER_READ, object_id=page_id, field="name", value="Theirs"
+                ),
             )
-        )  # fmt: skip
+        )
         async with client(fake.base_url) as http:
             with pytest.raises(httpx.TransportError):
                 await http.patch(f"{SITE}/{page_id}", json={"htmlTitle": "Ours"})
             read = (await http.get(f"{SITE}/{page_id}")).json()
             now = (await http.get(f"{SITE}/{page_id}")).json()
-            fake.person_edit(PORTAL, "hubdb_row", f"{table}:{row}", {"values.title": "wip"},
-                             draft=True)  # fmt: skip
+            fake.person_edit(
+                PORTAL, "hubdb_row", f"{table}:{row}", {"values.title": "wip"}, draft=True
+            )
             draft = (await http.get(f"{TABLES}/{table}/rows/{row}/draft")).json()
         log = fake.write_log(PORTAL)
         stats = fake.write_stats(PORTAL)

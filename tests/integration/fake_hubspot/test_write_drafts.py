@@ -19,8 +19,9 @@ from tests.integration.fake_hubspot.writes_support import (
 DRAFT = SITE + "/{objectId}/draft"
 
 
-@pytest.mark.parametrize(("spec", "base", "kind"), [(PAGES_V3, SITE, "site_page"),
-                                                    (POSTS_V3, POSTS, "blog_post")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("spec", "base", "kind"), [(PAGES_V3, SITE, "site_page"), (POSTS_V3, POSTS, "blog_post")]
+)
 async def test_a_draft_is_seeded_from_live_and_goes_live_only_when_pushed(
     spec: str, base: str, kind: str, serve: Serve
 ) -> None:

@@ -170,8 +170,9 @@ async def test_people_edit_a_seeded_share_of_the_objects_read_once_each(serve: S
 async def test_a_person_edits_a_tables_draft_after_a_row_read(serve: Serve) -> None:
     fake = FakeHubSpot([SMALL])
     table, (row,) = table_rows(fake, 1)
-    rule = WriteFault(K.EDIT_AFTER_READ, object_id=f"{table}:{row}", field="values.title",
-                      draft=True)  # fmt: skip
+    rule = WriteFault(
+        K.EDIT_AFTER_READ, object_id=f"{table}:{row}", field="values.title", draft=True
+    )
     fake.set_write_faults((rule,))
     async with client(serve(fake)) as http:
         read = await http.post(f"{TABLES}/{table}/rows/batch/read", json={"inputs": [row]})
