@@ -51,6 +51,10 @@ class FakeWrites:
         """Add to one of the portal's write counters."""
         self._stats.setdefault(portal_id, Counter())[key] += n
 
+    def reset_stats(self) -> None:
+        """Zero the write counters (the write log stays)."""
+        self._stats.clear()
+
     def stats(self, portal_id: int) -> dict[str, int]:
         """The portal's write counters (requests, committed objects, faults by kind …)."""
         self.fake.portal(portal_id)
