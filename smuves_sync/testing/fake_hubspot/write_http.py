@@ -207,8 +207,8 @@ def _before(fired: Fired) -> Response | None:
     if rule.kind is WriteFaultKind.RATE_LIMIT:
         return json_response(429, rate_limit_body(rule.policy), {})
     if rule.kind is WriteFaultKind.REJECT_BATCH:
-        detail = f"input {rule.object_id} is malformed" if rule.object_id else "malformed batch"
-        return json_response(400, error_body(400, detail), {})
+        # As HubSpot's answer does, it does not say which input is at fault.
+        return json_response(400, error_body(400, "the request body could not be processed"), {})
     return json_response(rule.status, error_body(rule.status), {})
 
 
