@@ -112,7 +112,8 @@ def _template(spec: dict[str, Any], prefix: str, path: str, method: str) -> str:
             continue
         pattern = template.split("/")
         if len(pattern) == len(parts) and all(
-            p == c or (p.startswith("{") and p.endswith("}")) for p, c in zip(pattern, parts)
+            p == c or (p.startswith("{") and p.endswith("}"))
+            for p, c in zip(pattern, parts, strict=True)
         ):
             return str(template)
     raise AssertionError(f"no {method.upper()} {path} in the spec")
