@@ -67,11 +67,11 @@ class Revision:
         return parsed
 
 
-def read_value(obj: dict[str, Any], key: str) -> Any:
-    """A top-level value, or a row's cell for `values.<column>`."""
+def read_value(obj: dict[str, Any], key: str, missing: Any = None) -> Any:
+    """A top-level value, or a row's cell for `values.<column>` (`missing` when absent)."""
     if key.startswith("values.") and isinstance(obj.get("values"), dict):
-        return obj["values"].get(key[len("values.") :])
-    return obj.get(key)
+        return obj["values"].get(key[len("values.") :], missing)
+    return obj.get(key, missing)
 
 
 def merged(obj: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:

@@ -190,5 +190,7 @@ def test_write_faults_are_checked() -> None:
         WriteFault(K.COMMIT_THEN_STATUS, share=1.5)
     with pytest.raises(ValueError, match="unknown"):
         WriteFault.from_json({"kind": "status", "colour": "red"})
+    with pytest.raises(ValueError, match="field"):
+        WriteFault(K.EDIT_AFTER_READ, content_type=ContentType.HUBDB_ROW)
     rule = WriteFault(K.EDIT_AFTER_READ, content_type=ContentType.HUBDB_ROW, field="values.x")
     assert WriteFault.from_json(rule.as_json()) == rule
