@@ -132,6 +132,8 @@ def endpoint(
         with fake.lock:
             if verdict.policy is not None:
                 response = json_response(429, rate_limit_body(verdict.policy), {})
+                if verdict.retry_after_s is not None:
+                    headers["Retry-After"] = str(verdict.retry_after_s)
             else:
                 response = _answer(
                     fake,
