@@ -108,10 +108,6 @@ class Fired:
     refused: frozenset[str] = frozenset()
     after: WriteFault | None = None
 
-    @property
-    def any(self) -> bool:
-        return self.before is not None or bool(self.refused) or self.after is not None
-
 
 class WriteFaultPlan:
     """The write fault rules of a server and how many requests each has matched so far."""
