@@ -21,7 +21,9 @@
 -- comparison for a row that changed between the probe and the insert.
 -- Parsing a document into jsonb is most of what storing it costs, so a changed row whose
 -- hash matches keeps its stored document, unparsed (no new TOAST value either). An object
--- seen again after it was marked deleted is live again.
+-- seen again after it was marked deleted is live again. A new object's history begins in its
+-- row: version 1, by the run whose fetch of the type is in flight (content_history_begin says
+-- why here), its feed key and time the columns' defaults.
 
 -- name: content_upsert_page
 WITH page AS (
@@ -54,11 +56,12 @@ WITH page AS (
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
-     changed_run, changed_at, translated_from_id)
+     changed_run, changed_at, translated_from_id, version, first_version_run)
 SELECT %(portal_id)s, %(content_type)s::text, p.hubspot_id, p.name, p.slug, p.url, p.state,
        p.language, p.hubspot_updated_at, p.archived, NULL,
        CASE WHEN p.stored_hash = p.content_hash THEN p.stored_data ELSE p.document::jsonb END,
-       p.content_hash, %(run_id)s, %(run_id)s, now(), p.translated_from_id
+       p.content_hash, %(run_id)s, %(run_id)s, now(), p.translated_from_id, 1,
+       (SELECT f.run_id FROM public.content_history_run(%(portal_id)s, %(content_type)s::text) f)
 FROM page AS p
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,
