@@ -419,6 +419,7 @@ async def ingest_round(pool: Pool, lease: Job, rows: int, round_: int) -> dict[s
         figures |= {
             f"ratio_{label}": rates["ours"] / bound,
             f"floor_ratio_{label}": rates["floor"] / bound,
+            f"ours_to_floor_{label}": rates["ours"] / rates["floor"],
         }
     log(
         f"  round {round_ + 1}: one writer {figures['ours_one']:,.0f} rows/s, bound "
@@ -474,6 +475,8 @@ async def bench_ingest(
         "ingest_floor_bare_table_4_writers_rows_per_s": round(rate["floor_four"]),
         "ingest_floor_ratio_to_bound": round(rate["floor_ratio_one"], 3),
         "ingest_floor_4_writers_ratio_to_bound": round(rate["floor_ratio_four"], 3),
+        "ingest_ratio_to_floor": round(rate["ours_to_floor_one"], 3),
+        "ingest_4_writers_ratio_to_floor": round(rate["ours_to_floor_four"], 3),
     }
 
 

@@ -7,9 +7,10 @@
 -- to which psycopg keeps a query's conversion instead of parsing it again on every call
 -- (tests/unit/test_db_queries.py): what it does is said here, above its name.
 --
--- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
--- around the documents): %(documents)b holds each object's JSON text and %(content_hashes)b
--- its hash, both made by the caller.
+-- One page as two parameters: %(documents)b, each object's JSON text (an array sent in
+-- binary: no quoting to undo, no JSON to parse around the documents), and %(fields)s, a JSON
+-- array of each object's id, promoted columns and hash (i, n, s, u, st, l, t, a, tr, h), in
+-- the same order, zipped with the documents by ROWS FROM; both made by the caller.
 --
 -- Only what changed is written. Each object is first compared with its stored row (one
 -- primary-key probe: LATERAL with LIMIT is never flattened into a join that could scan the
@@ -30,13 +31,13 @@ WITH page AS (
     SELECT r.hubspot_id, r.name, r.slug, r.url, r.state, r.language, r.hubspot_updated_at,
            r.archived, r.translated_from_id, r.document, r.content_hash, s.stored_hash,
            s.stored_data
-    FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[],
-                %(urls)b::text[], %(states)b::text[], %(languages)b::text[],
-                %(updated_ats)b::timestamptz[], %(archived)b::boolean[],
-                %(translated_from_ids)b::text[], %(documents)b::text[],
-                %(content_hashes)b::text[])
+    FROM ROWS FROM (
+             json_to_recordset(%(fields)s::json)
+                 AS (i text, n text, s text, u text, st text, l text, t timestamptz,
+                     a boolean, tr text, h text),
+             unnest(%(documents)b::text[]))
          AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-               translated_from_id, document, content_hash)
+               translated_from_id, content_hash, document)
     LEFT JOIN LATERAL (
         SELECT c.content_hash AS stored_hash, c.data AS stored_data, c.deleted_at, c.name,
                c.slug, c.url, c.state, c.language, c.hubspot_updated_at, c.archived,
