@@ -14,8 +14,9 @@ in binary, the promoted columns as one JSON text (`content_page_columns`); each 
 text and its hash are made here, so that Postgres parses only the documents that changed, and
 writes only the rows in which something a user can see changed (a re-sync of an unchanged
 portal writes no content row). It takes the records the HubSpot client reads
-(`content_fields.ContentRecord`). What a fetch job saw is kept per job in `fetch_seen` (an unlogged table), not stamped on every row;
-when it was last confirmed is one row per portal and type (`content_syncs`).
+(`content_fields.ContentRecord`). What a fetch job saw is kept per job in `fetch_seen` (an
+unlogged table), not stamped on every row; when it was last confirmed is one row per portal
+and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
 `transaction`). `content_page` and `content_language_groups` run as the API's caller
