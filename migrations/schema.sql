@@ -618,7 +618,7 @@ CREATE TABLE public.content_items (
     CONSTRAINT content_items_hubspot_id_present CHECK ((hubspot_id <> ''::text)),
     CONSTRAINT content_items_version_positive CHECK ((version > 0))
 )
-WITH (fillfactor='80');
+WITH (fillfactor='80', toast_tuple_target='4080');
 ALTER TABLE ONLY public.content_items ALTER COLUMN data SET COMPRESSION lz4;
 
 ALTER TABLE ONLY public.content_items FORCE ROW LEVEL SECURITY;
@@ -724,6 +724,23 @@ CREATE FUNCTION public.content_history_inserted() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
+        -- The common case, checked first and cheaply: new objects, numbered 1, of the run in
+        -- flight (one look-up per portal, type and run named), with no history yet.
+        PERFORM FROM (SELECT DISTINCT n.portal_id, n.content_type, n.first_version_run,
+                             n.version = 1 AS first
+                      FROM new_rows AS n) AS k
+        WHERE NOT k.first
+           OR k.first_version_run IS DISTINCT FROM (
+                  SELECT f.run_id
+                  FROM public.content_history_run(k.portal_id, k.content_type) AS f);
+        IF NOT FOUND AND NOT EXISTS (
+            SELECT FROM new_rows AS n
+            WHERE EXISTS (SELECT FROM public.content_versions AS v
+                          WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
+                            AND v.hubspot_id = n.hubspot_id))
+        THEN
+            RETURN NULL;
+        END IF;
         WITH runs AS MATERIALIZED (
             SELECT k.portal_id, k.content_type,
                    (SELECT f.run_id

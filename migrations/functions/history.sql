@@ -110,15 +110,33 @@ REVOKE ALL ON FUNCTION public.content_history_event(p_old_archived boolean, p_ol
 -- run whose fetch of the type is in flight, unless its object already has a history (a row
 -- that was removed comes back): then the history goes on ('restored', or 'deleted' for a row
 -- inserted marked deleted) in content_versions. A row that says otherwise (an INSERT that
--- named another number or run) is corrected. One statement per inserting statement (a
--- fetched page inserts up to a page of rows), whose cost on a first sync is one probe of
--- content_versions_pkey per row, finding nothing, and no write. The run is looked up in a CTE
--- of its own (materialized: once per portal and type, never folded into a subplan per row).
+-- named another number or run) is corrected. Per inserting statement (a fetched page inserts
+-- up to a page of rows), a first sync costs two reads: the run's look-up and one probe of
+-- content_versions_pkey per row, finding nothing; no write. The rest runs only when something
+-- is to be done, its run looked up in a CTE of its own (materialized: once per portal and
+-- type, never folded into a subplan per row).
 CREATE OR REPLACE FUNCTION public.content_history_inserted() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
+        -- The common case, checked first and cheaply: new objects, numbered 1, of the run in
+        -- flight (one look-up per portal, type and run named), with no history yet.
+        PERFORM FROM (SELECT DISTINCT n.portal_id, n.content_type, n.first_version_run,
+                             n.version = 1 AS first
+                      FROM new_rows AS n) AS k
+        WHERE NOT k.first
+           OR k.first_version_run IS DISTINCT FROM (
+                  SELECT f.run_id
+                  FROM public.content_history_run(k.portal_id, k.content_type) AS f);
+        IF NOT FOUND AND NOT EXISTS (
+            SELECT FROM new_rows AS n
+            WHERE EXISTS (SELECT FROM public.content_versions AS v
+                          WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
+                            AND v.hubspot_id = n.hubspot_id))
+        THEN
+            RETURN NULL;
+        END IF;
         WITH runs AS MATERIALIZED (
             SELECT k.portal_id, k.content_type,
                    (SELECT f.run_id

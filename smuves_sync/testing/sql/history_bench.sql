@@ -35,8 +35,9 @@ RETURNING *
 
 -- name: history_bench_triggers_off
 -- The same database without history: content_items' history triggers disabled.
-ALTER TABLE public.content_items DISABLE TRIGGER content_history_inserted,
-    DISABLE TRIGGER content_history_updated, DISABLE TRIGGER content_history_removed
+ALTER TABLE public.content_items DISABLE TRIGGER content_history_begin,
+    DISABLE TRIGGER content_history_inserted, DISABLE TRIGGER content_history_updated,
+    DISABLE TRIGGER content_history_removed
 
 -- name: history_bench_storage
 -- Bytes (table, TOAST and indexes) and rows of content_items and content_versions.
