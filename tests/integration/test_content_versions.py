@@ -26,6 +26,7 @@ from smuves_sync.models import ContentEvent, ContentType, JobStatus, RunStatus
 from tests.integration.test_content_store import record
 from tests.support import db_now, query
 from tests.support.factories import Factory
+from tests.support.sql import query_as
 
 TYPE = ContentType.BLOG_POST
 CREATED, UPDATED, DELETED = ContentEvent.CREATED, ContentEvent.UPDATED, ContentEvent.DELETED
@@ -344,3 +345,22 @@ async def test_retention_removes_objects_deleted_before_it_with_all_their_versio
     assert [v[1] for v in await history(db, portal, "recent")] == [CREATED, DELETED]
     assert [v[1] for v in await history(db, portal, "live")] == [CREATED]
     assert (await versions_prune(db, timedelta(days=90), now=now)).objects == 0
+
+
+async def test_a_worker_cannot_write_where_a_version_stands(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    portal = await factory.portal()
+    lease = await factory.lease(portal)
+    other = await factory.run(portal)
+    scope = {"as_portal": portal, "lease": (lease.id, lease.lease_token)}
+
+    await query_as(
+        worker_db.pool, "versions_forge_insert", **scope, portal_id=portal, run_id=other.id
+    )
+
+    # Numbered and dated by the history, not by the INSERT: no fetch of the type is in flight.
+    assert await history(db, portal, "forged") == [(1, CREATED, None, None)]
+    for name in ("versions_forge_number", "versions_forge_key"):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            await query_as(worker_db.pool, name, **scope, portal_id=portal)

@@ -68,3 +68,18 @@ WHERE portal_id = %(portal_id)s AND hubspot_id = %(hubspot_id)s AND deleted_at I
 -- name: versions_objects
 SELECT hubspot_id, deleted_at IS NOT NULL AS deleted FROM public.content_items
 WHERE portal_id = %(portal_id)s ORDER BY hubspot_id
+
+-- name: versions_forge_insert
+-- A worker that inserts a row and names its history: another number, another run.
+INSERT INTO public.content_items (portal_id, content_type, hubspot_id, data, content_hash,
+                                  version, first_version_run)
+VALUES (%(portal_id)s, 'blog_post', 'forged', '{}', 'h', 7, %(run_id)s)
+
+-- name: versions_forge_number
+UPDATE public.content_items SET version = 9
+WHERE portal_id = %(portal_id)s AND hubspot_id = 'forged'
+
+-- name: versions_forge_key
+INSERT INTO public.content_items (portal_id, content_type, hubspot_id, data, content_hash,
+                                  first_version_id, first_version_at)
+VALUES (%(portal_id)s, 'blog_post', 'backdated', '{}', 'h', 1, now() - interval '1 year')
