@@ -353,14 +353,19 @@ async def test_a_worker_cannot_write_where_a_version_stands(
     portal = await factory.portal()
     lease = await factory.lease(portal)
     other = await factory.run(portal)
-    scope = {"as_portal": portal, "lease": (lease.id, lease.lease_token)}
+    held = (lease.id, lease.lease_token)
 
     await query_as(
-        worker_db.pool, "versions_forge_insert", **scope, portal_id=portal, run_id=other.id
+        worker_db.pool,
+        "versions_forge_insert",
+        as_portal=portal,
+        lease=held,
+        portal_id=portal,
+        run_id=other.id,
     )
 
     # Numbered and dated by the history, not by the INSERT: no fetch of the type is in flight.
     assert await history(db, portal, "forged") == [(1, CREATED, None, None)]
     for name in ("versions_forge_number", "versions_forge_key"):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            await query_as(worker_db.pool, name, **scope, portal_id=portal)
+            await query_as(worker_db.pool, name, as_portal=portal, lease=held, portal_id=portal)
