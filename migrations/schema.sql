@@ -531,57 +531,170 @@ CREATE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], 
 ALTER FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], p_processed bigint[], p_now timestamp with time zone, p_settle boolean) OWNER TO smuves_owner;
 
 --
--- Name: content_history_close(bigint, text, text, text, jsonb, boolean, bigint); Type: FUNCTION; Schema: public; Owner: smuves_owner
+-- Name: content_history_begin(); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
-CREATE FUNCTION public.content_history_close(p_portal_id bigint, p_content_type text, p_hubspot_id text, p_hash text, p_document jsonb, p_leaves boolean, p_run bigint) RETURNS integer
+CREATE FUNCTION public.content_history_begin() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    BEGIN
+        NEW.version := 1;
+        NEW.first_version_run := (
+            SELECT r.run_id FROM public.content_history_run(NEW.portal_id, NEW.content_type) AS r);
+        RETURN NEW;
+    END
+    $$;
+
+
+ALTER FUNCTION public.content_history_begin() OWNER TO smuves_owner;
+
+--
+-- Name: content_versions; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.content_versions (
+    portal_id bigint NOT NULL,
+    content_type public.content_type NOT NULL,
+    hubspot_id text NOT NULL,
+    version integer NOT NULL,
+    event public.content_event NOT NULL,
+    hash text,
+    document jsonb,
+    seen_from_run bigint,
+    seen_until_run bigint,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    superseded_at timestamp with time zone,
+    id bigint NOT NULL,
+    CONSTRAINT content_versions_version_positive CHECK ((version > 0))
+);
+ALTER TABLE ONLY public.content_versions ALTER COLUMN document SET COMPRESSION lz4;
+
+ALTER TABLE ONLY public.content_versions FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.content_versions OWNER TO smuves_owner;
+
+--
+-- Name: content_versions_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.content_versions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.content_versions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: content_items; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.content_items (
+    portal_id bigint NOT NULL,
+    content_type public.content_type NOT NULL,
+    hubspot_id text NOT NULL,
+    name text,
+    slug text,
+    url text,
+    state text,
+    language text,
+    hubspot_updated_at timestamp with time zone,
+    archived boolean DEFAULT false NOT NULL,
+    deleted_at timestamp with time zone,
+    data jsonb NOT NULL,
+    content_hash text,
+    first_seen_run bigint,
+    changed_run bigint,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    translated_from_id text,
+    version integer NOT NULL,
+    first_version_id bigint DEFAULT nextval('public.content_versions_id_seq'::regclass),
+    first_version_run bigint,
+    first_version_at timestamp with time zone DEFAULT now(),
+    CONSTRAINT content_items_hubspot_id_present CHECK ((hubspot_id <> ''::text)),
+    CONSTRAINT content_items_version_positive CHECK ((version > 0))
+)
+WITH (fillfactor='80', toast_tuple_target='4080');
+ALTER TABLE ONLY public.content_items ALTER COLUMN data SET COMPRESSION lz4;
+
+ALTER TABLE ONLY public.content_items FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.content_items OWNER TO smuves_owner;
+
+--
+-- Name: content_history_end(public.content_items, bigint, boolean, boolean); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.content_history_end(p_row public.content_items, p_run bigint, p_ends boolean, p_leaves boolean) RETURNS integer
     LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     DECLARE
         v_version integer;
+        v_document jsonb;
     BEGIN
+        IF p_leaves AND NOT EXISTS (
+            SELECT FROM public.content_versions AS d
+            WHERE d.portal_id = p_row.portal_id AND d.content_type = p_row.content_type
+              AND d.hubspot_id = p_row.hubspot_id AND d.hash = p_row.content_hash
+              AND d.document IS NOT NULL)
+        THEN
+            v_document := p_row.data;
+        END IF;
+        IF p_row.version = 1 AND p_row.first_version_id IS NOT NULL THEN
+            INSERT INTO public.content_versions
+                (portal_id, content_type, hubspot_id, version, event, hash, document,
+                 seen_from_run, seen_until_run, recorded_at, superseded_at, id)
+            OVERRIDING SYSTEM VALUE
+            VALUES (p_row.portal_id, p_row.content_type, p_row.hubspot_id, 1,
+                    CASE WHEN p_row.deleted_at IS NULL THEN 'created' ELSE 'deleted' END,
+                    p_row.content_hash, v_document, p_row.first_version_run,
+                    CASE WHEN p_ends THEN p_run END, p_row.first_version_at,
+                    CASE WHEN p_ends THEN now() END, p_row.first_version_id);
+            RETURN 1;
+        END IF;
+
         UPDATE public.content_versions AS v
-        SET superseded_at = now(),
-            seen_until_run = p_run,
-            document = coalesce(v.document, CASE
-                WHEN p_leaves AND NOT EXISTS (
-                    SELECT FROM public.content_versions AS d
-                    WHERE d.portal_id = p_portal_id AND d.content_type = p_content_type
-                      AND d.hubspot_id = p_hubspot_id AND d.hash = p_hash
-                      AND d.document IS NOT NULL)
-                THEN p_document END)
-        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id AND v.superseded_at IS NULL
-          AND v.hash IS NOT DISTINCT FROM p_hash
+        SET superseded_at = CASE WHEN p_ends THEN now() END,
+            seen_until_run = CASE WHEN p_ends THEN p_run END,
+            document = coalesce(v.document, v_document)
+        WHERE v.portal_id = p_row.portal_id AND v.content_type = p_row.content_type
+          AND v.hubspot_id = p_row.hubspot_id AND v.superseded_at IS NULL
+          AND v.hash IS NOT DISTINCT FROM p_row.content_hash
         RETURNING v.version INTO v_version;
-        IF FOUND THEN
-            RETURN v_version;
+        IF FOUND OR NOT p_ends THEN
+            RETURN coalesce(v_version, p_row.version);
         END IF;
 
         -- The history does not end with the stored row: it was written while no history was
-        -- kept (triggers disabled, rows restored from a dump). Close whatever is open and
+        -- kept (triggers disabled, versions removed by hand). Close whatever is open and
         -- record the stored row as a version of its own, with its document, so that nothing
         -- stored is lost and the numbering goes on.
         UPDATE public.content_versions AS v
         SET superseded_at = now(), seen_until_run = p_run
-        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id AND v.superseded_at IS NULL;
-        SELECT coalesce(max(v.version), 0) + 1 INTO v_version
+        WHERE v.portal_id = p_row.portal_id AND v.content_type = p_row.content_type
+          AND v.hubspot_id = p_row.hubspot_id AND v.superseded_at IS NULL;
+        SELECT greatest(coalesce(max(v.version), 0) + 1, p_row.version) INTO v_version
         FROM public.content_versions AS v
-        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id;
+        WHERE v.portal_id = p_row.portal_id AND v.content_type = p_row.content_type
+          AND v.hubspot_id = p_row.hubspot_id;
         INSERT INTO public.content_versions AS v
             (portal_id, content_type, hubspot_id, version, event, hash, document,
              seen_until_run, superseded_at)
-        VALUES (p_portal_id, p_content_type, p_hubspot_id, v_version,
-                CASE WHEN v_version = 1 THEN 'created' ELSE 'updated' END, p_hash,
-                CASE WHEN p_leaves THEN p_document END, p_run, now());
+        VALUES (p_row.portal_id, p_row.content_type, p_row.hubspot_id, v_version,
+                CASE WHEN v_version = 1 THEN 'created' ELSE 'updated' END, p_row.content_hash,
+                CASE WHEN p_leaves THEN p_row.data END, p_run, now());
         RETURN v_version;
     END
     $$;
 
 
-ALTER FUNCTION public.content_history_close(p_portal_id bigint, p_content_type text, p_hubspot_id text, p_hash text, p_document jsonb, p_leaves boolean, p_run bigint) OWNER TO smuves_owner;
+ALTER FUNCTION public.content_history_end(p_row public.content_items, p_run bigint, p_ends boolean, p_leaves boolean) OWNER TO smuves_owner;
 
 --
 -- Name: content_history_event(boolean, boolean, boolean, boolean); Type: FUNCTION; Schema: public; Owner: smuves_owner
@@ -611,24 +724,42 @@ CREATE FUNCTION public.content_history_inserted() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
-        -- An upsert fires this on every page, also when every object of it was known.
-        IF NOT EXISTS (SELECT FROM new_rows) THEN
+        -- The common case, checked first and cheaply: new objects, numbered 1, of the run in
+        -- flight (one look-up per portal, type and run named), with no history yet.
+        PERFORM FROM (SELECT DISTINCT n.portal_id, n.content_type, n.first_version_run,
+                             n.version = 1 AS first
+                      FROM new_rows AS n) AS k
+        WHERE NOT k.first
+           OR k.first_version_run IS DISTINCT FROM (
+                  SELECT f.run_id
+                  FROM public.content_history_run(k.portal_id, k.content_type) AS f);
+        IF NOT FOUND AND NOT EXISTS (
+            SELECT FROM new_rows AS n
+            WHERE EXISTS (SELECT FROM public.content_versions AS v
+                          WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
+                            AND v.hubspot_id = n.hubspot_id))
+        THEN
             RETURN NULL;
         END IF;
         WITH runs AS MATERIALIZED (
             SELECT k.portal_id, k.content_type,
                    (SELECT f.run_id
                     FROM public.content_history_run(k.portal_id, k.content_type) AS f) AS run_id
-            FROM (SELECT DISTINCT i.portal_id, i.content_type FROM new_rows AS i) AS k
+            FROM (SELECT DISTINCT n.portal_id, n.content_type FROM new_rows AS n) AS k
         ),
-        added AS (
+        added AS MATERIALIZED (
             SELECT n.portal_id, n.content_type, n.hubspot_id, n.content_hash,
-                   n.deleted_at IS NOT NULL AS deleted, r.run_id,
-                   (SELECT max(v.version) FROM public.content_versions AS v
-                    WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
-                      AND v.hubspot_id = n.hubspot_id) AS last_version
+                   n.deleted_at IS NOT NULL AS deleted, n.version, n.first_version_run,
+                   r.run_id, l.version AS last_version
             FROM new_rows AS n
             JOIN runs AS r ON r.portal_id = n.portal_id AND r.content_type = n.content_type
+            LEFT JOIN LATERAL (
+                SELECT v.version FROM public.content_versions AS v
+                WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
+                  AND v.hubspot_id = n.hubspot_id
+                ORDER BY v.version DESC
+                LIMIT 1
+            ) AS l ON true
         ),
         closed AS (
             UPDATE public.content_versions AS v
@@ -637,15 +768,22 @@ CREATE FUNCTION public.content_history_inserted() RETURNS trigger
             WHERE a.last_version IS NOT NULL
               AND v.portal_id = a.portal_id AND v.content_type = a.content_type
               AND v.hubspot_id = a.hubspot_id AND v.superseded_at IS NULL
+        ),
+        corrected AS (
+            UPDATE public.content_items AS c
+            SET version = coalesce(a.last_version + 1, 1), first_version_run = a.run_id
+            FROM added AS a
+            WHERE (a.version <> coalesce(a.last_version + 1, 1)
+                   OR a.first_version_run IS DISTINCT FROM a.run_id)
+              AND c.portal_id = a.portal_id AND c.content_type = a.content_type
+              AND c.hubspot_id = a.hubspot_id
         )
         INSERT INTO public.content_versions
             (portal_id, content_type, hubspot_id, version, event, hash, seen_from_run)
-        SELECT a.portal_id, a.content_type, a.hubspot_id, coalesce(a.last_version, 0) + 1,
-               CASE WHEN a.deleted THEN 'deleted'
-                    WHEN a.last_version IS NULL THEN 'created'
-                    ELSE 'restored' END,
-               a.content_hash, a.run_id
-        FROM added AS a;
+        SELECT a.portal_id, a.content_type, a.hubspot_id, a.last_version + 1,
+               CASE WHEN a.deleted THEN 'deleted' ELSE 'restored' END, a.content_hash, a.run_id
+        FROM added AS a
+        WHERE a.last_version IS NOT NULL;
         RETURN NULL;
     END
     $$;
@@ -662,7 +800,7 @@ CREATE FUNCTION public.content_history_removed() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     DECLARE
-        o record;
+        o public.content_items;
         v_run bigint;
         v_version integer;
     BEGIN
@@ -673,9 +811,7 @@ CREATE FUNCTION public.content_history_removed() RETURNS trigger
             SELECT r.run_id INTO v_run
             FROM public.content_history_run(o.portal_id, o.content_type) AS r;
             IF o.deleted_at IS NULL THEN
-                v_version := public.content_history_close(
-                    o.portal_id, o.content_type, o.hubspot_id, o.content_hash, o.data, true,
-                    v_run);
+                v_version := public.content_history_end(o, v_run, true, true);
                 INSERT INTO public.content_versions
                     (portal_id, content_type, hubspot_id, version, event, hash, seen_from_run)
                 VALUES (o.portal_id, o.content_type, o.hubspot_id, v_version + 1, 'deleted',
@@ -683,15 +819,7 @@ CREATE FUNCTION public.content_history_removed() RETURNS trigger
             ELSE
                 -- Already marked deleted: its last version stays the current one, and takes
                 -- the document if no version holds it.
-                UPDATE public.content_versions AS v
-                SET document = o.data
-                WHERE v.portal_id = o.portal_id AND v.content_type = o.content_type
-                  AND v.hubspot_id = o.hubspot_id AND v.superseded_at IS NULL
-                  AND NOT EXISTS (
-                      SELECT FROM public.content_versions AS d
-                      WHERE d.portal_id = o.portal_id AND d.content_type = o.content_type
-                        AND d.hubspot_id = o.hubspot_id AND d.hash = o.content_hash
-                        AND d.document IS NOT NULL);
+                PERFORM public.content_history_end(o, v_run, false, true);
             END IF;
         END LOOP;
         RETURN NULL;
@@ -730,16 +858,16 @@ CREATE FUNCTION public.content_history_updated() RETURNS trigger
     BEGIN
         SELECT r.run_id INTO v_run
         FROM public.content_history_run(NEW.portal_id, NEW.content_type) AS r;
-        v_version := public.content_history_close(
-            OLD.portal_id, OLD.content_type, OLD.hubspot_id, OLD.content_hash, OLD.data,
-            OLD.content_hash IS DISTINCT FROM NEW.content_hash, v_run);
+        v_version := public.content_history_end(
+            OLD, v_run, true, OLD.content_hash IS DISTINCT FROM NEW.content_hash);
         INSERT INTO public.content_versions
             (portal_id, content_type, hubspot_id, version, event, hash, seen_from_run)
         VALUES (NEW.portal_id, NEW.content_type, NEW.hubspot_id, v_version + 1,
                 public.content_history_event(OLD.archived, OLD.deleted_at IS NOT NULL,
                                              NEW.archived, NEW.deleted_at IS NOT NULL),
                 NEW.content_hash, v_run);
-        RETURN NULL;
+        NEW.version := v_version + 1;
+        RETURN NEW;
     END
     $$;
 
@@ -1570,39 +1698,50 @@ ALTER FUNCTION public.prune_content_versions(p_portal_id bigint, p_cutoff timest
 --
 
 CREATE FUNCTION public.prune_deleted_content(p_portal_id bigint, p_cutoff timestamp with time zone, p_limit integer DEFAULT 1000, p_dry_run boolean DEFAULT false) RETURNS TABLE(objects bigint, versions bigint)
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
+    DECLARE
+        v_types text[];
+        v_ids text[];
+    BEGIN
+        IF p_dry_run THEN
+            RETURN QUERY
+            SELECT count(*),
+                   coalesce(sum((SELECT count(*) FROM public.content_history AS v
+                                 WHERE v.portal_id = p_portal_id
+                                   AND v.content_type = c.content_type
+                                   AND v.hubspot_id = c.hubspot_id)), 0)::bigint
+            FROM public.content_items AS c
+            WHERE c.portal_id = p_portal_id AND c.deleted_at < p_cutoff;
+            RETURN;
+        END IF;
         WITH doomed AS (
             SELECT c.content_type, c.hubspot_id FROM public.content_items AS c
             WHERE c.portal_id = p_portal_id AND c.deleted_at < p_cutoff
             ORDER BY c.deleted_at, c.content_type, c.hubspot_id
-            LIMIT CASE WHEN p_dry_run THEN NULL ELSE greatest(p_limit, 1) END
+            LIMIT greatest(p_limit, 1)
             FOR UPDATE
         ),
-        versions_gone AS (
-            DELETE FROM public.content_versions AS v
-            USING doomed AS d
-            WHERE NOT p_dry_run
-              AND v.portal_id = p_portal_id AND v.content_type = d.content_type
-              AND v.hubspot_id = d.hubspot_id
-            RETURNING 1
-        ),
-        objects_gone AS (
+        gone AS (
             DELETE FROM public.content_items AS c
             USING doomed AS d
-            WHERE NOT p_dry_run
-              AND c.portal_id = p_portal_id AND c.content_type = d.content_type
+            WHERE c.portal_id = p_portal_id AND c.content_type = d.content_type
               AND c.hubspot_id = d.hubspot_id
+            RETURNING c.content_type::text AS content_type, c.hubspot_id
+        )
+        SELECT coalesce(array_agg(g.content_type), '{}'), coalesce(array_agg(g.hubspot_id), '{}')
+        INTO v_types, v_ids
+        FROM gone AS g;
+        RETURN QUERY
+        WITH versions_gone AS (
+            DELETE FROM public.content_versions AS v
+            USING unnest(v_types, v_ids) AS d (content_type, hubspot_id)
+            WHERE v.portal_id = p_portal_id AND v.content_type = d.content_type
+              AND v.hubspot_id = d.hubspot_id
             RETURNING 1
         )
-        SELECT CASE WHEN p_dry_run THEN (SELECT count(*) FROM doomed)
-                    ELSE (SELECT count(*) FROM objects_gone) END,
-               CASE WHEN p_dry_run
-                    THEN (SELECT count(*) FROM public.content_versions AS v
-                          JOIN doomed AS d
-                            ON v.portal_id = p_portal_id AND v.content_type = d.content_type
-                           AND v.hubspot_id = d.hubspot_id)
-                    ELSE (SELECT count(*) FROM versions_gone) END
+        SELECT cardinality(v_ids)::bigint, (SELECT count(*) FROM versions_gone);
+    END
     $$;
 
 
@@ -2345,36 +2484,45 @@ ALTER TABLE ONLY public.app_users FORCE ROW LEVEL SECURITY;
 ALTER TABLE public.app_users OWNER TO smuves_owner;
 
 --
--- Name: content_items; Type: TABLE; Schema: public; Owner: smuves_owner
+-- Name: content_history; Type: VIEW; Schema: public; Owner: smuves_owner
 --
 
-CREATE TABLE public.content_items (
-    portal_id bigint NOT NULL,
-    content_type public.content_type NOT NULL,
-    hubspot_id text NOT NULL,
-    name text,
-    slug text,
-    url text,
-    state text,
-    language text,
-    hubspot_updated_at timestamp with time zone,
-    archived boolean DEFAULT false NOT NULL,
-    deleted_at timestamp with time zone,
-    data jsonb NOT NULL,
-    content_hash text,
-    first_seen_run bigint,
-    changed_run bigint,
-    changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    translated_from_id text,
-    CONSTRAINT content_items_hubspot_id_present CHECK ((hubspot_id <> ''::text))
-)
-WITH (fillfactor='80');
-ALTER TABLE ONLY public.content_items ALTER COLUMN data SET COMPRESSION lz4;
+CREATE VIEW public.content_history WITH (security_invoker='true') AS
+ SELECT v.portal_id,
+    v.content_type,
+    v.hubspot_id,
+    v.version,
+    v.event,
+    v.hash,
+    v.document,
+    v.seen_from_run,
+    v.seen_until_run,
+    v.recorded_at,
+    v.superseded_at,
+    v.id
+   FROM public.content_versions v
+UNION ALL
+ SELECT c.portal_id,
+    c.content_type,
+    c.hubspot_id,
+    c.version,
+    (
+        CASE
+            WHEN (c.deleted_at IS NULL) THEN 'created'::text
+            ELSE 'deleted'::text
+        END)::public.content_event AS event,
+    c.content_hash AS hash,
+    NULL::jsonb AS document,
+    c.first_version_run AS seen_from_run,
+    NULL::bigint AS seen_until_run,
+    c.first_version_at AS recorded_at,
+    NULL::timestamp with time zone AS superseded_at,
+    c.first_version_id AS id
+   FROM public.content_items c
+  WHERE ((c.version = 1) AND (c.first_version_id IS NOT NULL));
 
-ALTER TABLE ONLY public.content_items FORCE ROW LEVEL SECURITY;
 
-
-ALTER TABLE public.content_items OWNER TO smuves_owner;
+ALTER TABLE public.content_history OWNER TO smuves_owner;
 
 --
 -- Name: content_rejects; Type: TABLE; Schema: public; Owner: smuves_owner
@@ -2449,46 +2597,6 @@ CREATE TABLE public.content_types (
 
 
 ALTER TABLE public.content_types OWNER TO smuves_owner;
-
---
--- Name: content_versions; Type: TABLE; Schema: public; Owner: smuves_owner
---
-
-CREATE TABLE public.content_versions (
-    portal_id bigint NOT NULL,
-    content_type public.content_type NOT NULL,
-    hubspot_id text NOT NULL,
-    version integer NOT NULL,
-    event public.content_event NOT NULL,
-    hash text,
-    document jsonb,
-    seen_from_run bigint,
-    seen_until_run bigint,
-    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    superseded_at timestamp with time zone,
-    id bigint NOT NULL,
-    CONSTRAINT content_versions_version_positive CHECK ((version > 0))
-);
-ALTER TABLE ONLY public.content_versions ALTER COLUMN document SET COMPRESSION lz4;
-
-ALTER TABLE ONLY public.content_versions FORCE ROW LEVEL SECURITY;
-
-
-ALTER TABLE public.content_versions OWNER TO smuves_owner;
-
---
--- Name: content_versions_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
---
-
-ALTER TABLE public.content_versions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME public.content_versions_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
 
 --
 -- Name: dashboard_confirmations; Type: TABLE; Schema: public; Owner: smuves_owner
@@ -3063,6 +3171,13 @@ CREATE INDEX content_items_deleted_idx ON public.content_items USING btree (port
 
 
 --
+-- Name: content_items_first_version_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX content_items_first_version_idx ON public.content_items USING btree (portal_id, first_version_at, first_version_id);
+
+
+--
 -- Name: content_items_translated_from_idx; Type: INDEX; Schema: public; Owner: smuves_owner
 --
 
@@ -3259,6 +3374,13 @@ CREATE INDEX workers_last_seen_idx ON public.workers USING btree (last_seen_at);
 
 
 --
+-- Name: content_items content_history_begin; Type: TRIGGER; Schema: public; Owner: smuves_owner
+--
+
+CREATE TRIGGER content_history_begin BEFORE INSERT ON public.content_items FOR EACH ROW WHEN ((new.version IS NULL)) EXECUTE FUNCTION public.content_history_begin();
+
+
+--
 -- Name: content_items content_history_inserted; Type: TRIGGER; Schema: public; Owner: smuves_owner
 --
 
@@ -3276,7 +3398,7 @@ CREATE TRIGGER content_history_removed AFTER DELETE ON public.content_items REFE
 -- Name: content_items content_history_updated; Type: TRIGGER; Schema: public; Owner: smuves_owner
 --
 
-CREATE TRIGGER content_history_updated AFTER UPDATE OF content_hash, archived, deleted_at ON public.content_items FOR EACH ROW WHEN (((old.content_hash IS DISTINCT FROM new.content_hash) OR (old.archived IS DISTINCT FROM new.archived) OR ((old.deleted_at IS NULL) <> (new.deleted_at IS NULL)))) EXECUTE FUNCTION public.content_history_updated();
+CREATE TRIGGER content_history_updated BEFORE UPDATE OF content_hash, archived, deleted_at ON public.content_items FOR EACH ROW WHEN (((old.content_hash IS DISTINCT FROM new.content_hash) OR (old.archived IS DISTINCT FROM new.archived) OR ((old.deleted_at IS NULL) <> (new.deleted_at IS NULL)))) EXECUTE FUNCTION public.content_history_updated();
 
 
 --
@@ -4332,10 +4454,202 @@ GRANT ALL ON FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uu
 
 
 --
--- Name: FUNCTION content_history_close(p_portal_id bigint, p_content_type text, p_hubspot_id text, p_hash text, p_document jsonb, p_leaves boolean, p_run bigint); Type: ACL; Schema: public; Owner: smuves_owner
+-- Name: FUNCTION content_history_begin(); Type: ACL; Schema: public; Owner: smuves_owner
 --
 
-REVOKE ALL ON FUNCTION public.content_history_close(p_portal_id bigint, p_content_type text, p_hubspot_id text, p_hash text, p_document jsonb, p_leaves boolean, p_run bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION public.content_history_begin() FROM PUBLIC;
+
+
+--
+-- Name: TABLE content_versions; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.content_versions TO smuves_app;
+
+
+--
+-- Name: SEQUENCE content_versions_id_seq; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT USAGE ON SEQUENCE public.content_versions_id_seq TO smuves_worker;
+
+
+--
+-- Name: TABLE content_items; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(portal_id) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(portal_id),UPDATE(portal_id) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(content_type) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(content_type),UPDATE(content_type) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.hubspot_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(hubspot_id) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(hubspot_id),UPDATE(hubspot_id) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.name; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(name) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(name),UPDATE(name) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.slug; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(slug) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(slug),UPDATE(slug) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.url; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(url) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(url),UPDATE(url) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.state; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(state) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(state),UPDATE(state) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.language; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(language) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(language),UPDATE(language) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.hubspot_updated_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(hubspot_updated_at) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(hubspot_updated_at),UPDATE(hubspot_updated_at) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.archived; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(archived) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(archived),UPDATE(archived) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.deleted_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(deleted_at) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(deleted_at),UPDATE(deleted_at) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.data; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(data) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(data),UPDATE(data) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.content_hash; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(content_hash) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(content_hash),UPDATE(content_hash) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.first_seen_run; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(first_seen_run),UPDATE(first_seen_run) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.changed_run; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(changed_run),UPDATE(changed_run) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.changed_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(changed_at) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(changed_at),UPDATE(changed_at) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.translated_from_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(translated_from_id) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(translated_from_id),UPDATE(translated_from_id) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(version) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(version) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.first_version_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(first_version_id) ON TABLE public.content_items TO smuves_app;
+
+
+--
+-- Name: COLUMN content_items.first_version_run; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(first_version_run) ON TABLE public.content_items TO smuves_app;
+GRANT INSERT(first_version_run) ON TABLE public.content_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_items.first_version_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(first_version_at) ON TABLE public.content_items TO smuves_app;
+
+
+--
+-- Name: FUNCTION content_history_end(p_row public.content_items, p_run bigint, p_ends boolean, p_leaves boolean); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.content_history_end(p_row public.content_items, p_run bigint, p_ends boolean, p_leaves boolean) FROM PUBLIC;
 
 
 --
@@ -4364,6 +4678,7 @@ REVOKE ALL ON FUNCTION public.content_history_removed() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION public.content_history_run(p_portal_id bigint, p_content_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.content_history_run(p_portal_id bigint, p_content_type text) TO smuves_worker;
 
 
 --
@@ -4876,115 +5191,10 @@ GRANT ALL ON FUNCTION public.worker_unregister(p_id bigint, p_token uuid) TO smu
 
 
 --
--- Name: TABLE content_items; Type: ACL; Schema: public; Owner: smuves_owner
+-- Name: TABLE content_history; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
-GRANT SELECT,INSERT,UPDATE ON TABLE public.content_items TO smuves_worker;
-
-
---
--- Name: COLUMN content_items.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(portal_id) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.content_type; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(content_type) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.hubspot_id; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(hubspot_id) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.name; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(name) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.slug; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(slug) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.url; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(url) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.state; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(state) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.language; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(language) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.hubspot_updated_at; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(hubspot_updated_at) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.archived; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(archived) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.deleted_at; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(deleted_at) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.data; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(data) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.content_hash; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(content_hash) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.changed_at; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(changed_at) ON TABLE public.content_items TO smuves_app;
-
-
---
--- Name: COLUMN content_items.translated_from_id; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(translated_from_id) ON TABLE public.content_items TO smuves_app;
+GRANT SELECT ON TABLE public.content_history TO smuves_app;
 
 
 --
@@ -5055,13 +5265,6 @@ GRANT SELECT(listing_started_at) ON TABLE public.content_syncs TO smuves_app;
 --
 
 GRANT SELECT(last_full_listing_at) ON TABLE public.content_syncs TO smuves_app;
-
-
---
--- Name: TABLE content_versions; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT ON TABLE public.content_versions TO smuves_app;
 
 
 --

@@ -39,8 +39,10 @@ the documents changed (versions written). The two databases store each page in t
 only the time spent storing is counted, so both see the same load of a busy machine. Rows/s
 of each, the median of the changed rounds, and what history costs there (at most 25 %);
 storage from pg_total_relation_size (table, TOAST and indexes): content_items' bytes per
-object, content_versions' bytes per object after the first sync (each object's first
-version), and its growth per version written by the changed rounds.
+object, content_versions' bytes per object after the first sync (none: an object's first
+version is its row until it changes), and its growth per version written by the changed rounds
+(`history_version_rows_written` counts the rows: an object's first change writes two, its
+first version moving out of its row, and the new one).
 
 Export: 100,000 and 10,000 stored rows exported to CSV, each by `smuves export`'s code in a
 child process (its export job logged in as smuves_worker_login) whose peak RSS is read when
@@ -419,6 +421,7 @@ async def ingest_round(pool: Pool, lease: Job, rows: int, round_: int) -> dict[s
         figures |= {
             f"ratio_{label}": rates["ours"] / bound,
             f"floor_ratio_{label}": rates["floor"] / bound,
+            f"ours_to_floor_{label}": rates["ours"] / rates["floor"],
         }
     log(
         f"  round {round_ + 1}: one writer {figures['ours_one']:,.0f} rows/s, bound "
@@ -474,6 +477,8 @@ async def bench_ingest(
         "ingest_floor_bare_table_4_writers_rows_per_s": round(rate["floor_four"]),
         "ingest_floor_ratio_to_bound": round(rate["floor_ratio_one"], 3),
         "ingest_floor_4_writers_ratio_to_bound": round(rate["floor_ratio_four"], 3),
+        "ingest_ratio_to_floor": round(rate["ours_to_floor_one"], 3),
+        "ingest_4_writers_ratio_to_floor": round(rate["ours_to_floor_four"], 3),
     }
 
 
@@ -542,6 +547,8 @@ async def bench_history(server_url: str, rows: int, rounds: int) -> dict[str, An
         "history_changed_10pct_resync_without_history_rows_per_s": round(without),
         "history_changed_10pct_cost_pct": round((1 - with_history / without) * 100, 1),
         "history_versions_written": written,
+        # a first change also moves the object's first version out of its row
+        "history_version_rows_written": after.version_rows - after_first.version_rows,
         "history_documents_kept": after.documents,
         "history_content_items_bytes_per_object": round(after_first.items_bytes / rows),
         "history_versions_bytes_per_object": round(after_first.versions_bytes / rows),

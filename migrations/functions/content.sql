@@ -84,44 +84,56 @@ CREATE OR REPLACE TRIGGER content_types_only_grow BEFORE DELETE OR UPDATE OR TRU
 -- Retention of deleted content: up to p_limit objects of portal p_portal_id marked deleted
 -- before p_cutoff are removed, each with every one of its versions (documents and all),
 -- oldest deletion first. An object that a fetch is restoring right now is locked (FOR UPDATE),
--- re-checked and left alone. The versions go in the same statement as the rows, before the
--- history trigger on content_items runs, so nothing of the object is kept. With p_dry_run,
--- only counts, of every such object (no limit: nothing is deleted, so no batch would end).
--- Returns how many objects and versions went (or would go). Run by the operator's login
--- role like prune_content_versions: not SECURITY DEFINER, executable by nobody else.
+-- re-checked and left alone. The versions go after the rows, once the history trigger on
+-- content_items has kept what a removed row leaves (content_history_removed), so nothing of
+-- the object is kept. With p_dry_run, only counts, of every such object (no limit: nothing is
+-- deleted, so no batch would end). Returns how many objects and versions went (or would go),
+-- a first version kept in its row counted as a version. Run by the operator's login role
+-- like prune_content_versions: not SECURITY DEFINER, executable by nobody else.
 CREATE OR REPLACE FUNCTION public.prune_deleted_content(p_portal_id bigint, p_cutoff timestamp with time zone, p_limit integer DEFAULT 1000, p_dry_run boolean DEFAULT false) RETURNS TABLE(objects bigint, versions bigint)
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
+    DECLARE
+        v_types text[];
+        v_ids text[];
+    BEGIN
+        IF p_dry_run THEN
+            RETURN QUERY
+            SELECT count(*),
+                   coalesce(sum((SELECT count(*) FROM public.content_history AS v
+                                 WHERE v.portal_id = p_portal_id
+                                   AND v.content_type = c.content_type
+                                   AND v.hubspot_id = c.hubspot_id)), 0)::bigint
+            FROM public.content_items AS c
+            WHERE c.portal_id = p_portal_id AND c.deleted_at < p_cutoff;
+            RETURN;
+        END IF;
         WITH doomed AS (
             SELECT c.content_type, c.hubspot_id FROM public.content_items AS c
             WHERE c.portal_id = p_portal_id AND c.deleted_at < p_cutoff
             ORDER BY c.deleted_at, c.content_type, c.hubspot_id
-            LIMIT CASE WHEN p_dry_run THEN NULL ELSE greatest(p_limit, 1) END
+            LIMIT greatest(p_limit, 1)
             FOR UPDATE
         ),
-        versions_gone AS (
-            DELETE FROM public.content_versions AS v
-            USING doomed AS d
-            WHERE NOT p_dry_run
-              AND v.portal_id = p_portal_id AND v.content_type = d.content_type
-              AND v.hubspot_id = d.hubspot_id
-            RETURNING 1
-        ),
-        objects_gone AS (
+        gone AS (
             DELETE FROM public.content_items AS c
             USING doomed AS d
-            WHERE NOT p_dry_run
-              AND c.portal_id = p_portal_id AND c.content_type = d.content_type
+            WHERE c.portal_id = p_portal_id AND c.content_type = d.content_type
               AND c.hubspot_id = d.hubspot_id
+            RETURNING c.content_type::text AS content_type, c.hubspot_id
+        )
+        SELECT coalesce(array_agg(g.content_type), '{}'), coalesce(array_agg(g.hubspot_id), '{}')
+        INTO v_types, v_ids
+        FROM gone AS g;
+        RETURN QUERY
+        WITH versions_gone AS (
+            DELETE FROM public.content_versions AS v
+            USING unnest(v_types, v_ids) AS d (content_type, hubspot_id)
+            WHERE v.portal_id = p_portal_id AND v.content_type = d.content_type
+              AND v.hubspot_id = d.hubspot_id
             RETURNING 1
         )
-        SELECT CASE WHEN p_dry_run THEN (SELECT count(*) FROM doomed)
-                    ELSE (SELECT count(*) FROM objects_gone) END,
-               CASE WHEN p_dry_run
-                    THEN (SELECT count(*) FROM public.content_versions AS v
-                          JOIN doomed AS d
-                            ON v.portal_id = p_portal_id AND v.content_type = d.content_type
-                           AND v.hubspot_id = d.hubspot_id)
-                    ELSE (SELECT count(*) FROM versions_gone) END
+        SELECT cardinality(v_ids)::bigint, (SELECT count(*) FROM versions_gone);
+    END
     $$;
 REVOKE ALL ON FUNCTION public.prune_deleted_content(p_portal_id bigint, p_cutoff timestamp with time zone, p_limit integer, p_dry_run boolean) FROM PUBLIC, smuves_app, smuves_worker;

@@ -5,55 +5,92 @@
 
 SET LOCAL ROLE smuves_owner;
 
--- Close the object's current version (seen until p_run, superseded now), keeping p_document
--- in it when the document leaves content_items (p_leaves) and no version of the object holds
--- one with its hash yet. The closed version's number back (0: the object had no history).
-CREATE OR REPLACE FUNCTION public.content_history_close(p_portal_id bigint, p_content_type text, p_hubspot_id text, p_hash text, p_document jsonb, p_leaves boolean, p_run bigint) RETURNS integer
+-- An inserted row begins its object's history in the row itself: version 1, recorded now
+-- with a key of the changes feed (the columns' defaults), by the run whose fetch of the type
+-- is in flight. content_upsert_page sets the same itself (one look-up per page, not per row),
+-- so this fires only for an INSERT that leaves `version` out.
+CREATE OR REPLACE FUNCTION public.content_history_begin() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    BEGIN
+        NEW.version := 1;
+        NEW.first_version_run := (
+            SELECT r.run_id FROM public.content_history_run(NEW.portal_id, NEW.content_type) AS r);
+        RETURN NEW;
+    END
+    $$;
+REVOKE ALL ON FUNCTION public.content_history_begin() FROM PUBLIC, smuves_app, smuves_worker;
+
+CREATE OR REPLACE TRIGGER content_history_begin BEFORE INSERT ON public.content_items FOR EACH ROW WHEN ((new.version IS NULL)) EXECUTE FUNCTION public.content_history_begin();
+
+-- The version p_row is in ends (p_ends: superseded now, seen until p_run) or stays current
+-- without its row, keeping p_row's document when it leaves content_items (p_leaves) and no
+-- version of the object holds one with its hash yet. A first version kept in its row moves
+-- into content_versions, with its key in the changes feed. The number of the version back.
+CREATE OR REPLACE FUNCTION public.content_history_end(p_row public.content_items, p_run bigint, p_ends boolean, p_leaves boolean) RETURNS integer
     LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     DECLARE
         v_version integer;
+        v_document jsonb;
     BEGIN
+        IF p_leaves AND NOT EXISTS (
+            SELECT FROM public.content_versions AS d
+            WHERE d.portal_id = p_row.portal_id AND d.content_type = p_row.content_type
+              AND d.hubspot_id = p_row.hubspot_id AND d.hash = p_row.content_hash
+              AND d.document IS NOT NULL)
+        THEN
+            v_document := p_row.data;
+        END IF;
+        IF p_row.version = 1 AND p_row.first_version_id IS NOT NULL THEN
+            INSERT INTO public.content_versions
+                (portal_id, content_type, hubspot_id, version, event, hash, document,
+                 seen_from_run, seen_until_run, recorded_at, superseded_at, id)
+            OVERRIDING SYSTEM VALUE
+            VALUES (p_row.portal_id, p_row.content_type, p_row.hubspot_id, 1,
+                    CASE WHEN p_row.deleted_at IS NULL THEN 'created' ELSE 'deleted' END,
+                    p_row.content_hash, v_document, p_row.first_version_run,
+                    CASE WHEN p_ends THEN p_run END, p_row.first_version_at,
+                    CASE WHEN p_ends THEN now() END, p_row.first_version_id);
+            RETURN 1;
+        END IF;
+
         UPDATE public.content_versions AS v
-        SET superseded_at = now(),
-            seen_until_run = p_run,
-            document = coalesce(v.document, CASE
-                WHEN p_leaves AND NOT EXISTS (
-                    SELECT FROM public.content_versions AS d
-                    WHERE d.portal_id = p_portal_id AND d.content_type = p_content_type
-                      AND d.hubspot_id = p_hubspot_id AND d.hash = p_hash
-                      AND d.document IS NOT NULL)
-                THEN p_document END)
-        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id AND v.superseded_at IS NULL
-          AND v.hash IS NOT DISTINCT FROM p_hash
+        SET superseded_at = CASE WHEN p_ends THEN now() END,
+            seen_until_run = CASE WHEN p_ends THEN p_run END,
+            document = coalesce(v.document, v_document)
+        WHERE v.portal_id = p_row.portal_id AND v.content_type = p_row.content_type
+          AND v.hubspot_id = p_row.hubspot_id AND v.superseded_at IS NULL
+          AND v.hash IS NOT DISTINCT FROM p_row.content_hash
         RETURNING v.version INTO v_version;
-        IF FOUND THEN
-            RETURN v_version;
+        IF FOUND OR NOT p_ends THEN
+            RETURN coalesce(v_version, p_row.version);
         END IF;
 
         -- The history does not end with the stored row: it was written while no history was
-        -- kept (triggers disabled, rows restored from a dump). Close whatever is open and
+        -- kept (triggers disabled, versions removed by hand). Close whatever is open and
         -- record the stored row as a version of its own, with its document, so that nothing
         -- stored is lost and the numbering goes on.
         UPDATE public.content_versions AS v
         SET superseded_at = now(), seen_until_run = p_run
-        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id AND v.superseded_at IS NULL;
-        SELECT coalesce(max(v.version), 0) + 1 INTO v_version
+        WHERE v.portal_id = p_row.portal_id AND v.content_type = p_row.content_type
+          AND v.hubspot_id = p_row.hubspot_id AND v.superseded_at IS NULL;
+        SELECT greatest(coalesce(max(v.version), 0) + 1, p_row.version) INTO v_version
         FROM public.content_versions AS v
-        WHERE v.portal_id = p_portal_id AND v.content_type = p_content_type
-          AND v.hubspot_id = p_hubspot_id;
+        WHERE v.portal_id = p_row.portal_id AND v.content_type = p_row.content_type
+          AND v.hubspot_id = p_row.hubspot_id;
         INSERT INTO public.content_versions AS v
             (portal_id, content_type, hubspot_id, version, event, hash, document,
              seen_until_run, superseded_at)
-        VALUES (p_portal_id, p_content_type, p_hubspot_id, v_version,
-                CASE WHEN v_version = 1 THEN 'created' ELSE 'updated' END, p_hash,
-                CASE WHEN p_leaves THEN p_document END, p_run, now());
+        VALUES (p_row.portal_id, p_row.content_type, p_row.hubspot_id, v_version,
+                CASE WHEN v_version = 1 THEN 'created' ELSE 'updated' END, p_row.content_hash,
+                CASE WHEN p_leaves THEN p_row.data END, p_run, now());
         RETURN v_version;
     END
     $$;
-REVOKE ALL ON FUNCTION public.content_history_close(p_portal_id bigint, p_content_type text, p_hubspot_id text, p_hash text, p_document jsonb, p_leaves boolean, p_run bigint) FROM PUBLIC, smuves_app, smuves_worker;
+REVOKE ALL ON FUNCTION public.content_history_end(p_row public.content_items, p_run bigint, p_ends boolean, p_leaves boolean) FROM PUBLIC, smuves_app, smuves_worker;
 
 -- What began a version, from the row before and after a change.
 CREATE OR REPLACE FUNCTION public.content_history_event(p_old_archived boolean, p_old_deleted boolean, p_new_archived boolean, p_new_deleted boolean) RETURNS text
@@ -69,34 +106,56 @@ CREATE OR REPLACE FUNCTION public.content_history_event(p_old_archived boolean, 
     $$;
 REVOKE ALL ON FUNCTION public.content_history_event(p_old_archived boolean, p_old_deleted boolean, p_new_archived boolean, p_new_deleted boolean) FROM PUBLIC, smuves_app, smuves_worker;
 
--- New objects: one statement per inserting statement (a fetched page inserts up to a page
--- of them), so a first sync pays one INSERT per page for its history, not one per object.
--- An object whose row was removed and comes back continues its history ('restored'). The
--- run is looked up in a CTE of its own (materialized: evaluated once per portal and type,
--- never folded back into a subplan per row).
+-- The rows a statement inserted, checked against their history: a row's version is 1, of the
+-- run whose fetch of the type is in flight, unless its object already has a history (a row
+-- that was removed comes back): then the history goes on ('restored', or 'deleted' for a row
+-- inserted marked deleted) in content_versions. A row that says otherwise (an INSERT that
+-- named another number or run) is corrected. Per inserting statement (a fetched page inserts
+-- up to a page of rows), a first sync costs two reads: the run's look-up and one probe of
+-- content_versions_pkey per row, finding nothing; no write. The rest runs only when something
+-- is to be done, its run looked up in a CTE of its own (materialized: once per portal and
+-- type, never folded into a subplan per row).
 CREATE OR REPLACE FUNCTION public.content_history_inserted() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
-        -- An upsert fires this on every page, also when every object of it was known.
-        IF NOT EXISTS (SELECT FROM new_rows) THEN
+        -- The common case, checked first and cheaply: new objects, numbered 1, of the run in
+        -- flight (one look-up per portal, type and run named), with no history yet.
+        PERFORM FROM (SELECT DISTINCT n.portal_id, n.content_type, n.first_version_run,
+                             n.version = 1 AS first
+                      FROM new_rows AS n) AS k
+        WHERE NOT k.first
+           OR k.first_version_run IS DISTINCT FROM (
+                  SELECT f.run_id
+                  FROM public.content_history_run(k.portal_id, k.content_type) AS f);
+        IF NOT FOUND AND NOT EXISTS (
+            SELECT FROM new_rows AS n
+            WHERE EXISTS (SELECT FROM public.content_versions AS v
+                          WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
+                            AND v.hubspot_id = n.hubspot_id))
+        THEN
             RETURN NULL;
         END IF;
         WITH runs AS MATERIALIZED (
             SELECT k.portal_id, k.content_type,
                    (SELECT f.run_id
                     FROM public.content_history_run(k.portal_id, k.content_type) AS f) AS run_id
-            FROM (SELECT DISTINCT i.portal_id, i.content_type FROM new_rows AS i) AS k
+            FROM (SELECT DISTINCT n.portal_id, n.content_type FROM new_rows AS n) AS k
         ),
-        added AS (
+        added AS MATERIALIZED (
             SELECT n.portal_id, n.content_type, n.hubspot_id, n.content_hash,
-                   n.deleted_at IS NOT NULL AS deleted, r.run_id,
-                   (SELECT max(v.version) FROM public.content_versions AS v
-                    WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
-                      AND v.hubspot_id = n.hubspot_id) AS last_version
+                   n.deleted_at IS NOT NULL AS deleted, n.version, n.first_version_run,
+                   r.run_id, l.version AS last_version
             FROM new_rows AS n
             JOIN runs AS r ON r.portal_id = n.portal_id AND r.content_type = n.content_type
+            LEFT JOIN LATERAL (
+                SELECT v.version FROM public.content_versions AS v
+                WHERE v.portal_id = n.portal_id AND v.content_type = n.content_type
+                  AND v.hubspot_id = n.hubspot_id
+                ORDER BY v.version DESC
+                LIMIT 1
+            ) AS l ON true
         ),
         closed AS (
             UPDATE public.content_versions AS v
@@ -105,15 +164,22 @@ CREATE OR REPLACE FUNCTION public.content_history_inserted() RETURNS trigger
             WHERE a.last_version IS NOT NULL
               AND v.portal_id = a.portal_id AND v.content_type = a.content_type
               AND v.hubspot_id = a.hubspot_id AND v.superseded_at IS NULL
+        ),
+        corrected AS (
+            UPDATE public.content_items AS c
+            SET version = coalesce(a.last_version + 1, 1), first_version_run = a.run_id
+            FROM added AS a
+            WHERE (a.version <> coalesce(a.last_version + 1, 1)
+                   OR a.first_version_run IS DISTINCT FROM a.run_id)
+              AND c.portal_id = a.portal_id AND c.content_type = a.content_type
+              AND c.hubspot_id = a.hubspot_id
         )
         INSERT INTO public.content_versions
             (portal_id, content_type, hubspot_id, version, event, hash, seen_from_run)
-        SELECT a.portal_id, a.content_type, a.hubspot_id, coalesce(a.last_version, 0) + 1,
-               CASE WHEN a.deleted THEN 'deleted'
-                    WHEN a.last_version IS NULL THEN 'created'
-                    ELSE 'restored' END,
-               a.content_hash, a.run_id
-        FROM added AS a;
+        SELECT a.portal_id, a.content_type, a.hubspot_id, a.last_version + 1,
+               CASE WHEN a.deleted THEN 'deleted' ELSE 'restored' END, a.content_hash, a.run_id
+        FROM added AS a
+        WHERE a.last_version IS NOT NULL;
         RETURN NULL;
     END
     $$;
@@ -121,15 +187,16 @@ REVOKE ALL ON FUNCTION public.content_history_inserted() FROM PUBLIC, smuves_app
 
 CREATE OR REPLACE TRIGGER content_history_inserted AFTER INSERT ON public.content_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.content_history_inserted();
 
--- A removed row (content is marked deleted, never removed, except with its portal): its
--- document is kept in its history, and a live object gets a 'deleted' version. Rows removed
--- with their portal are skipped: the portal's history goes with it (ON DELETE CASCADE).
+-- A removed row (content is marked deleted, never removed, except with its portal or by the
+-- retention of deleted content): its document is kept in its history, and a live object
+-- gets a 'deleted' version. Rows removed with their portal are skipped: the portal's history
+-- goes with it (portals_delete_content), and prune_deleted_content removes what this keeps.
 CREATE OR REPLACE FUNCTION public.content_history_removed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     DECLARE
-        o record;
+        o public.content_items;
         v_run bigint;
         v_version integer;
     BEGIN
@@ -140,9 +207,7 @@ CREATE OR REPLACE FUNCTION public.content_history_removed() RETURNS trigger
             SELECT r.run_id INTO v_run
             FROM public.content_history_run(o.portal_id, o.content_type) AS r;
             IF o.deleted_at IS NULL THEN
-                v_version := public.content_history_close(
-                    o.portal_id, o.content_type, o.hubspot_id, o.content_hash, o.data, true,
-                    v_run);
+                v_version := public.content_history_end(o, v_run, true, true);
                 INSERT INTO public.content_versions
                     (portal_id, content_type, hubspot_id, version, event, hash, seen_from_run)
                 VALUES (o.portal_id, o.content_type, o.hubspot_id, v_version + 1, 'deleted',
@@ -150,15 +215,7 @@ CREATE OR REPLACE FUNCTION public.content_history_removed() RETURNS trigger
             ELSE
                 -- Already marked deleted: its last version stays the current one, and takes
                 -- the document if no version holds it.
-                UPDATE public.content_versions AS v
-                SET document = o.data
-                WHERE v.portal_id = o.portal_id AND v.content_type = o.content_type
-                  AND v.hubspot_id = o.hubspot_id AND v.superseded_at IS NULL
-                  AND NOT EXISTS (
-                      SELECT FROM public.content_versions AS d
-                      WHERE d.portal_id = o.portal_id AND d.content_type = o.content_type
-                        AND d.hubspot_id = o.hubspot_id AND d.hash = o.content_hash
-                        AND d.document IS NOT NULL);
+                PERFORM public.content_history_end(o, v_run, false, true);
             END IF;
         END LOOP;
         RETURN NULL;
@@ -178,11 +235,16 @@ CREATE OR REPLACE FUNCTION public.content_history_run(p_portal_id bigint, p_cont
         WHERE j.portal_id = p_portal_id AND j.kind = 'fetch'
           AND j.content_type = p_content_type AND j.status IN ('pending', 'running')
     $$;
-REVOKE ALL ON FUNCTION public.content_history_run(p_portal_id bigint, p_content_type text) FROM PUBLIC, smuves_app, smuves_worker;
+REVOKE ALL ON FUNCTION public.content_history_run(p_portal_id bigint, p_content_type text) FROM PUBLIC, smuves_app;
+-- content_upsert_page begins a new object's history with it (under the worker's row-level
+-- security of jobs, which shows the jobs of the portal it stores).
+GRANT EXECUTE ON FUNCTION public.content_history_run(p_portal_id bigint, p_content_type text) TO smuves_worker;
 
--- A changed object: the version it was in ends (keeping its document when the hash changes),
--- and a new one begins. Fired only for rows whose hash, archived flag or deletion mark changed
--- (the trigger's WHEN), so an unchanged re-sync costs nothing here whatever it rewrites.
+-- A changed object: the version it was in ends (keeping its document when the hash changes;
+-- a first version kept in the row moves into content_versions), and a new one begins, whose
+-- number the row takes. Fired only for rows whose hash, archived flag or deletion mark
+-- changed (the trigger's WHEN), so an unchanged re-sync costs nothing here whatever it
+-- rewrites. Before the row is written, so that it is written once, with its number.
 CREATE OR REPLACE FUNCTION public.content_history_updated() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -193,21 +255,22 @@ CREATE OR REPLACE FUNCTION public.content_history_updated() RETURNS trigger
     BEGIN
         SELECT r.run_id INTO v_run
         FROM public.content_history_run(NEW.portal_id, NEW.content_type) AS r;
-        v_version := public.content_history_close(
-            OLD.portal_id, OLD.content_type, OLD.hubspot_id, OLD.content_hash, OLD.data,
-            OLD.content_hash IS DISTINCT FROM NEW.content_hash, v_run);
+        v_version := public.content_history_end(
+            OLD, v_run, true, OLD.content_hash IS DISTINCT FROM NEW.content_hash);
         INSERT INTO public.content_versions
             (portal_id, content_type, hubspot_id, version, event, hash, seen_from_run)
         VALUES (NEW.portal_id, NEW.content_type, NEW.hubspot_id, v_version + 1,
                 public.content_history_event(OLD.archived, OLD.deleted_at IS NOT NULL,
                                              NEW.archived, NEW.deleted_at IS NOT NULL),
                 NEW.content_hash, v_run);
-        RETURN NULL;
+        NEW.version := v_version + 1;
+        RETURN NEW;
     END
     $$;
 REVOKE ALL ON FUNCTION public.content_history_updated() FROM PUBLIC, smuves_app, smuves_worker;
 
-CREATE OR REPLACE TRIGGER content_history_updated AFTER UPDATE OF content_hash, archived, deleted_at ON public.content_items FOR EACH ROW WHEN (((old.content_hash IS DISTINCT FROM new.content_hash) OR (old.archived IS DISTINCT FROM new.archived) OR ((old.deleted_at IS NULL) <> (new.deleted_at IS NULL)))) EXECUTE FUNCTION public.content_history_updated();
+DROP TRIGGER IF EXISTS content_history_updated ON public.content_items;
+CREATE TRIGGER content_history_updated BEFORE UPDATE OF content_hash, archived, deleted_at ON public.content_items FOR EACH ROW WHEN (((old.content_hash IS DISTINCT FROM new.content_hash) OR (old.archived IS DISTINCT FROM new.archived) OR ((old.deleted_at IS NULL) <> (new.deleted_at IS NULL)))) EXECUTE FUNCTION public.content_history_updated();
 
 -- One batch of content history's retention, as before, but for the versions of an object
 -- deleted before the cutoff: prune_deleted_content removes those whole, before this runs, so

@@ -9,13 +9,14 @@
     async for row in content_rows(scoped, portal_id, content_type, with_data=False,
                                   include_deleted=False): ...
 
-`content_upsert_page` writes a whole page in one statement: one array per column, sent in
-binary (`content_page_columns`); each object's JSON text and its hash are made here, so that
-Postgres parses only the documents that changed, and writes only the rows in which something
-a user can see changed (a re-sync of an unchanged portal writes no content row). It takes the
-records the HubSpot client reads (`content_fields.ContentRecord`). What a
-fetch job saw is kept per job in `fetch_seen` (an unlogged table), not stamped on every row;
-when it was last confirmed is one row per portal and type (`content_syncs`).
+`content_upsert_page` writes a whole page in one statement: the documents as one array sent
+in binary, the promoted columns as one JSON text (`content_page_columns`); each object's JSON
+text and its hash are made here, so that Postgres parses only the documents that changed, and
+writes only the rows in which something a user can see changed (a re-sync of an unchanged
+portal writes no content row). It takes the records the HubSpot client reads
+(`content_fields.ContentRecord`). What a fetch job saw is kept per job in `fetch_seen` (an
+unlogged table), not stamped on every row; when it was last confirmed is one row per portal
+and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
 `transaction`). `content_page` and `content_language_groups` run as the API's caller
@@ -172,25 +173,35 @@ def _prepare_page(
 
 def content_page_columns(
     items: Sequence[ContentRecord],
-) -> tuple[dict[str, list[Any]], list[RejectedObject]]:
-    """The page as `content_upsert_page` sends it, one list per column (its storable objects,
-    one per id), and the objects that cannot be stored."""
+) -> tuple[dict[str, Any], list[RejectedObject]]:
+    """The page as `content_upsert_page` sends it (its storable objects, one per id): the
+    documents as one list (an array, in binary), each object's id, promoted columns and hash
+    as one JSON text (`fields`: one parameter, not an array per column, whose elements the
+    driver would encode one by one), and the objects that cannot be stored."""
     page, rejects = _prepare_page(items)
-    records = [p.item for p in page]
-    columns: dict[str, list[Any]] = {
+    # The same object sent again encodes to the same bytes, so an unchanged hash means an
+    # unchanged document (a reordering by HubSpot only costs one rewrite).
+    hashes = [hashlib.sha256(p.document).hexdigest() for p in page]
+    fields = [
+        {
+            "i": p.hubspot_id,
+            "n": _text(p.item.name),
+            "s": _text(p.item.slug),
+            "u": _text(p.item.url),
+            "st": _text(p.item.state),
+            "l": _text(p.item.language),
+            "t": p.item.updated_at,
+            "a": p.item.archived,
+            "tr": _text(p.item.translated_from_id),
+            "h": content_hash,
+        }
+        for p, content_hash in zip(page, hashes, strict=True)
+    ]
+    columns: dict[str, Any] = {
         "hubspot_ids": [p.hubspot_id for p in page],
-        "names": [_text(item.name) for item in records],
-        "slugs": [_text(item.slug) for item in records],
-        "urls": [_text(item.url) for item in records],
-        "states": [_text(item.state) for item in records],
-        "languages": [_text(item.language) for item in records],
-        "updated_ats": [item.updated_at for item in records],
-        "archived": [item.archived for item in records],
-        "translated_from_ids": [_text(item.translated_from_id) for item in records],
+        "fields": orjson.dumps(fields).decode(),
         "documents": [p.document.decode() for p in page],
-        # The same object sent again encodes to the same bytes, so an unchanged hash means
-        # an unchanged document (a reordering by HubSpot only costs one rewrite).
-        "content_hashes": [hashlib.sha256(p.document).hexdigest() for p in page],
+        "content_hashes": hashes,
     }
     return columns, rejects
 
@@ -219,8 +230,14 @@ async def content_upsert_page(
     await content_rejects_add(db, portal_id, content_type, run_id, all_rejects)
     written = 0
     if columns["hubspot_ids"]:
-        params = {"portal_id": portal_id, "content_type": str(content_type), "run_id": run_id}
-        written = await db.execute("content_upsert_page", {**params, **columns})
+        params = {
+            "portal_id": portal_id,
+            "content_type": str(content_type),
+            "run_id": run_id,
+            "fields": columns["fields"],
+            "documents": columns["documents"],
+        }
+        written = await db.execute("content_upsert_page", params)
     if seen_by is not None:
         seen = list(columns["hubspot_ids"])
         seen += [fetch_seen_key(r) for r in all_rejects]

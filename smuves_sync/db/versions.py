@@ -1,5 +1,6 @@
-"""content_versions: an object's history, a version with its document, the changes feed of a
-portal, retention (versions.sql).
+"""Content history: an object's versions, a version with its document, the changes feed of a
+portal, retention (versions.sql). Versions are read from the view content_history: the rows of
+content_versions and the first versions still kept in their rows of content_items.
 
     versions = await versions_of_object(db, portal_id, ContentType.BLOG_POST, "123")
     found = await version_documents(db, portal_id, ContentType.BLOG_POST, "123", [3, 4])
@@ -119,7 +120,8 @@ async def versions_of_object(
 async def version_latest(
     db: Database, portal_id: int, content_type: ContentType, hubspot_id: str
 ) -> int | None:
-    """The number of the object's newest version; None when it has none or is not visible."""
+    """The number of the object's current version (its row's `version`: the one look-up of it,
+    `version_latest`); None when it has none or is not visible."""
     params = _object(portal_id, content_type, hubspot_id)
     found: int | None = await db.one("version_latest", params, row=scalar_row)
     return found

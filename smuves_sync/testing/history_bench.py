@@ -27,7 +27,10 @@ class Storage:
     items_bytes: int
     items: int
     versions_bytes: int
+    # every version (content_history), and the rows of content_versions among them (a first
+    # version still current is its row of content_items)
     versions: int
+    version_rows: int
     documents: int
 
 

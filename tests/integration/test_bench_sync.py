@@ -89,6 +89,8 @@ async def test_the_history_phase_measures_both_databases_and_prints_json(pg_serv
     assert figures["history_objects"] == 300
     # Two rounds, each editing another tenth of the objects: one version per edit.
     assert figures["history_versions_written"] == figures["history_documents_kept"] == 60
+    # Each edited object changed for the first time: its first version left its row too.
+    assert figures["history_version_rows_written"] == 120
     for name in (
         "history_first_sync_rows_per_s",
         "history_first_sync_without_history_rows_per_s",

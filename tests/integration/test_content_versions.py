@@ -26,6 +26,7 @@ from smuves_sync.models import ContentEvent, ContentType, JobStatus, RunStatus
 from tests.integration.test_content_store import record
 from tests.support import db_now, query
 from tests.support.factories import Factory
+from tests.support.sql import query_as
 
 TYPE = ContentType.BLOG_POST
 CREATED, UPDATED, DELETED = ContentEvent.CREATED, ContentEvent.UPDATED, ContentEvent.DELETED
@@ -71,7 +72,8 @@ async def documents(db: Database, portal_id: int, hubspot_id: str) -> list[Any]:
 
 
 async def counts(db: Database, portal_id: int) -> tuple[int, int]:
-    """(versions, stored documents) of the portal."""
+    """(versions kept in content_versions, stored documents) of the portal: a first version
+    still current lives in its row of content_items only."""
     [row] = await query(db.pool, "versions_count", portal_id=portal_id)
     return row["n"], row["documents"]
 
@@ -85,8 +87,8 @@ async def test_a_first_fetch_records_each_object_as_created_by_its_run(
     for hubspot_id in ("1", "2"):
         assert await history(db, portal, hubspot_id) == [(1, CREATED, run, None)]
         assert await documents(db, portal, hubspot_id) == [record(hubspot_id).raw]
-    # The current document lives in content_items only.
-    assert await counts(db, portal) == (2, 0)
+    # Each object was written once: its row is its first version, and its document.
+    assert await counts(db, portal) == (0, 0)
     [version] = await versions_of_object(db, portal, TYPE, "1")
     assert version.current and version.hash
 
@@ -117,7 +119,8 @@ async def test_a_changed_document_keeps_the_previous_one_as_a_version(
     ]
     assert await history(db, portal, "2") == [(1, CREATED, first, None)]
     assert await documents(db, portal, "1") == [record("1").raw, record("1", name="Renamed").raw]
-    assert await counts(db, portal) == (3, 1)
+    # 1's first version moved into content_versions with its document; 2's is still its row.
+    assert await counts(db, portal) == (2, 1)
 
 
 async def test_archivals_deletions_and_returns_are_events_of_the_same_history(
@@ -195,13 +198,18 @@ async def test_history_lost_behind_the_triggers_back_is_taken_up_again(
 ) -> None:
     portal = await factory.portal()
     await fetch(factory, worker_db, portal, [record("1")])
+    await fetch(factory, worker_db, portal, [record("1", name="B")])
     await query(db.pool, "versions_forget", portal_id=portal, hubspot_id="1")
 
     run = await fetch(factory, worker_db, portal, [record("1", name="New")])
 
-    # The stored row becomes a version of its own (with its document), then the change.
-    assert await history(db, portal, "1") == [(1, CREATED, None, run), (2, UPDATED, run, None)]
-    assert await documents(db, portal, "1") == [record("1").raw, record("1", name="New").raw]
+    # The stored row becomes a version of its own (with its document), numbered as the row
+    # says, then the change.
+    assert await history(db, portal, "1") == [(2, UPDATED, None, run), (3, UPDATED, run, None)]
+    assert await documents(db, portal, "1") == [
+        record("1", name="B").raw,
+        record("1", name="New").raw,
+    ]
 
 
 async def test_history_is_under_the_row_level_security_of_content(
@@ -214,7 +222,7 @@ async def test_history_is_under_the_row_level_security_of_content(
     await fetch(factory, worker_db, theirs, [record("1")])
 
     # A worker reads no history at all, not even of the portal it holds a lease of.
-    with pytest.raises(DatabaseRefused, match="content_versions"):
+    with pytest.raises(DatabaseRefused, match="content_history"):
         async with worker_db.for_job(await factory.lease(theirs)) as scoped:
             await versions_of_object(scoped, theirs, TYPE, "1")
     async with app_db.as_user(owner) as scoped:
@@ -337,3 +345,27 @@ async def test_retention_removes_objects_deleted_before_it_with_all_their_versio
     assert [v[1] for v in await history(db, portal, "recent")] == [CREATED, DELETED]
     assert [v[1] for v in await history(db, portal, "live")] == [CREATED]
     assert (await versions_prune(db, timedelta(days=90), now=now)).objects == 0
+
+
+async def test_a_worker_cannot_write_where_a_version_stands(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    portal = await factory.portal()
+    lease = await factory.lease(portal)
+    other = await factory.run(portal)
+    held = (lease.id, lease.lease_token)
+
+    await query_as(
+        worker_db.pool,
+        "versions_forge_insert",
+        as_portal=portal,
+        lease=held,
+        portal_id=portal,
+        run_id=other.id,
+    )
+
+    # Numbered and dated by the history, not by the INSERT: no fetch of the type is in flight.
+    assert await history(db, portal, "forged") == [(1, CREATED, None, None)]
+    for name in ("versions_forge_number", "versions_forge_key"):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            await query_as(worker_db.pool, name, as_portal=portal, lease=held, portal_id=portal)

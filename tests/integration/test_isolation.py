@@ -46,6 +46,15 @@ async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
     job = await factory.job(run, status=JobStatus.RUNNING)
     await factory.job(run, content_type=ContentType.BLOG_POST)
     await factory.content_item(run)
+    # An object gone from HubSpot: its first version moves from its row into content_versions.
+    gone = await factory.content_item(run)
+    await query(
+        factory.pool,
+        "versions_mark_deleted",
+        portal_id=portal,
+        content_type=str(ContentType.SITE_PAGE),
+        hubspot_ids=[gone],
+    )
     await factory.content_sync(run, job_id=job.id)
     await factory.seen(job, "1")
     await factory.fetch_read(job)

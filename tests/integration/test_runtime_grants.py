@@ -47,10 +47,12 @@ APP = [
     "ON content_syncs",
     "SELECT (portal_id, content_type, hubspot_id, name, slug, url, state, language, "
     "hubspot_updated_at, archived, deleted_at, data, content_hash, changed_at, "
-    "translated_from_id) ON content_items",
+    "translated_from_id, version, first_version_id, first_version_run, first_version_at) "
+    "ON content_items",
     "SELECT (portal_id, user_id, role) ON portal_members",
     "SELECT (run_id, content_type, reason) ON content_rejects",
     "SELECT (version) ON schema_migrations",
+    "SELECT ON content_history",
     "SELECT ON content_versions",
     "SELECT ON exports",
     "SELECT ON fetch_reads",
@@ -68,6 +70,7 @@ WORKER = [
     "EXECUTE ON FUNCTION claim_jobs(text,text[],integer,timestamp with time zone,bigint,"
     "integer,bigint[])",
     "EXECUTE ON FUNCTION complete_jobs(bigint[],uuid[],bigint[],timestamp with time zone,boolean)",
+    "EXECUTE ON FUNCTION content_history_run(bigint,text)",
     "EXECUTE ON FUNCTION current_app_portal()",
     "EXECUTE ON FUNCTION disable_due_schedule(bigint,text,timestamp with time zone)",
     "EXECUTE ON FUNCTION enqueue_job(bigint,text,smallint,integer,timestamp with time zone,"
@@ -89,8 +92,10 @@ WORKER = [
     "EXECUTE ON FUNCTION worker_register(text,text,integer,text[],integer,bigint,interval,"
     "timestamp with time zone)",
     "EXECUTE ON FUNCTION worker_unregister(bigint,uuid)",
+    "INSERT (portal_id, content_type, hubspot_id, name, slug, url, state, language, "
+    "hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run, changed_run, "
+    "changed_at, translated_from_id, version, first_version_run) ON content_items",
     "INSERT (portal_id, owner_id, kind, content_types, full_read) ON runs",
-    "INSERT ON content_items",
     "INSERT ON content_rejects",
     "INSERT ON content_syncs",
     "INSERT ON fetch_reads",
@@ -107,10 +112,13 @@ WORKER = [
     "SELECT ON fetch_seen",
     "SELECT ON job_leases",
     "SELECT ON runs",
+    "UPDATE (portal_id, content_type, hubspot_id, name, slug, url, state, language, "
+    "hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run, changed_run, "
+    "changed_at, translated_from_id) ON content_items",
     "UPDATE (row_count, bytes, deleted_count) ON exports",
-    "UPDATE ON content_items",
     "UPDATE ON content_syncs",
     "UPDATE ON fetch_reads",
+    "USAGE ON SEQUENCE content_versions_id_seq",
 ]
 
 

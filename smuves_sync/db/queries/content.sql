@@ -7,9 +7,10 @@
 -- to which psycopg keeps a query's conversion instead of parsing it again on every call
 -- (tests/unit/test_db_queries.py): what it does is said here, above its name.
 --
--- One page as parallel arrays, sent in binary (no quoting to undo, no JSON array to parse
--- around the documents): %(documents)b holds each object's JSON text and %(content_hashes)b
--- its hash, both made by the caller.
+-- One page as two parameters: %(documents)b, each object's JSON text (an array sent in
+-- binary: no quoting to undo, no JSON to parse around the documents), and %(fields)s, a JSON
+-- array of each object's id, promoted columns and hash (i, n, s, u, st, l, t, a, tr, h), in
+-- the same order, zipped with the documents by ROWS FROM; both made by the caller.
 --
 -- Only what changed is written. Each object is first compared with its stored row (one
 -- primary-key probe: LATERAL with LIMIT is never flattened into a join that could scan the
@@ -21,20 +22,22 @@
 -- comparison for a row that changed between the probe and the insert.
 -- Parsing a document into jsonb is most of what storing it costs, so a changed row whose
 -- hash matches keeps its stored document, unparsed (no new TOAST value either). An object
--- seen again after it was marked deleted is live again.
+-- seen again after it was marked deleted is live again. A new object's history begins in its
+-- row: version 1, by the run whose fetch of the type is in flight (content_history_begin says
+-- why here), its feed key and time the columns' defaults.
 
 -- name: content_upsert_page
 WITH page AS (
     SELECT r.hubspot_id, r.name, r.slug, r.url, r.state, r.language, r.hubspot_updated_at,
            r.archived, r.translated_from_id, r.document, r.content_hash, s.stored_hash,
            s.stored_data
-    FROM unnest(%(hubspot_ids)b::text[], %(names)b::text[], %(slugs)b::text[],
-                %(urls)b::text[], %(states)b::text[], %(languages)b::text[],
-                %(updated_ats)b::timestamptz[], %(archived)b::boolean[],
-                %(translated_from_ids)b::text[], %(documents)b::text[],
-                %(content_hashes)b::text[])
+    FROM ROWS FROM (
+             json_to_recordset(%(fields)s::json)
+                 AS (i text, n text, s text, u text, st text, l text, t timestamptz,
+                     a boolean, tr text, h text),
+             unnest(%(documents)b::text[]))
          AS r (hubspot_id, name, slug, url, state, language, hubspot_updated_at, archived,
-               translated_from_id, document, content_hash)
+               translated_from_id, content_hash, document)
     LEFT JOIN LATERAL (
         SELECT c.content_hash AS stored_hash, c.data AS stored_data, c.deleted_at, c.name,
                c.slug, c.url, c.state, c.language, c.hubspot_updated_at, c.archived,
@@ -54,11 +57,12 @@ WITH page AS (
 INSERT INTO public.content_items AS c
     (portal_id, content_type, hubspot_id, name, slug, url, state, language,
      hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
-     changed_run, changed_at, translated_from_id)
+     changed_run, changed_at, translated_from_id, version, first_version_run)
 SELECT %(portal_id)s, %(content_type)s::text, p.hubspot_id, p.name, p.slug, p.url, p.state,
        p.language, p.hubspot_updated_at, p.archived, NULL,
        CASE WHEN p.stored_hash = p.content_hash THEN p.stored_data ELSE p.document::jsonb END,
-       p.content_hash, %(run_id)s, %(run_id)s, now(), p.translated_from_id
+       p.content_hash, %(run_id)s, %(run_id)s, now(), p.translated_from_id, 1,
+       (SELECT f.run_id FROM public.content_history_run(%(portal_id)s, %(content_type)s::text) f)
 FROM page AS p
 ON CONFLICT (portal_id, content_type, hubspot_id) DO UPDATE
 SET name = excluded.name,

@@ -1,5 +1,7 @@
--- content_versions (smuves_sync/db/versions.py): an object's versions, one version with its
--- document, the changes feed of a portal, retention. The history is written by the triggers
+-- Content history (smuves_sync/db/versions.py): an object's versions, one version with its
+-- document, the changes feed of a portal, retention. Every version is read from the view
+-- content_history: the versions of content_versions and the first versions still kept in
+-- their rows of content_items. The history is written by the triggers content_history_begin,
 -- content_history_inserted, content_history_updated and content_history_removed
 -- (migrations/functions/history.sql), never here.
 
@@ -8,7 +10,7 @@
 -- %(limit)s of them (NULL: all).
 SELECT v.content_type::text AS content_type, v.hubspot_id, v.version, v.event::text AS event,
        v.hash, v.seen_from_run, v.seen_until_run, v.recorded_at, v.superseded_at
-FROM public.content_versions AS v
+FROM public.content_history AS v
 WHERE v.portal_id = %(portal_id)s AND v.content_type = %(content_type)s::text
   AND v.hubspot_id = %(hubspot_id)s
   AND (%(after)s::integer IS NULL OR v.version > %(after)s::integer)
@@ -16,19 +18,26 @@ ORDER BY v.version
 LIMIT %(limit)s
 
 -- name: version_latest
-SELECT max(v.version) AS version FROM public.content_versions AS v
-WHERE v.portal_id = %(portal_id)s AND v.content_type = %(content_type)s::text
-  AND v.hubspot_id = %(hubspot_id)s
+-- The number of an object's current version: its row's (one primary-key probe), or, for an
+-- object whose row was removed, its newest kept version's. The one look-up of it (the
+-- exports' `_version` too).
+SELECT coalesce(
+    (SELECT c.version FROM public.content_items AS c
+     WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s::text
+       AND c.hubspot_id = %(hubspot_id)s),
+    (SELECT max(v.version) FROM public.content_versions AS v
+     WHERE v.portal_id = %(portal_id)s AND v.content_type = %(content_type)s::text
+       AND v.hubspot_id = %(hubspot_id)s)) AS version
 
 -- name: version_documents
 -- Versions of an object with their documents. A version's document is stored once per object
--- and hash (content_history_close): its own, else the one another version of the object
+-- and hash (content_history_end): its own, else the one another version of the object
 -- holds for its hash, else (the current version's, or an event's that kept the document)
 -- content_items.data.
 SELECT v.content_type::text AS content_type, v.hubspot_id, v.version, v.event::text AS event,
        v.hash, v.seen_from_run, v.seen_until_run, v.recorded_at, v.superseded_at,
        coalesce(v.document, held.document, c.data) AS document
-FROM public.content_versions AS v
+FROM public.content_history AS v
 LEFT JOIN LATERAL (
     SELECT d.document FROM public.content_versions AS d
     WHERE v.document IS NULL
@@ -49,12 +58,12 @@ ORDER BY v.version
 -- event that began it and the object's name now. Filters: made by run %(since_run)s or a
 -- later one, recorded at or after %(since)s, of one type; after the keyset key
 -- (%(after_at)s, %(after_id)s); at most %(limit)s (NULL: all, for a server-side cursor).
--- A run's versions are recorded after the run was created, so its created_at bounds the walk
--- of content_versions_changes_idx from below (a pruned or invisible run bounds nothing: the
--- filter on the run still holds).
+-- A run's versions are recorded after the run was created, so its created_at bounds the walks
+-- of content_versions_changes_idx and content_items_first_version_idx from below (a pruned
+-- or invisible run bounds nothing: the filter on the run still holds).
 SELECT v.id, v.recorded_at, v.seen_from_run AS run_id, v.content_type::text AS content_type,
        v.hubspot_id, v.version, v.event::text AS event, c.name
-FROM public.content_versions AS v
+FROM public.content_history AS v
 LEFT JOIN public.content_items AS c
        ON c.portal_id = v.portal_id AND c.content_type = v.content_type
       AND c.hubspot_id = v.hubspot_id

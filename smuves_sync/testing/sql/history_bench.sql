@@ -35,13 +35,16 @@ RETURNING *
 
 -- name: history_bench_triggers_off
 -- The same database without history: content_items' history triggers disabled.
-ALTER TABLE public.content_items DISABLE TRIGGER content_history_inserted,
-    DISABLE TRIGGER content_history_updated, DISABLE TRIGGER content_history_removed
+ALTER TABLE public.content_items DISABLE TRIGGER content_history_begin,
+    DISABLE TRIGGER content_history_inserted, DISABLE TRIGGER content_history_updated,
+    DISABLE TRIGGER content_history_removed
 
 -- name: history_bench_storage
--- Bytes (table, TOAST and indexes) and rows of content_items and content_versions.
+-- Bytes (table, TOAST and indexes) and rows of content_items and content_versions, and the
+-- versions of the history (content_history: those rows and the first versions kept in rows).
 SELECT pg_total_relation_size('public.content_items') AS items_bytes,
        (SELECT count(*) FROM public.content_items) AS items,
        pg_total_relation_size('public.content_versions') AS versions_bytes,
-       (SELECT count(*) FROM public.content_versions) AS versions,
+       (SELECT count(*) FROM public.content_history) AS versions,
+       (SELECT count(*) FROM public.content_versions) AS version_rows,
        (SELECT count(*) FROM public.content_versions WHERE document IS NOT NULL) AS documents
