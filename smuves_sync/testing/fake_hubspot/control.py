@@ -75,6 +75,12 @@ class FakeControl(ABC):
         """Move a portal to its next version (objects change, vanish, appear); returns it."""
 
     @abstractmethod
+    def purge(self, portal_id: int, content_type: ContentType | str, hubspot_ids: list[str]) -> int:
+        """Purge objects (ids as the client stores them: rows '<table>:<row>'): gone from both
+        listings, as when emptied from HubSpot's recycle bin or a HubDB row deleted; returns
+        how many existed."""
+
+    @abstractmethod
     def version(self, portal_id: int) -> int:
         """The portal's current content version (0 at start)."""
 

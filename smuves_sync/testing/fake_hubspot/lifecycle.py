@@ -33,6 +33,7 @@ T1_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 DAY_MS = 86_400_000
 NEVER = 0xFFFF  # "not archived" in the archived-at-step array
 DRIFTED = 0xFFFE  # "deleted by a drift" in the deleted-at-step array (any non-zero: deleted)
+PURGED = 0xFFFD  # "purged by `Lifecycle.purge`" in the deleted-at-step array
 _MASK64 = (1 << 64) - 1
 
 
@@ -145,7 +146,8 @@ class Lifecycle:
             churn = Churn(changed=0.0, deleted=0.0, added=0.0, archived=0.0)
         present = self.live(archived=False)
         # Read before this step archives anything: what was archived may come back.
-        archived_before = self.live(archived=True) if churn.unarchived else array("l")
+        wanted = churn.unarchived or churn.purged
+        archived_before = self.live(archived=True) if wanted else array("l")
         # Cumulative cut points, so rounding can never pick more slots than there are.
         n = len(present)
         cuts = [
@@ -171,17 +173,56 @@ class Lifecycle:
         for slot in returned:
             self.archived[slot] = NEVER
             self.revision[slot] = step
+        purged = 0
+        if churn.purged:
+            purged = self._purge_step(
+                step, round(n * churn.purged), archived_before, returned, chosen
+            )
         added = round(self.initial * churn.added)
         self.batches.append((self.size, added))
         self.born.extend([step] * added)
         self.revision.extend(array("H", [0]) * added)
         self.deleted.extend(array("H", [0]) * added)
         self.archived.extend(array("H", [NEVER]) * added)
-        if chosen or added or returned:
+        if chosen or added or returned or purged:
             self.last_change_step = step
         self.version = step
         self.generation += 1
         self._live.clear()
+
+    def _purge_step(
+        self,
+        step: int,
+        count: int,
+        archived_before: array[int],
+        returned: list[int],
+        chosen: list[int],
+    ) -> int:
+        """Purge `count` objects, from the recycle bin first (what was archived before the
+        step and stays so), then live ones the step left alone. A draw of its own: steps
+        without purges replay exactly as they always did."""
+        rng = random.Random(f"{self.key}|step{step}|purged")
+        back = set(returned)
+        binned = [slot for slot in archived_before if slot not in back]
+        purged = rng.sample(binned, min(count, len(binned)))
+        if len(purged) < count:
+            busy = set(chosen)
+            live = [slot for slot in self.live(archived=False) if slot not in busy]
+            purged += rng.sample(live, min(count - len(purged), len(live)))
+        for slot in purged:
+            self.deleted[slot] = step
+        return len(purged)
+
+    def purge(self, slots: list[int]) -> int:
+        """Within the current version: the objects in `slots` leave both listings (purged
+        from the recycle bin, a HubDB row deleted); returns how many existed."""
+        gone = [slot for slot in slots if self.exists(slot)]
+        for slot in gone:
+            self.deleted[slot] = PURGED
+        if gone:
+            self.generation += 1
+            self._live.clear()
+        return len(gone)
 
     def drift(self, *, archived: bool, deleted: int, created: int, edited: int = 0) -> None:
         """Within the current version: delete the first `deleted` objects of the listing with

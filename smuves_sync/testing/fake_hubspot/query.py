@@ -68,9 +68,15 @@ class Selection:
 
 
 def parse_query(
-    params: QueryParams, *, max_limit: int, allow_offset: bool, property_param: str
+    params: QueryParams,
+    *,
+    max_limit: int,
+    allow_offset: bool,
+    property_param: str,
+    time_filters: bool = True,
 ) -> ListQuery:
-    """Validate the listing parameters; unknown parameters are ignored, as HubSpot does."""
+    """Validate the listing parameters; unknown parameters are ignored, as HubSpot does (a
+    HubDB table's rows take no `createdAfter`, `updatedAfter`…: `time_filters=False`)."""
     limit = _int_param(params, "limit", default=max_limit)
     if limit < 1:
         raise BadRequest("limit must be a positive integer")
@@ -83,7 +89,7 @@ def parse_query(
     filters = tuple(
         (field, op, _moment_ms(params[name], name))
         for name, (field, op) in _FILTERS.items()
-        if name in params
+        if name in params and time_filters
     )
     properties = tuple(
         name for value in params.getlist(property_param) for name in value.split(",") if name

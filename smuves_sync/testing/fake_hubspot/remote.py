@@ -56,6 +56,10 @@ class FakeHubSpotRemote(FakeControl):
         body = {} if churn is None else asdict(churn)
         return int(self._call("POST", f"/_fake/portals/{portal_id}/advance", body)["version"])
 
+    def purge(self, portal_id: int, content_type: ContentType | str, hubspot_ids: list[str]) -> int:
+        body = {"type": str(ContentType(content_type)), "ids": list(hubspot_ids)}
+        return int(self._call("POST", f"/_fake/portals/{portal_id}/purge", body)["purged"])
+
     def version(self, portal_id: int) -> int:
         return int(self._call("GET", f"/_fake/portals/{portal_id}")["version"])
 
