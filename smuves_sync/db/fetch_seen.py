@@ -198,3 +198,30 @@ async def fetch_seen_children_present(
     params = {"portal_id": portal_id, "content_type": str(content_type)}
     rows = await db.all("content_children_present", params, row=model_row(_ParentCount))
     return {row.parent_id: PresentCounts(row.live, row.archived) for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCreation:
+    """An object stored as present, with its creation time as HubSpot sent it (None: none)."""
+
+    hubspot_id: str
+    created: object
+
+
+async def fetch_seen_created(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    *,
+    archived: bool,
+    keys: Sequence[str],
+) -> list[StoredCreation]:
+    """The type's objects stored as present in one state, each with the value of the first of
+    `keys` (its creation time's fields) that its document holds."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "archived": archived,
+        "keys": list(keys),
+    }
+    return await db.all("content_created_times", params, row=model_row(StoredCreation))

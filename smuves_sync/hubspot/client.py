@@ -72,6 +72,7 @@ from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.hubspot.transport import Transport
 from smuves_sync.hubspot.whole import missed_why
+from smuves_sync.hubspot.windows import WindowAnswer, Windows
 from smuves_sync.settings import Settings
 
 __all__ = ["HubSpotClient", "verify_portal_token"]
@@ -121,6 +122,7 @@ class HubSpotClient:
         self._listing = Listing(self._transport, registry, self._api_version)
         self._confirmer = Confirmer(self._transport, registry, self._api_version)
         self._changes = Changes(self._transport, registry, self._api_version)
+        self._windows = Windows(self._transport, registry, self._api_version)
 
     def __repr__(self) -> str:
         return (
@@ -304,6 +306,29 @@ class HubSpotClient:
     ) -> AsyncIterator[list[str]]:
         """Every id of one pass of a listing, a page at a time (`Changes.listed_ids`)."""
         return self._changes.listed_ids(content_type, archived=archived, parent_id=parent_id)
+
+    async def window(
+        self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
+    ) -> WindowAnswer:
+        """HubSpot's count of the objects created in `[start_ms, end_ms)`, with their ids when
+        one page holds them (`Windows.window`)."""
+        return await self._windows.window(
+            content_type, archived=archived, start_ms=start_ms, end_ms=end_ms
+        )
+
+    async def window_ids(
+        self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
+    ) -> list[str]:
+        """Every id of the objects created in `[start_ms, end_ms)` (`Windows.window_ids`)."""
+        return await self._windows.window_ids(
+            content_type, archived=archived, start_ms=start_ms, end_ms=end_ms
+        )
+
+    async def confirm_in(
+        self, content_type: str, hubspot_ids: Sequence[str], *, archived: bool
+    ) -> Confirmation:
+        """Ask about objects by id in one state only (`Windows.confirm_in`)."""
+        return await self._windows.confirm_in(content_type, hubspot_ids, archived=archived)
 
     async def parent_states(self, content_type: str) -> list[ParentState]:
         """The live parents of a child type (HubDB tables of rows), with when each last changed
