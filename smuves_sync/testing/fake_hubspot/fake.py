@@ -71,6 +71,16 @@ class FakeHubSpot(FakeControl):
         with self.lock:
             return self.portal(portal_id).advance(churn or Churn())
 
+    def archive(self, portal_id: int, content_type: ContentType | str, ids: list[str]) -> list[str]:
+        with self.lock:
+            return self.portal(portal_id).set_archived(ContentType(content_type), ids, True)
+
+    def unarchive(
+        self, portal_id: int, content_type: ContentType | str, ids: list[str]
+    ) -> list[str]:
+        with self.lock:
+            return self.portal(portal_id).set_archived(ContentType(content_type), ids, False)
+
     def version(self, portal_id: int) -> int:
         with self.lock:
             return self.portal(portal_id).version
