@@ -81,6 +81,18 @@ class FakeControl(ABC):
         how many existed."""
 
     @abstractmethod
+    def archive(self, portal_id: int, content_type: ContentType | str, ids: list[str]) -> list[str]:
+        """Archive live objects now, as HubSpot's DELETE does (they leave the live listing and
+        appear in the `archived=true` one with `archivedAt` set); returns the ids archived."""
+
+    @abstractmethod
+    def unarchive(
+        self, portal_id: int, content_type: ContentType | str, ids: list[str]
+    ) -> list[str]:
+        """Bring archived objects back live (`archivedAt` back to the epoch); returns the ids
+        brought back. Pages, posts, authors and tags keep their `updated`."""
+
+    @abstractmethod
     def version(self, portal_id: int) -> int:
         """The portal's current content version (0 at start)."""
 

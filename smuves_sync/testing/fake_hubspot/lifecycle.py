@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import random
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.spec import Churn
@@ -33,7 +33,20 @@ T1_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 DAY_MS = 86_400_000
 NEVER = 0xFFFF  # "not archived" in the archived-at-step array
 DRIFTED = 0xFFFE  # "deleted by a drift" in the deleted-at-step array (any non-zero: deleted)
-PURGED = 0xFFFD  # "purged by `Lifecycle.purge`" in the deleted-at-step array
+PURGED = 0xFFFC  # "purged by `Lifecycle.purge`" in the deleted-at-step array
+CONTROLLED = 0xFFFD  # "archived by `archive`" in the archived-at-step array (moment kept aside)
+# The types HubSpot deletes by archiving without moving `updated`: its CMS pages, posts,
+# authors and tags (HubSpot's CRM connectors miss exactly this). Archiving the other types
+# (tables, rows, redirects, blogs) moves `updated`, as before.
+ARCHIVE_KEEPS_UPDATED = frozenset(
+    {
+        ContentType.SITE_PAGE,
+        ContentType.LANDING_PAGE,
+        ContentType.BLOG_POST,
+        ContentType.BLOG_AUTHOR,
+        ContentType.BLOG_TAG,
+    }
+)
 _MASK64 = (1 << 64) - 1
 
 
@@ -110,6 +123,7 @@ class Lifecycle:
         self._clock_ms = clock_ms
         # What a step's `Churn.types` is checked against (None: every step applies).
         self.content_type = content_type
+        self.archive_moves_updated = content_type not in ARCHIVE_KEEPS_UPDATED
         self.salt = key_salt(key)
         self.initial = initial
         self.version = 0
@@ -125,6 +139,8 @@ class Lifecycle:
         # Creation times of the slots `drift` made, and edit times of those it edited (ms).
         self._drift_created: dict[int, int] = {}
         self._drift_edited: dict[int, int] = {}
+        # When `archive` archived a slot (ms); its archived-at-step entry is CONTROLLED.
+        self._archived_at: dict[int, int] = {}
         self._live: dict[bool, array[int]] = {}
         rng = random.Random(f"{key}|archived")
         for slot in rng.sample(range(initial), round(initial * archived_share)):
@@ -172,6 +188,7 @@ class Lifecycle:
             returned = back.sample(list(archived_before), count)
         for slot in returned:
             self.archived[slot] = NEVER
+            self._archived_at.pop(slot, None)
             self.revision[slot] = step
         purged = 0
         if churn.purged:
@@ -246,6 +263,42 @@ class Lifecycle:
         self.generation += 1
         self._live.clear()
 
+    def archive(self, slots: Iterable[int]) -> list[int]:
+        """Archive these live slots now, as HubSpot's DELETE does: they move to the archived
+        listing with `archivedAt` set to the fake's clock; returns the slots archived."""
+        done = [slot for slot in dict.fromkeys(slots) if self.exists(slot)]
+        done = [slot for slot in done if not self.is_archived(slot)]
+        start = self._moment()
+        for number, slot in enumerate(done):
+            self.archived[slot] = CONTROLLED
+            self._archived_at[slot] = start + 1 + number
+        self._changed()
+        return done
+
+    def unarchive(self, slots: Iterable[int]) -> list[int]:
+        """Bring these archived slots back live: `archivedAt` goes back to the epoch and, for
+        the types whose archiving keeps `updated`, `updated` stays where it was."""
+        done = [slot for slot in dict.fromkeys(slots) if self.exists(slot)]
+        done = [slot for slot in done if self.is_archived(slot)]
+        start = self._moment()
+        for number, slot in enumerate(done):
+            if self.archive_moves_updated:
+                self._drift_edited[slot] = max(start, self.updated_ms(slot)) + 1 + number
+            self.archived[slot] = NEVER
+            self._archived_at.pop(slot, None)
+        self._changed()
+        return done
+
+    def _moment(self) -> int:
+        """Now by the fake's clock, never before anything already dated in this version."""
+        now = self._clock_ms() if self._clock_ms is not None else 0
+        dated = (*self._drift_created.values(), *self._drift_edited.values())
+        return max([self.timeline.end(self.version), now, *dated, *self._archived_at.values()])
+
+    def _changed(self) -> None:
+        self.generation += 1
+        self._live.clear()
+
     def live(self, *, archived: bool) -> array[int]:
         """Slots served by a listing with this `archived` flag, in slot order."""
         cached = self._live.get(archived)
@@ -292,12 +345,15 @@ class Lifecycle:
         return start + (slot - first + 1) * length // (count + 1)
 
     def updated_ms(self, slot: int) -> int:
-        """Last update time; moves forward (never back) each time a step changes, archives or
-        un-archives the slot (HubSpot moves `updatedAt` when it archives an object)."""
+        """Last update time; moves forward (never back) each time a step changes or un-archives
+        the slot, and when it is archived unless its type keeps `updated` on archiving
+        (ARCHIVE_KEEPS_UPDATED)."""
         edited = max(self._edited_ms(slot), self._drift_edited.get(slot, 0))
         step = self.archived[slot]
-        if step in (NEVER, 0):
+        if step in (NEVER, 0) or not self.archive_moves_updated:
             return edited
+        if step == CONTROLLED:
+            return max(edited, self._archived_at[slot])
         start, length = self.timeline.window(step)
         return max(edited, start + 1 + int(self.fraction(slot, 3) * (length - 2)))
 
@@ -318,6 +374,8 @@ class Lifecycle:
         step = self.archived[slot]
         if step == NEVER:
             return None
+        if step == CONTROLLED:
+            return self._archived_at[slot]
         if step == 0:
             updated = self._edited_ms(slot)
             return updated + 1 + int(self.fraction(slot, 3) * (T1_MS - updated - 2))

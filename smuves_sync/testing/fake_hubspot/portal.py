@@ -183,6 +183,17 @@ class PortalModel:
             for table_slot, found in slots.items()
         )
 
+    def set_archived(self, content_type: ContentType, ids: list[str], archived: bool) -> list[str]:
+        """Archive (or un-archive) objects of a type by id; returns the ids it changed. HubDB
+        rows are not archived one by one (a table's are, with it)."""
+        if content_type is ContentType.HUBDB_ROW:
+            raise ValueError("rows are not archived by id; archive their table")
+        collection = self.collection(content_type)
+        builder, life = collection.builder, collection.life
+        slots = [slot for slot in map(builder.slot_of, ids) if slot is not None]
+        done = life.archive(slots) if archived else life.unarchive(slots)
+        return [builder.id_of(slot) for slot in done]
+
     def ground_truth(
         self, content_type: ContentType, *, archived: bool | None = None, with_data: bool = False
     ) -> list[TruthItem]:
