@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from smuves_sync.content_fields import ContentRecord, usable_id
@@ -80,6 +80,10 @@ class Opening:
 
     answers: Mapping[bool, Answer]
     changed: int | None
+    # The requests each pass's opening took.
+    costs: Mapping[bool, int] = field(default_factory=dict)
+    # The archived pass was not asked: nothing left the live pass (`Changes.open_changes`).
+    skipped: bool = False
 
 
 def _changed_on(
@@ -120,20 +124,33 @@ class Changes(PortalReader):
     """The listings of an incremental fetch of one portal's content types."""
 
     async def open_changes(
-        self, content_type: str, since_ms: int, *, parent_id: str | None = None
+        self,
+        content_type: str,
+        since_ms: int,
+        *,
+        parent_id: str | None = None,
+        stored_live: int | None = None,
     ) -> Opening:
         """Ask each pass its first page (the requests `changed_pages` starts with) and count what
         changed: the page's changed objects when it reaches back to `since_ms`, else HubSpot's
         count of the objects updated after it (``limit=1``: one request more, made only when more
-        than a page changed)."""
+        than a page changed). With `stored_live` (the live objects stored): when the live pass
+        lists no change and counts exactly that many, no live object left it (an archived one
+        would have), and the archived pass is not asked (`Opening.skipped`)."""
         spec = self._registry.get(content_type)
         path = spec.list_path(self._api_version, parent_id)
         passes = [False, True] if spec.archived_pass else [False]
         answers: dict[bool, Answer] = {}
+        costs: dict[bool, int] = {}
         changed: int | None = 0
         lane = self._transport.lane(len(passes))
         try:
             for archived in passes:
+                if archived and stored_live is not None and changed == 0:
+                    live_total = _count(answers[False][0].get("total"))
+                    if live_total == stored_live:
+                        return Opening(answers, changed, costs, skipped=True)
+                before = self._transport.requests
                 params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
                 answers[archived] = await self._get_page(spec, path, params, archived, lane)
                 found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
@@ -142,9 +159,10 @@ class Changes(PortalReader):
                     body, _, _ = await self._get_page(spec, path, params, archived, lane)
                     found = _count(body.get("total"))
                 changed = None if found is None or changed is None else changed + found
+                costs[archived] = self._transport.requests - before
         finally:
             lane.close()
-        return Opening(answers, changed)
+        return Opening(answers, changed, costs)
 
     async def changed_pages(
         self,
@@ -165,6 +183,8 @@ class Changes(PortalReader):
         passes = [False, True] if spec.archived_pass else [False]
         lane = self._transport.lane(len(passes))
         answers = opening.answers if opening is not None else {}
+        if opening is not None and opening.skipped:
+            passes = [False]
         try:
             for archived in passes:
                 if state.archived and not archived:

@@ -280,11 +280,19 @@ class HubSpotClient:
         return self._registry.get(content_type)
 
     async def open_changes(
-        self, content_type: str, since_ms: int, *, parent_id: str | None = None
+        self,
+        content_type: str,
+        since_ms: int,
+        *,
+        parent_id: str | None = None,
+        stored_live: int | None = None,
     ) -> Opening:
         """The first answer of each pass of a change listing and how many objects changed
-        after `since_ms` (epoch milliseconds), when HubSpot says (`Changes.open_changes`)."""
-        return await self._changes.open_changes(content_type, since_ms, parent_id=parent_id)
+        after `since_ms` (epoch milliseconds), when HubSpot says; the archived pass not asked
+        when the live one shows that nothing left it (`Changes.open_changes`)."""
+        return await self._changes.open_changes(
+            content_type, since_ms, parent_id=parent_id, stored_live=stored_live
+        )
 
     def changed_pages(
         self,

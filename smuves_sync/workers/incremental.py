@@ -28,6 +28,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from smuves_sync.db.fetch_reads import DeletionCosts
 from smuves_sync.db.fetch_seen import (
     PresentCounts,
     fetch_seen_children_present,
@@ -38,6 +39,7 @@ from smuves_sync.hubspot.changes import Opening
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.workers.count_windows import find_by_windows
 from smuves_sync.workers.page_writer import PageWriter
 from smuves_sync.workers.sweep import ReadDone, SweepScope
 
@@ -47,11 +49,26 @@ log = logging.getLogger(__name__)
 @dataclass(slots=True)
 class _Passes:
     """What a change listing read, as it reads: rows written, and per pass (archived or not)
-    HubSpot's count of the pass and the objects it showed."""
+    HubSpot's count of the pass, the objects it showed and the requests it took."""
 
     written: int = 0
     counted: dict[bool, int] = field(default_factory=dict)
     shown: dict[bool, int] = field(default_factory=dict)
+    requests: dict[bool, int] = field(default_factory=dict)
+    # The archived pass was not asked: nothing left the live one (`Opening.skipped`).
+    skipped: bool = False
+
+
+@dataclass(slots=True)
+class _Checked:
+    """What checking a change listing's counts found: rows written and marked deleted, what is
+    left to sweep, and the requests spent by count windows and by ids listings."""
+
+    written: int = 0
+    deleted: int = 0
+    scopes: list[SweepScope] = field(default_factory=list)
+    windows: int = 0
+    listings: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,18 +78,30 @@ class ChangesRead:
     since_ms: int
 
     async def read(self, writer: PageWriter, client: HubSpotClient) -> ReadDone:
-        """Store what changed, then list ids where the counts differ; sweeps only there."""
+        """Store what changed, then find what went where the counts differ: by count windows,
+        or by listing the pass's ids (and sweeping) when that is cheaper."""
         job = writer.job
         opening = None
         if job.cursor is None:  # from the beginning: the total is what changed, known now
-            opening = await client.open_changes(job.content_type, self.since_ms)
+            async with writer.reading() as scoped:
+                held = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
+            opening = await client.open_changes(
+                job.content_type, self.since_ms, stored_live=held.live
+            )
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
         passes = await _read_pages(writer, client, self.since_ms, opening=opening)
         async with writer.reading() as scoped:
             stored = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
-        found, scopes = await _check_counts(writer, client, stored, passes)
-        return ReadDone(tuple(scopes), passes.written + found)
+        checked = await _check_counts(writer, client, stored, passes)
+        costs = DeletionCosts(
+            archived_pass=passes.requests.get(True, 0),
+            count_windows=checked.windows,
+            full_read=checked.listings,
+        )
+        return ReadDone(
+            tuple(checked.scopes), passes.written + checked.written, checked.deleted, costs
+        )
 
 
 async def _read_pages(
@@ -85,13 +114,19 @@ async def _read_pages(
     """Store the changed objects page by page. A parent's children are not checkpointed page
     by page (their job resumes per parent)."""
     job = writer.job
-    processed, passes = job.processed, _Passes()
+    processed, passes = job.processed, _Passes(skipped=opening is not None and opening.skipped)
+    if opening is not None:
+        for archived, spent in opening.costs.items():
+            passes.requests[archived] = spent
     cursor = job.cursor if parent_id is None else None
     pages = client.changed_pages(
         job.content_type, since_ms, cursor, parent_id=parent_id, opening=opening
     )
     last: set[str] = set()  # the keyset lists again what shares the last page's oldest time
+    mark = client.requests
     async for page in pages:
+        spent, mark = client.requests - mark, client.requests
+        passes.requests[page.archived] = passes.requests.get(page.archived, 0) + spent
         ids = {item.hubspot_id for item in page.items}
         new = page.objects - len(ids & last)
         last = ids
@@ -112,14 +147,16 @@ async def _check_counts(
     stored: PresentCounts,
     passes: _Passes,
     parent_id: str | None = None,
-) -> tuple[int, list[SweepScope]]:
+) -> _Checked:
     """Compare what is stored as live (archived) with HubSpot's count of the pass; where they
-    differ, list the pass's ids, store what was not stored: (rows written, what to sweep)."""
+    differ, find what differs by count windows (`count_windows.find_by_windows`) or, when
+    listing is cheaper, list the pass's ids, store what was not stored and leave the rest to
+    the sweep."""
     content_type = writer.job.content_type
     spec = client.spec(content_type)
-    changed, scopes = 0, []
+    checked = _Checked()
     prefix = f"{parent_id}:" if parent_id is not None else None
-    for archived in (False, True) if spec.archived_pass else (False,):
+    for archived in (False, True) if spec.archived_pass and not passes.skipped else (False,):
         held = passes.counted.get(archived)
         if held is None and parent_id is None:  # resumed after this pass: counted again
             held = await client.count(content_type, archived=archived)
@@ -127,7 +164,7 @@ async def _check_counts(
         if mine == held:  # a parent's children uncounted (held None): listed
             continue
         log.info(
-            "job %s: %s%s stores %d %s objects, HubSpot counts %d: listing their ids",
+            "job %s: %s%s stores %d %s objects, HubSpot counts %d",
             writer.job.id,
             content_type,
             "" if parent_id is None else f" of {parent_id}",
@@ -135,16 +172,38 @@ async def _check_counts(
             "archived" if archived else "live",
             held,
         )
-        total = writer.job.total
-        if total is not None and held is not None:
-            # The ids listing shows the whole pass, the changes read among them.
-            total = total - passes.shown.get(archived, 0) + held
-            await writer.checkpoint(writer.job.cursor, total=total)
-        ids = client.listed_ids(content_type, archived=archived, parent_id=parent_id)
-        await _see_ids(writer, ids)
-        changed += await _store_unstored(writer, client)
-        scopes.append(SweepScope(archived=archived, prefix=prefix))
-    return changed, scopes
+        if held is not None and parent_id is None:
+            found = await find_by_windows(writer, client, archived=archived, counted=held)
+            if found is not None:
+                checked.written += found.written
+                checked.deleted += found.deleted
+                checked.windows += found.requests
+                continue
+        before = client.requests
+        await _list_pass(writer, client, archived, held, passes, parent_id)
+        checked.written += await _store_unstored(writer, client)
+        checked.listings += client.requests - before
+        checked.scopes.append(SweepScope(archived=archived, prefix=prefix))
+    return checked
+
+
+async def _list_pass(
+    writer: PageWriter,
+    client: HubSpotClient,
+    archived: bool,
+    held: int | None,
+    passes: _Passes,
+    parent_id: str | None,
+) -> None:
+    """Record every id of the pass as seen, the total trading the pass's changes for its count."""
+    total = writer.job.total
+    if total is not None and held is not None:
+        # The ids listing shows the whole pass, the changes read among them.
+        total = total - passes.shown.get(archived, 0) + held
+        await writer.checkpoint(writer.job.cursor, total=total)
+    content_type = writer.job.content_type
+    ids = client.listed_ids(content_type, archived=archived, parent_id=parent_id)
+    await _see_ids(writer, ids)
 
 
 async def _see_ids(writer: PageWriter, pages: AsyncIterator[list[str]]) -> None:
@@ -194,12 +253,16 @@ class ChildChangesRead:
         # until its first answer says how many changed.
         bounds = [s.child_count or 0 for s in left]
         await writer.checkpoint(job.cursor, total=job.processed + sum(bounds))
-        changed, scopes = 0, []
+        checked = _Checked()
         for at, state in enumerate(left):
             later = sum(bounds[at + 1 :])
-            written, swept = await self._parent(writer, client, state.hubspot_id, later)
-            changed += written
-            scopes += swept
+            held = stored.get(state.hubspot_id, none).live
+            found = await self._parent(writer, client, state.hubspot_id, later, held)
+            checked.written += found.written
+            checked.deleted += found.deleted
+            checked.listings += found.listings
+            checked.windows += found.windows
+            checked.scopes += found.scopes
         gone = sorted(stored.keys() - {s.hubspot_id for s in states})
         if todo or gone:
             log.info(
@@ -209,30 +272,34 @@ class ChildChangesRead:
                 len(todo),
                 len(gone),
             )
-        scopes += [SweepScope(prefix=f"{parent_id}:") for parent_id in gone]
-        return ReadDone(tuple(scopes), changed)
+        checked.scopes += [SweepScope(prefix=f"{parent_id}:") for parent_id in gone]
+        costs = DeletionCosts(count_windows=checked.windows, full_read=checked.listings)
+        return ReadDone(tuple(checked.scopes), checked.written, checked.deleted, costs)
 
     async def _parent(
-        self, writer: PageWriter, client: HubSpotClient, parent_id: str, later: int
-    ) -> tuple[int, list[SweepScope]]:
+        self, writer: PageWriter, client: HubSpotClient, parent_id: str, later: int, held: int
+    ) -> _Checked:
         """Read one changed parent's changed children and check its counts (`later`: what the
-        parents after it count at most): (rows written, what to sweep)."""
+        parents after it count at most; `held`: its live children stored)."""
         content_type = writer.job.content_type
         spec = client.spec(content_type)
-        opening = await client.open_changes(content_type, self.since_ms, parent_id=parent_id)
+        opening = await client.open_changes(
+            content_type, self.since_ms, parent_id=parent_id, stored_live=held
+        )
         if opening.changed is not None:
             total = writer.job.processed + opening.changed + later
             await writer.checkpoint(writer.job.cursor, total=total)
         passes = await _read_pages(writer, client, self.since_ms, parent_id, opening)
         async with writer.reading() as scoped:
-            held = await fetch_seen_children_present(scoped, writer.job.portal_id, content_type)
-        found, swept = await _check_counts(
-            writer, client, held.get(parent_id, PresentCounts(0, 0)), passes, parent_id
+            present = await fetch_seen_children_present(scoped, writer.job.portal_id, content_type)
+        checked = await _check_counts(
+            writer, client, present.get(parent_id, PresentCounts(0, 0)), passes, parent_id
         )
+        checked.written += passes.written
         after = Cursor(spec.name, parent=parent_id, parent_done=True).encode()
         # The parent is done: what it showed is in the total exactly.
         await writer.checkpoint(after, total=writer.job.processed + later)
-        return passes.written + found, swept
+        return checked
 
 
 def _key(object_id: str) -> tuple[int, int, str]:

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from smuves_sync.db.fetch_reads import DeletionCosts
 from smuves_sync.db.fetch_seen import fetch_seen_intact, fetch_seen_start, fetch_seen_unseen
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
@@ -77,10 +78,14 @@ class SweepScope:
 @dataclass(frozen=True, slots=True)
 class ReadDone:
     """What a read leaves to the sweep that ends it: where to sweep (a full read: every
-    stored object; an incremental one: where its counts differed) and the rows it wrote."""
+    stored object; an incremental one: where its counts differed), the rows it wrote and
+    marked deleted itself, and what it spent finding deletions (None: a full read, whose
+    every request is)."""
 
     scopes: tuple[SweepScope, ...] = (SweepScope(),)
     changed: int = 0
+    deleted: int = 0
+    costs: DeletionCosts | None = None
 
 
 async def finish_fetch(
@@ -100,16 +105,23 @@ async def finish_fetch(
 async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: ReadDone) -> Job:
     """The end of every read: sweep `done.scopes`, then record the type's confirmation, what
     the job cost and found, and complete it; returns the completed job."""
-    deleted = stored = unknown = 0
+    deleted, stored, unknown = done.deleted, 0, 0
+    before = client.requests
     for scope in done.scopes:
         found = await _sweep(writer, client, scope)
         deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
+    if done.costs is None:
+        costs = DeletionCosts(full_read=client.requests)
+    else:  # an incremental read sweeps only after listing a pass's ids: a full read's way
+        costs = replace(done.costs, full_read=done.costs.full_read + client.requests - before)
     job = writer.job
     if unknown:
         unasked = f"{unknown} {job.content_type} objects were not listed and cannot be asked about"
         log.warning("job %s: %s by id; left as they are", job.id, unasked)
     changed = done.changed + stored
-    job = await writer.finish(requests=client.requests, changed=changed, deleted=deleted)
+    job = await writer.finish(
+        requests=client.requests, changed=changed, deleted=deleted, costs=costs
+    )
     log.info(
         "job %s: %s of portal %s done, %d objects, %d changed, %d marked deleted, %d requests",
         job.id,
