@@ -7,7 +7,13 @@
    against HubSpot's count of the pass. Only when they differ are the pass's ids listed (ids
    only), the ids not stored read by id and stored, and the stored objects the ids listing did
    not show confirmed with HubSpot as the deletion sweep does (`sweep.sweep_and_finish`): marked
-   deleted only when HubSpot answers that it holds them no more.
+   deleted only when HubSpot answers that it holds them no more. A type HubSpot deletes by
+   archiving without moving `updated` (`ContentTypeSpec.archive_filter`) has its archived pass
+   read what was archived since (`_check_moved`): then only the live count is compared; when
+   it differs, the archived side is settled first (its count; on a difference its ids listing,
+   the objects it shows that are stored live confirmed by id, and the stored archived objects it
+   does not show — un-archived, or purged — asked about), and the live ids are listed only
+   when the live count still differs.
 3. HubDB rows: the tables are listed (one request); a table's rows are read whole when its
    `updatedAt` moved since then, or its `rowCount` differs from the rows stored, and swept; the
    rows of a table no longer listed are swept too (a table gone takes its rows with it).
@@ -32,6 +38,7 @@ from smuves_sync.db.fetch_seen import (
     PresentCounts,
     fetch_seen_children_present,
     fetch_seen_present_counts,
+    fetch_seen_stored_live,
     fetch_seen_unstored,
 )
 from smuves_sync.hubspot.changes import Opening
@@ -39,7 +46,7 @@ from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.workers.page_writer import PageWriter
-from smuves_sync.workers.sweep import ReadDone, SweepScope
+from smuves_sync.workers.sweep import ReadDone, SweepScope, sweep_scope
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +76,19 @@ class ChangesRead:
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
         passes = await _read_pages(writer, client, self.since_ms, opening=opening)
-        async with writer.reading() as scoped:
-            stored = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
+        stored = await _stored(writer)
+        if client.spec(job.content_type).archive_filter is not None:
+            found, scopes, deleted = await _check_moved(writer, client, stored, passes)
+            return ReadDone(tuple(scopes), passes.written + found, deleted)
         found, scopes = await _check_counts(writer, client, stored, passes)
         return ReadDone(tuple(scopes), passes.written + found)
+
+
+async def _stored(writer: PageWriter) -> PresentCounts:
+    async with writer.reading() as scoped:
+        return await fetch_seen_present_counts(
+            scoped, writer.job.portal_id, writer.job.content_type
+        )
 
 
 async def _read_pages(
@@ -135,22 +151,89 @@ async def _check_counts(
             "archived" if archived else "live",
             held,
         )
-        total = writer.job.total
-        if total is not None and held is not None:
-            # The ids listing shows the whole pass, the changes read among them.
-            total = total - passes.shown.get(archived, 0) + held
-            await writer.checkpoint(writer.job.cursor, total=total)
-        ids = client.listed_ids(content_type, archived=archived, parent_id=parent_id)
-        await _see_ids(writer, ids)
-        changed += await _store_unstored(writer, client)
+        changed += await _list_pass(writer, client, passes, archived, held, parent_id)
         scopes.append(SweepScope(archived=archived, prefix=prefix))
     return changed, scopes
 
 
-async def _see_ids(writer: PageWriter, pages: AsyncIterator[list[str]]) -> None:
-    """Record every id of an ids-only listing as seen by the job (progress: the new ones)."""
+async def _check_moved(
+    writer: PageWriter, client: HubSpotClient, stored: PresentCounts, passes: _Passes
+) -> tuple[int, list[SweepScope], int]:
+    """The counts of a type whose archived pass read only what was archived since the moment
+    (`ContentTypeSpec.archive_filter`): (rows written, what to sweep, rows marked deleted).
+
+    The live count alone is compared (HubSpot's count of the archived pass would cost a request
+    more). When it differs, something moved that neither pass showed — an object un-archived
+    without its `updated` moving, one archived before the moment, one purged — and the archived
+    side is settled first, since its listing is the short one: its count, and on a difference
+    its ids, the ids it shows that are stored live confirmed by id (found archived: stored so),
+    the stored archived ones it does not show asked about (found live: back live; gone:
+    deleted). The live ids are listed only when the live count still differs."""
+    content_type = writer.job.content_type
+    live = passes.counted.get(False)
+    if live is None:  # resumed after the live pass: counted again
+        live = await client.count(content_type)
+    if stored.live == live:
+        return 0, [], 0
+    archived = await client.count(content_type, archived=True)
+    log.info(
+        "job %s: %s stores %d live and %d archived objects, HubSpot counts %d and %d",
+        writer.job.id,
+        content_type,
+        stored.live,
+        stored.archived,
+        live,
+        archived,
+    )
+    written = deleted = 0
+    if stored.archived != archived:
+        moved: list[str] = []
+        written += await _list_pass(writer, client, passes, True, archived, moved=moved)
+        for at in range(0, len(moved), BATCH_READ_SIZE):
+            answer = await client.confirm(content_type, moved[at : at + BATCH_READ_SIZE])
+            stored_now, gone = await writer.confirmed(answer)
+            written, deleted = written + stored_now, deleted + gone
+        gone, stored_now, _ = await sweep_scope(writer, client, SweepScope(archived=True))
+        written, deleted = written + stored_now, deleted + gone
+        if (await _stored(writer)).live == live:
+            return written, [], deleted
+    written += await _list_pass(writer, client, passes, False, live)
+    return written, [SweepScope(archived=False)], deleted
+
+
+async def _list_pass(
+    writer: PageWriter,
+    client: HubSpotClient,
+    passes: _Passes,
+    archived: bool,
+    held: int | None,
+    parent_id: str | None = None,
+    *,
+    moved: list[str] | None = None,
+) -> int:
+    """List one pass's ids, record them as seen and store what is not stored: rows written.
+    `moved` collects the ids it shows that are stored live (an archived pass's)."""
+    total = writer.job.total
+    if total is not None and held is not None:
+        # The ids listing shows the whole pass, the changes read among them.
+        total = total - passes.shown.get(archived, 0) + held
+        await writer.checkpoint(writer.job.cursor, total=total)
+    content_type = writer.job.content_type
+    ids = client.listed_ids(content_type, archived=archived, parent_id=parent_id)
+    await _see_ids(writer, ids, moved)
+    return await _store_unstored(writer, client)
+
+
+async def _see_ids(
+    writer: PageWriter, pages: AsyncIterator[list[str]], moved: list[str] | None = None
+) -> None:
+    """Record every id of an ids-only listing as seen by the job (progress: the new ones);
+    with `moved`, collect those stored live."""
     async for ids in pages:
         await writer.see(ids)
+        if moved is not None:
+            async with writer.reading() as scoped:
+                moved += await fetch_seen_stored_live(scoped, writer.job, ids)
 
 
 async def _store_unstored(writer: PageWriter, client: HubSpotClient) -> int:

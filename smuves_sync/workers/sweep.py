@@ -77,10 +77,12 @@ class SweepScope:
 @dataclass(frozen=True, slots=True)
 class ReadDone:
     """What a read leaves to the sweep that ends it: where to sweep (a full read: every
-    stored object; an incremental one: where its counts differed) and the rows it wrote."""
+    stored object; an incremental one: where its counts differed), the rows it wrote and the
+    rows it marked deleted itself (a sweep it made on the way, `sweep_scope`)."""
 
     scopes: tuple[SweepScope, ...] = (SweepScope(),)
     changed: int = 0
+    deleted: int = 0
 
 
 async def finish_fetch(
@@ -100,9 +102,9 @@ async def finish_fetch(
 async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: ReadDone) -> Job:
     """The end of every read: sweep `done.scopes`, then record the type's confirmation, what
     the job cost and found, and complete it; returns the completed job."""
-    deleted = stored = unknown = 0
+    deleted, stored, unknown = done.deleted, 0, 0
     for scope in done.scopes:
-        found = await _sweep(writer, client, scope)
+        found = await sweep_scope(writer, client, scope)
         deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
     job = writer.job
     if unknown:
@@ -123,10 +125,11 @@ async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: Read
     return job
 
 
-async def _sweep(
+async def sweep_scope(
     writer: PageWriter, client: HubSpotClient, scope: SweepScope
 ) -> tuple[int, int, int]:
-    """Ask HubSpot about the unseen objects of `scope`: (deleted, stored, unknown)."""
+    """Ask HubSpot about the unseen objects of `scope`, store what it holds and mark deleted
+    what it holds no more: (deleted, stored, unknown)."""
     content_type = writer.job.content_type
     after = ""
     deleted = stored = unknown = 0
