@@ -160,6 +160,18 @@ async def fetch_seen_unstored(db: Database, job: Job, *, after: str = "", limit:
     return await _job_ids(db, "content_seen_unstored", job, after=after, limit=limit)
 
 
+async def fetch_seen_stored_live(db: Database, job: Job, hubspot_ids: Sequence[str]) -> list[str]:
+    """Which of `hubspot_ids` the job's portal holds stored live, of the job's type (the ids an
+    archived listing showed that the store has not seen archived yet)."""
+    if not hubspot_ids:
+        return []
+    params = {"portal_id": job.portal_id, "content_type": str(job.content_type)}
+    rows = await db.all(
+        "content_stored_live_among", {**params, "hubspot_ids": list(hubspot_ids)}, row=scalar_row
+    )
+    return [str(hubspot_id) for hubspot_id in rows]
+
+
 async def _job_ids(db: Database, query: str, job: Job, **params: object) -> list[str]:
     """The ids named query `query` lists for fetch job `job`'s portal and type."""
     keys = {"portal_id": job.portal_id, "content_type": str(job.content_type), "job_id": job.id}

@@ -18,7 +18,9 @@ and an object edited meanwhile moves out of reach but is dated after the listing
 next fetch reads it. An answer that is not newest first (an API that ignores the sort) is
 listed oldest first by `updatedAfter` instead. A HubDB table's rows take `sort` but no change
 filters: they are paged by `paging.next` newest first until the listing reaches the moment.
-Cursors resume after the last page, like a full listing's (`Cursor`).
+Cursors resume after the last page, like a full listing's (`Cursor`). A type with an archive
+filter (`ContentTypeSpec.archive_filter`) has its archived pass ask for what was archived after
+the moment instead (`archivedAt__gt`), following `paging.next`; its `total` counts those.
 
 `open_changes` asks those first requests of every pass before anything is stored, so that the
 job knows how many objects it will read: a first answer that reaches back to the moment lists
@@ -39,7 +41,7 @@ from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.listing import Page, PortalReader, announces_next, results_of
-from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position
+from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position, iso_ms
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,11 @@ def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cu
     if archived is not passes[-1]:
         return Cursor(spec.name, archived=True)
     return Cursor(spec.name, archived, done=True)
+
+
+def _archived_since(spec: ContentTypeSpec, since_ms: int) -> dict[str, str]:
+    """A page of what was archived after `since_ms` (a type with an archive filter)."""
+    return {"limit": str(spec.page_size), f"{spec.archive_filter}__gt": iso_ms(since_ms)}
 
 
 # One answer of a listing: its body, its results, whether it announces another page.
@@ -151,10 +158,15 @@ class Changes(PortalReader):
                     if live_total == stored_live:
                         return Opening(answers, changed, costs, skipped=True)
                 before = self._transport.requests
+                by_archive = archived and spec.archive_filter is not None
                 params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
+                params = _archived_since(spec, since_ms) if by_archive else params
                 answers[archived] = await self._get_page(spec, path, params, archived, lane)
-                found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
-                if found is None and spec.change_filters:
+                if by_archive:
+                    found = _count(answers[archived][0].get("total"))
+                else:
+                    found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
+                if found is None and spec.change_filters and not by_archive:
                     params = {"limit": "1", **Position(updated_after=since_ms).query()}
                     body, _, _ = await self._get_page(spec, path, params, archived, lane)
                     found = _count(body.get("total"))
@@ -193,9 +205,12 @@ class Changes(PortalReader):
                 start = state.position if resuming else Position()
                 counted = state.part_total if resuming else None
                 first = answers.get(archived) if start == Position() else None
-                walk = self._newest_first(
-                    spec, archived, since_ms, start, counted, lane, parent_id, first
-                )
+                if archived and spec.archive_filter is not None:
+                    walk = self._archived_pages(spec, since_ms, start, lane, first)
+                else:
+                    walk = self._newest_first(
+                        spec, archived, since_ms, start, counted, lane, parent_id, first
+                    )
                 async for page in walk:
                     if not page.cursor:
                         after = _after_pass(spec, archived, passes).encode()
@@ -264,6 +279,35 @@ class Changes(PortalReader):
             position = nxt or self._before(spec, path, len(records), oldest, position)
             after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
             yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
+
+    async def _archived_pages(
+        self,
+        spec: ContentTypeSpec,
+        since_ms: int,
+        position: Position,
+        lane: Lane,
+        first: Answer | None,
+    ) -> AsyncIterator[Page]:
+        """The archived pass of a type with an archive filter: what was archived after
+        `since_ms`, following `paging.next`; its pages count nothing. The last cursor is ""."""
+        path = spec.list_path(self._api_version)
+        paging = ForwardPaging(position)
+        while True:
+            if first is None:
+                params = {**_archived_since(spec, since_ms), **position.query()}
+                body, results, _ = await self._get_page(spec, path, params, True, lane)
+            else:
+                (body, results, _), first = first, None
+            try:
+                nxt = paging.advance(body, len(results))
+            except (ValueError, PagingError) as exc:
+                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+            records, rejects = spec.read_page(results, archived_pass=True)
+            if nxt is None:
+                yield Page(records, "", True, rejects=rejects)
+                return
+            position = nxt
+            yield Page(records, Cursor(spec.name, True, position).encode(), True, rejects=rejects)
 
     async def _get_page(
         self,

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from smuves_sync.content_fields import RecordError
 from smuves_sync.db.fetch_seen import fetch_seen_created
 from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.windows import WindowAnswer
 from smuves_sync.workers.page_writer import PageWriter
 
 log = logging.getLogger(__name__)
@@ -121,11 +122,17 @@ async def stored_creations(
 
 
 async def find_by_windows(
-    writer: PageWriter, client: HubSpotClient, *, archived: bool, counted: int
+    writer: PageWriter,
+    client: HubSpotClient,
+    *,
+    archived: bool,
+    counted: int,
+    root: WindowAnswer | None = None,
 ) -> WindowsFound | None:
     """Find what differs between the pass's stored objects and HubSpot's (`counted`: its count
-    of the pass) by count windows, store it and mark the gone deleted; None when listing the
-    pass is the cheaper way (or its objects cannot be windowed)."""
+    of the pass; `root`: the answer that counted it as a window, when it was one) by count
+    windows, store it and mark the gone deleted; None when listing the pass is the cheaper way
+    (or its objects cannot be windowed)."""
     spec = client.spec(writer.job.content_type)
     if not spec.created_keyset or spec.parent is not None:
         return None
@@ -134,11 +141,12 @@ async def find_by_windows(
         return None
     page = spec.page_size
     differences = abs(counted - len(stored))
-    if split_cost(counted, differences, page) >= listing_cost(counted, page):
+    ids = root.ids if root is not None else None
+    if ids is None and split_cost(counted, differences, page) >= listing_cost(counted, page):
         return None
     before = client.requests
     found = WindowsFound()
-    todo = [_Window(None, None, stored, counted)]
+    todo = [_Window(None, None, stored, counted, ids)]
     while todo:
         window = todo.pop()
         await _visit(writer, client, window, archived, found, todo)

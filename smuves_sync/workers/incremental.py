@@ -7,7 +7,16 @@
    against HubSpot's count of the pass. Only when they differ are the pass's ids listed (ids
    only), the ids not stored read by id and stored, and the stored objects the ids listing did
    not show confirmed with HubSpot as the deletion sweep does (`sweep.sweep_and_finish`): marked
-   deleted only when HubSpot answers that it holds them no more.
+   deleted only when HubSpot answers that it holds them no more. Where a pass's objects can be
+   windowed by creation time, what differs is found by count windows instead
+   (`count_windows.find_by_windows`: purged objects, gone from both listings), unless listing
+   the pass is the cheaper way. A type HubSpot deletes by archiving without moving `updated`
+   (`ContentTypeSpec.archive_filter`) has its archived pass read what was archived since
+   (`_check_moved`): then the live count and the archived pass's whole count (one request, the
+   root of its count windows) are compared; the archived side is settled first, and the live
+   side only when its count still differs. When the live pass's first answer shows no change
+   and counts what is stored live, nothing left it and the archived pass is not asked at all
+   (`Opening.skipped`): an unchanged type costs one request.
 3. HubDB rows: the tables are listed (one request); a table's rows are read whole when its
    `updatedAt` moved since then, or its `rowCount` differs from the rows stored, and swept; the
    rows of a table no longer listed are swept too (a table gone takes its rows with it).
@@ -25,7 +34,6 @@ checkpoint lets progress pass it.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from smuves_sync.db.fetch_reads import DeletionCosts
@@ -33,15 +41,15 @@ from smuves_sync.db.fetch_seen import (
     PresentCounts,
     fetch_seen_children_present,
     fetch_seen_present_counts,
-    fetch_seen_unstored,
 )
 from smuves_sync.hubspot.changes import Opening
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.workers.count_windows import find_by_windows
+from smuves_sync.workers.id_listing import list_pass
 from smuves_sync.workers.page_writer import PageWriter
-from smuves_sync.workers.sweep import ReadDone, SweepScope
+from smuves_sync.workers.sweep import ReadDone, SweepScope, sweep_scope
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +99,13 @@ class ChangesRead:
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
         passes = await _read_pages(writer, client, self.since_ms, opening=opening)
-        async with writer.reading() as scoped:
-            stored = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
-        checked = await _check_counts(writer, client, stored, passes)
+        stored = await _stored(writer)
+        if passes.skipped:
+            checked = _Checked()
+        elif client.spec(job.content_type).archive_filter is not None:
+            checked = await _check_moved(writer, client, stored, passes)
+        else:
+            checked = await _check_counts(writer, client, stored, passes)
         costs = DeletionCosts(
             archived_pass=passes.requests.get(True, 0),
             count_windows=checked.windows,
@@ -101,6 +113,13 @@ class ChangesRead:
         )
         return ReadDone(
             tuple(checked.scopes), passes.written + checked.written, checked.deleted, costs
+        )
+
+
+async def _stored(writer: PageWriter) -> PresentCounts:
+    async with writer.reading() as scoped:
+        return await fetch_seen_present_counts(
+            scoped, writer.job.portal_id, writer.job.content_type
         )
 
 
@@ -180,49 +199,83 @@ async def _check_counts(
                 checked.windows += found.requests
                 continue
         before = client.requests
-        await _list_pass(writer, client, archived, held, passes, parent_id)
-        checked.written += await _store_unstored(writer, client)
+        checked.written += await list_pass(writer, client, archived, held, passes.shown, parent_id)
         checked.listings += client.requests - before
         checked.scopes.append(SweepScope(archived=archived, prefix=prefix))
     return checked
 
 
-async def _list_pass(
-    writer: PageWriter,
-    client: HubSpotClient,
-    archived: bool,
-    held: int | None,
-    passes: _Passes,
-    parent_id: str | None,
-) -> None:
-    """Record every id of the pass as seen, the total trading the pass's changes for its count."""
-    total = writer.job.total
-    if total is not None and held is not None:
-        # The ids listing shows the whole pass, the changes read among them.
-        total = total - passes.shown.get(archived, 0) + held
-        await writer.checkpoint(writer.job.cursor, total=total)
+async def _check_moved(
+    writer: PageWriter, client: HubSpotClient, stored: PresentCounts, passes: _Passes
+) -> _Checked:
+    """The counts of a type whose archived pass read only what was archived since the moment
+    (`ContentTypeSpec.archive_filter`).
+
+    HubSpot's count of the whole archived pass (one request: the root window of its count
+    windows) and the live pass's count are compared with what is stored. The archived side is
+    settled first, since its listing is the short one: by count windows (purged from the
+    recycle bin: gone; un-archived without `updated` moving: back live), or by its ids listing
+    where that is cheaper (the ids it shows that are stored live confirmed by id, the stored
+    archived ones it does not show asked about). The live side is settled, by count windows or
+    its ids listing, only when its count still differs."""
     content_type = writer.job.content_type
-    ids = client.listed_ids(content_type, archived=archived, parent_id=parent_id)
-    await _see_ids(writer, ids)
+    checked = _Checked()
+    live = passes.counted.get(False)
+    if live is None:  # resumed after the live pass: counted again
+        live = await client.count(content_type)
+    before = client.requests
+    root = await client.window(content_type, archived=True, start_ms=None, end_ms=None)
+    checked.windows += client.requests - before
+    if stored.live == live and stored.archived == root.total:
+        return checked
+    log.info(
+        "job %s: %s stores %d live and %d archived objects, HubSpot counts %d and %d",
+        writer.job.id,
+        content_type,
+        stored.live,
+        stored.archived,
+        live,
+        root.total,
+    )
+    if stored.archived != root.total:
+        found = await find_by_windows(writer, client, archived=True, counted=root.total, root=root)
+        if found is not None:
+            checked.written += found.written
+            checked.deleted += found.deleted
+            checked.windows += found.requests
+        else:
+            await _settle_archived_by_listing(writer, client, passes, root.total, checked)
+        if (await _stored(writer)).live == live:
+            return checked
+    found = await find_by_windows(writer, client, archived=False, counted=live)
+    if found is not None:
+        checked.written += found.written
+        checked.deleted += found.deleted
+        checked.windows += found.requests
+        return checked
+    before = client.requests
+    checked.written += await list_pass(writer, client, False, live, passes.shown)
+    checked.listings += client.requests - before
+    checked.scopes.append(SweepScope(archived=False))
+    return checked
 
 
-async def _see_ids(writer: PageWriter, pages: AsyncIterator[list[str]]) -> None:
-    """Record every id of an ids-only listing as seen by the job (progress: the new ones)."""
-    async for ids in pages:
-        await writer.see(ids)
-
-
-async def _store_unstored(writer: PageWriter, client: HubSpotClient) -> int:
-    """Read by id and store what an ids listing showed that is not stored: rows written."""
-    after, written = "", 0
-    while True:
-        async with writer.reading() as scoped:
-            ids = await fetch_seen_unstored(scoped, writer.job, after=after, limit=BATCH_READ_SIZE)
-        if not ids:
-            return written
-        after = ids[-1]
-        answer = await client.confirm(writer.job.content_type, ids)
-        written += await writer.store(answer.present, answer.rejects)
+async def _settle_archived_by_listing(
+    writer: PageWriter, client: HubSpotClient, passes: _Passes, counted: int, checked: _Checked
+) -> None:
+    """The archived pass's ids listed: what it shows stored live confirmed by id, the stored
+    archived objects it does not show asked about (back live, or gone)."""
+    content_type = writer.job.content_type
+    before = client.requests
+    moved: list[str] = []
+    checked.written += await list_pass(writer, client, True, counted, passes.shown, moved=moved)
+    for at in range(0, len(moved), BATCH_READ_SIZE):
+        answer = await client.confirm(content_type, moved[at : at + BATCH_READ_SIZE])
+        stored_now, gone = await writer.confirmed(answer)
+        checked.written, checked.deleted = checked.written + stored_now, checked.deleted + gone
+    gone, stored_now, _ = await sweep_scope(writer, client, SweepScope(archived=True))
+    checked.written, checked.deleted = checked.written + stored_now, checked.deleted + gone
+    checked.listings += client.requests - before
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,8 +79,8 @@ class SweepScope:
 class ReadDone:
     """What a read leaves to the sweep that ends it: where to sweep (a full read: every
     stored object; an incremental one: where its counts differed), the rows it wrote and
-    marked deleted itself, and what it spent finding deletions (None: a full read, whose
-    every request is)."""
+    marked deleted itself (a sweep it made on the way, `sweep_scope`), and what it spent
+    finding deletions (None: a full read, whose every request is)."""
 
     scopes: tuple[SweepScope, ...] = (SweepScope(),)
     changed: int = 0
@@ -108,7 +108,7 @@ async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: Read
     deleted, stored, unknown = done.deleted, 0, 0
     before = client.requests
     for scope in done.scopes:
-        found = await _sweep(writer, client, scope)
+        found = await sweep_scope(writer, client, scope)
         deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
     if done.costs is None:
         costs = DeletionCosts(full_read=client.requests)
@@ -135,10 +135,11 @@ async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: Read
     return job
 
 
-async def _sweep(
+async def sweep_scope(
     writer: PageWriter, client: HubSpotClient, scope: SweepScope
 ) -> tuple[int, int, int]:
-    """Ask HubSpot about the unseen objects of `scope`: (deleted, stored, unknown)."""
+    """Ask HubSpot about the unseen objects of `scope`, store what it holds and mark deleted
+    what it holds no more: (deleted, stored, unknown)."""
     content_type = writer.job.content_type
     after = ""
     deleted = stored = unknown = 0

@@ -120,3 +120,12 @@ SELECT c.hubspot_id,
 FROM public.content_items AS c
 WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
   AND c.deleted_at IS NULL AND c.archived = %(archived)s
+
+-- name: content_stored_live_among
+-- The ids asked about that name objects of the type stored live (present, not archived): what
+-- an archived listing shows that the store still holds live, to confirm by id.
+SELECT c.hubspot_id FROM public.content_items AS c
+WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
+  AND c.hubspot_id = ANY (%(hubspot_ids)b::text[])
+  AND c.deleted_at IS NULL AND NOT c.archived
+ORDER BY c.hubspot_id
