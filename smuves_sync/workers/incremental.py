@@ -93,8 +93,12 @@ class ChangesRead:
         if job.cursor is None:  # from the beginning: the total is what changed, known now
             async with writer.reading() as scoped:
                 held = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
+            # Archiving a page, post, author or tag moves no `updated`: one archived as another
+            # comes back leaves the live pass as it was, and only its archive moment shows it
+            # (unless nothing is stored live that could have been archived).
+            quiet = client.spec(job.content_type).archive_filter is None or held.live == 0
             opening = await client.open_changes(
-                job.content_type, self.since_ms, stored_live=held.live
+                job.content_type, self.since_ms, stored_live=held.live if quiet else None
             )
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
@@ -211,8 +215,9 @@ async def _check_moved(
     """The counts of a type whose archived pass read only what was archived since the moment
     (`ContentTypeSpec.archive_filter`).
 
-    HubSpot's count of the whole archived pass (one request: the root window of its count
-    windows) and the live pass's count are compared with what is stored. The archived side is
+    The live pass's count is compared with what is stored and, when the read found anything
+    changed, HubSpot's count of the whole archived pass (one request: the root window of its
+    count windows) too: objects purged from the recycle bin show there. The archived side is
     settled first, since its listing is the short one: by count windows (purged from the
     recycle bin: gone; un-archived without `updated` moving: back live), or by its ids listing
     where that is cheaper (the ids it shows that are stored live confirmed by id, the stored
@@ -223,6 +228,8 @@ async def _check_moved(
     live = passes.counted.get(False)
     if live is None:  # resumed after the live pass: counted again
         live = await client.count(content_type)
+    if stored.live == live and not any(passes.shown.values()):
+        return checked  # nothing changed: a purge from the recycle bin alone waits for a change
     before = client.requests
     root = await client.window(content_type, archived=True, start_ms=None, end_ms=None)
     checked.windows += client.requests - before
