@@ -767,7 +767,7 @@ async def timed_fetch(url: str, fake: FakeHubSpotProcess, full: bool = False) ->
         reads = await fetch_reads_of_run(Database(pool), run_id)
     deletions: dict[str, int] = {}
     for read in reads:
-        for way, spent in read.deletion_costs.items():
+        for way, spent in read.deletions.items():
             deletions[way] = deletions.get(way, 0) + spent
     return {
         "requests": fake.stats(PORTAL).requests,

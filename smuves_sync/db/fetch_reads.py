@@ -68,7 +68,7 @@ class FetchRead:
     full_read_requests: int = 0
 
     @property
-    def deletion_costs(self) -> dict[str, int]:
+    def deletions(self) -> dict[str, int]:
         """How deletions were found, each way with the requests it took (the ways taken)."""
         costs = (self.archived_pass_requests, self.count_window_requests, self.full_read_requests)
         return {way: spent for way, spent in zip(DELETION_WAYS, costs, strict=True) if spent}
@@ -77,7 +77,7 @@ class FetchRead:
     def deletions_found_by(self) -> str:
         """The ways deletions were looked for, with their requests ("count windows 9, …");
         "counts" when the counts matched and nothing more was asked."""
-        costs = self.deletion_costs
+        costs = self.deletions
         return ", ".join(f"{way} {spent:,}" for way, spent in costs.items()) or "counts"
 
 

@@ -1,10 +1,9 @@
-"""The listings of an incremental fetch: what changed since a moment, ids only, changed parents.
+"""The listings of an incremental fetch: what changed since a moment, changed parents (the ids
+only listings are `windows.Windows`'s).
 
     opening = await client.open_changes("site_page", since_ms)   # opening.changed: the total
     async for page in client.changed_pages("site_page", since_ms, cursor, opening=opening):
         store(page.items); checkpoint(page.cursor)      # page.counted: HubSpot's count
-    async for ids in client.listed_ids("site_page", archived=False):
-        ...                                             # every id of the pass, nothing else
     tables = await client.parent_states("hubdb_row")   # each live table, its updatedAt
 
 `Changes` holds these listings, built by `HubSpotClient` beside its `Listing` and `Confirmer`
@@ -36,7 +35,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from smuves_sync.content_fields import ContentRecord, usable_id
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
@@ -386,35 +385,3 @@ class Changes(PortalReader):
                 spec.name, archived, Position(updated_after=boundary), part_total=counted
             )
             yield Page(records, after.encode(), archived, rejects=rejects, counted=counted)
-
-    async def listed_ids(
-        self, content_type: str, *, archived: bool, parent_id: str | None = None
-    ) -> AsyncIterator[list[str]]:
-        """Every id of one pass of a listing (as stored: HubDB rows '<table>:<row>'), a page at a
-        time, asking HubSpot for the id field alone (`property`) where the type takes it."""
-        spec = self._registry.get(content_type)
-        path = spec.list_path(self._api_version, parent_id)
-        paging = ForwardPaging()
-        position = Position()
-        prefix = f"{parent_id}:" if parent_id is not None else ""
-        while True:
-            params = {"limit": str(spec.page_size), "property": spec.id_field, **position.query()}
-            if archived:
-                params["archived"] = "true"
-            body = await self._transport.get(spec.name, path, params)
-            try:
-                results = results_of(body, spec.page_size)
-                nxt = paging.advance(body, len(results))
-            except (ValueError, PagingError) as exc:
-                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
-            ids: list[str] = []
-            for raw in results:
-                own = raw.get(spec.id_field) if isinstance(raw, Mapping) else None
-                if isinstance(own, int) and not isinstance(own, bool):
-                    own = str(own)
-                if isinstance(own, str) and own and usable_id(own) is None:
-                    ids.append(prefix + own)
-            yield ids
-            if nxt is None:
-                return
-            position = nxt

@@ -312,8 +312,8 @@ class HubSpotClient:
     def listed_ids(
         self, content_type: str, *, archived: bool, parent_id: str | None = None
     ) -> AsyncIterator[list[str]]:
-        """Every id of one pass of a listing, a page at a time (`Changes.listed_ids`)."""
-        return self._changes.listed_ids(content_type, archived=archived, parent_id=parent_id)
+        """Every id of one pass of a listing, a page at a time (`Windows.listed_ids`)."""
+        return self._windows.listed_ids(content_type, archived=archived, parent_id=parent_id)
 
     async def window(
         self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None

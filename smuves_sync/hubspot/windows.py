@@ -1,6 +1,9 @@
-"""Creation-time windows of a listing: how many objects HubSpot holds created within one, and
-their ids when they fit on one page; and asking by id in one listing only.
+"""Ids-only listings: every id of a pass (`listed_ids`), and creation-time windows of one — how
+many objects HubSpot holds created within one, and their ids when they fit on one page; and
+asking by id in one listing only.
 
+    async for ids in client.listed_ids("site_page", archived=False):
+        ...                 # every id of the pass, nothing else
     answer = await client.window("site_page", archived=False, start_ms=a, end_ms=b)
     answer.total        # HubSpot's count of the objects created in [a, b)
     answer.ids          # their ids, when one page held them all; else None
@@ -18,7 +21,7 @@ of two (types without a batch read: `GET …/<id>` in that state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from smuves_sync.content_fields import ContentRecord, RejectedObject, usable_id
@@ -69,6 +72,38 @@ class Windows(PortalReader):
         if any(own is None for own in ids):  # an object without a usable id: counted only
             return WindowAnswer(total, None)
         return WindowAnswer(total, tuple(own for own in ids if own is not None))
+
+    async def listed_ids(
+        self, content_type: str, *, archived: bool, parent_id: str | None = None
+    ) -> AsyncIterator[list[str]]:
+        """Every id of one pass of a listing (as stored: HubDB rows '<table>:<row>'), a page at a
+        time, asking HubSpot for the id field alone (`property`) where the type takes it."""
+        spec = self._registry.get(content_type)
+        path = spec.list_path(self._api_version, parent_id)
+        paging = ForwardPaging()
+        position = Position()
+        prefix = f"{parent_id}:" if parent_id is not None else ""
+        while True:
+            params = {"limit": str(spec.page_size), "property": spec.id_field, **position.query()}
+            if archived:
+                params["archived"] = "true"
+            body = await self._transport.get(spec.name, path, params)
+            try:
+                results = results_of(body, spec.page_size)
+                nxt = paging.advance(body, len(results))
+            except (ValueError, PagingError) as exc:
+                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+            ids: list[str] = []
+            for raw in results:
+                own = raw.get(spec.id_field) if isinstance(raw, Mapping) else None
+                if isinstance(own, int) and not isinstance(own, bool):
+                    own = str(own)
+                if isinstance(own, str) and own and usable_id(own) is None:
+                    ids.append(prefix + own)
+            yield ids
+            if nxt is None:
+                return
+            position = nxt
 
     async def window_ids(
         self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
