@@ -270,10 +270,17 @@ class HubSpotClient:
         log.info("portal %s: %s; listing again %s", self.portal_id, missed, how)
         return True
 
-    async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
+    async def confirm(
+        self,
+        content_type: str,
+        hubspot_ids: Sequence[str],
+        *,
+        states: tuple[bool, ...] | None = None,
+    ) -> Confirmation:
         """Ask HubSpot about objects by id (as stored; HubDB rows '<table>:<row>'): which it
-        still holds (live or archived, as records) and which it answers 404 for (`confirm`)."""
-        return await self._confirmer.confirm(content_type, hubspot_ids)
+        still holds (live or archived, as records) and which it answers 404 for (`confirm`;
+        `states`: only there)."""
+        return await self._confirmer.confirm(content_type, hubspot_ids, states=states)
 
     def spec(self, content_type: str) -> ContentTypeSpec:
         """The registered spec of `content_type`."""

@@ -17,8 +17,9 @@ has stored what changed and a pass still counts other than what is stored for it
    what HubSpot no longer holds is marked deleted. What is listed and not stored is read by id
    and stored.
 4. Each window is split only while the estimate of finding its differences by halving
-   (`split_cost`: differences x (halvings to a page + 1)) is below listing it
-   (`listing_cost`: its pages); otherwise its ids are listed (several pages: what is not listed
+   (`split_cost`: about a count per halving and difference, the halvings above them shared) is
+   below listing it (`listing_cost`: its pages, and two batch reads per 100 it did not show);
+   otherwise its ids are listed (several pages: what is not listed
    is confirmed in both states, as the deletion sweep does, since an offset listing can step
    over an object). When the root window itself is cheaper listed, `find_by_windows` returns
    None and the read lists the pass's ids as before ("full read"), so a re-sync never costs more
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from smuves_sync.content_fields import RecordError
 from smuves_sync.db.fetch_seen import fetch_seen_created
 from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.windows import WindowAnswer
 from smuves_sync.workers.page_writer import PageWriter
 
@@ -75,16 +77,21 @@ class WindowsFound:
     extra: set[str] = field(default_factory=set)
 
 
-def listing_cost(total: int, page_size: int) -> int:
-    """Requests to list a window of `total` objects, ids only."""
-    return max(math.ceil(total / page_size), 1)
+def listing_cost(total: int, differences: int, page_size: int) -> int:
+    """Requests to settle a window of `total` objects by listing its ids: its pages, then what
+    it did not show asked about in both states (two batch reads per 100)."""
+    return max(math.ceil(total / page_size), 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
 
 
 def split_cost(total: int, differences: int, page_size: int) -> int:
-    """Requests to find `differences` objects in a window of `total` by halving it down to a
-    page (one count per halving, one listing of a part at the end)."""
+    """Requests to settle `differences` objects of a window of `total` by halving it down to
+    parts of a page: a count per halving and difference (the halvings above the differences'
+    own parts shared), a part's ids coming with its count, and one batch read per 100."""
+    if differences == 0:
+        return 0
     halvings = max(math.ceil(math.log2(max(total, 1) / page_size)), 0)
-    return differences * (halvings + 1)
+    shared = min(int(math.log2(differences)), halvings)
+    return differences * (halvings - shared + 1) + math.ceil(differences / BATCH_READ_SIZE)
 
 
 def _split_at(stored: Sequence[Stored]) -> int | None:
@@ -142,7 +149,8 @@ async def find_by_windows(
     page = spec.page_size
     differences = abs(counted - len(stored))
     ids = root.ids if root is not None else None
-    if ids is None and split_cost(counted, differences, page) >= listing_cost(counted, page):
+    cheaper = split_cost(counted, differences, page) < listing_cost(counted, differences, page)
+    if ids is None and not cheaper:
         return None
     before = client.requests
     found = WindowsFound()
@@ -192,9 +200,8 @@ async def _visit(
         _compare(window, window.ids, found.missing, found.extra)
         return
     cut = _split_at(window.stored)
-    if cut is None or split_cost(window.total, differences, page) >= listing_cost(
-        window.total, page
-    ):
+    split = split_cost(window.total, differences, page)
+    if cut is None or split >= listing_cost(window.total, differences, page):
         ids = await client.window_ids(
             content_type, archived=archived, start_ms=window.start, end_ms=window.end
         )

@@ -205,8 +205,19 @@ async def _check_counts(
         before = client.requests
         checked.written += await list_pass(writer, client, archived, held, passes.shown, parent_id)
         checked.listings += client.requests - before
-        checked.scopes.append(SweepScope(archived=archived, prefix=prefix))
+        checked.scopes.append(
+            SweepScope(archived=archived, prefix=prefix, states=_states(stored, passes, archived))
+        )
     return checked
+
+
+def _states(stored: PresentCounts, passes: _Passes, archived: bool) -> tuple[bool, ...] | None:
+    """Where to ask about the stored live objects a live ids listing did not show: live only,
+    when the archived pass counts what is stored archived (none of them was archived, short of
+    as many objects leaving the archive at once); else in both states."""
+    if archived or passes.counted.get(True) != stored.archived:
+        return None
+    return (False,)
 
 
 async def _check_moved(
@@ -263,7 +274,8 @@ async def _check_moved(
     before = client.requests
     checked.written += await list_pass(writer, client, False, live, passes.shown)
     checked.listings += client.requests - before
-    checked.scopes.append(SweepScope(archived=False))
+    settled = (await _stored(writer)).archived == root.total
+    checked.scopes.append(SweepScope(archived=False, states=(False,) if settled else None))
     return checked
 
 

@@ -73,6 +73,9 @@ class SweepScope:
 
     archived: bool | None = None
     prefix: str | None = None
+    # Where HubSpot is asked about them (live False, archived True; None: both): a state whose
+    # whole listing the read has seen without them need not be asked again.
+    states: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,7 @@ async def sweep_scope(
         if not unseen:
             break
         after = unseen[-1]
-        answer = await client.confirm(content_type, unseen)
+        answer = await client.confirm(content_type, unseen, states=scope.states)
         written, gone = await writer.confirmed(answer)
         stored, deleted = stored + written, deleted + gone
         unknown += len(answer.unknown)
