@@ -756,7 +756,13 @@ async def timed_fetch(url: str, fake: FakeHubSpotProcess, full: bool = False) ->
     await fetch_all(url, fake.base_url, full=full)
     wall = time.perf_counter() - started
     exact = await stored_documents(url) == documents(fake)
-    return {"requests": fake.stats(PORTAL).requests, "wall_s": round(wall, 2), "exact": exact}
+    stats = fake.stats(PORTAL)
+    return {
+        "requests": stats.requests,
+        "wall_s": round(wall, 2),
+        "exact": exact,
+        "by_type": stats.by_content_type,
+    }
 
 
 async def bench_incremental(server_url: str, objects: int) -> dict[str, Any]:
