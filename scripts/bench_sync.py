@@ -769,11 +769,13 @@ async def timed_fetch(url: str, fake: FakeHubSpotProcess, full: bool = False) ->
     for read in reads:
         for way, spent in read.deletions.items():
             deletions[way] = deletions.get(way, 0) + spent
+    stats = fake.stats(PORTAL)
     return {
-        "requests": fake.stats(PORTAL).requests,
+        "requests": stats.requests,
         "wall_s": round(wall, 2),
         "exact": exact,
         "deletions": deletions,
+        "by_type": stats.by_content_type,
     }
 
 
