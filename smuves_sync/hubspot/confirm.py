@@ -68,13 +68,18 @@ class Confirmer(PortalReader):
         they are asked for, when the caller has seen the others' whole listing without them.
         """
         spec = self._registry.get(content_type)
+        every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
+        if states is not None:
+            every_state = tuple(state for state in every_state if state in states)
+        return await self._confirm(spec, hubspot_ids, every_state)
+
+    async def _confirm(
+        self, spec: ContentTypeSpec, hubspot_ids: Sequence[str], every_state: tuple[bool, ...]
+    ) -> Confirmation:
         present: list[ContentRecord] = []
         rejects: list[RejectedObject] = []
         gone: list[str] = []
         unknown: list[str] = []
-        every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
-        if states is not None:
-            every_state = tuple(state for state in every_state if state in states)
         for parent_id, own_ids in _by_parent(spec, hubspot_ids).items():
             prefix = f"{parent_id}:" if parent_id is not None else ""
             todo = list(own_ids)
