@@ -31,15 +31,23 @@ reads each first answer as its pass's first page instead of asking again.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, replace
 
 from smuves_sync.content_fields import ContentRecord
 from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.listing import Page, PortalReader, announces_next, results_of
+from smuves_sync.hubspot.opening import (
+    Answer,
+    Opening,
+    changed_on,
+    count_value,
+    newest_first_order,
+    second_page,
+    update_ms,
+)
 from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position, iso_ms
 
 log = logging.getLogger(__name__)
@@ -54,15 +62,6 @@ class ParentState:
     child_count: int | None
 
 
-def _ms(record: ContentRecord) -> int | None:
-    return None if record.updated_at is None else round(record.updated_at.timestamp() * 1000)
-
-
-def _count(value: object) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if ok else None  # type: ignore[return-value]
-
-
 def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cursor:
     """The cursor once a pass is finished: the next pass, or done."""
     if archived is not passes[-1]:
@@ -75,45 +74,6 @@ def _archived_since(spec: ContentTypeSpec, since_ms: int) -> dict[str, str]:
     return {"limit": str(spec.page_size), f"{spec.archive_filter}__gt": iso_ms(since_ms)}
 
 
-# One answer of a listing: its body, its results, whether it announces another page.
-Answer = tuple[dict[str, Any], list[Any], bool]
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """The first answer of each pass of a change listing, held until its pass is read, and
-    how many objects the listing will show (`changed`; None when HubSpot did not say)."""
-
-    answers: Mapping[bool, Answer]
-    changed: int | None
-    # The requests each pass's opening took.
-    costs: Mapping[bool, int] = field(default_factory=dict)
-    # The archived pass was not asked: nothing left the live pass (`Changes.open_changes`).
-    skipped: bool = False
-
-
-def _changed_on(
-    spec: ContentTypeSpec, answer: Answer, archived: bool, since_ms: int, parent_id: str | None
-) -> int | None:
-    """The objects a pass's first answer lists as changed when it is the pass's whole change
-    listing (newest first and reaching back to `since_ms`, or the last page), else None."""
-    _, results, more = answer
-    records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
-    times = [_ms(record) for record in records]
-    if not _newest_first_order(times):
-        return None
-    if more and min((ms for ms in times if ms is not None), default=since_ms) > since_ms:
-        return None
-    changed = tuple(r for r, ms in zip(records, times, strict=True) if ms is None or ms > since_ms)
-    return Page(changed, "", archived, rejects=rejects).objects
-
-
-def _newest_first_order(times: list[int | None]) -> bool:
-    """Whether a page's update times are all known and newest first."""
-    known = [ms for ms in times if ms is not None]
-    return len(known) == len(times) and known == sorted(known, reverse=True)
-
-
 def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[ParentState]:
     """The states of a child type's live parents (`parents`: HubDB tables of rows): when each
     last changed and how many children it counts."""
@@ -121,8 +81,8 @@ def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[P
     for parent in parents:
         count = None
         if spec.parent_count_field is not None:
-            count = _count(parent.raw.get(spec.parent_count_field))
-        states.append(ParentState(parent.hubspot_id, _ms(parent), count))
+            count = count_value(parent.raw.get(spec.parent_count_field))
+        states.append(ParentState(parent.hubspot_id, update_ms(parent), count))
     return states
 
 
@@ -147,13 +107,14 @@ class Changes(PortalReader):
         path = spec.list_path(self._api_version, parent_id)
         passes = [False, True] if spec.archived_pass else [False]
         answers: dict[bool, Answer] = {}
+        seconds: dict[bool, tuple[Position, Answer]] = {}
         costs: dict[bool, int] = {}
         changed: int | None = 0
         lane = self._transport.lane(len(passes))
         try:
             for archived in passes:
                 if archived and stored_live is not None and changed == 0:
-                    live_total = _count(answers[False][0].get("total"))
+                    live_total = count_value(answers[False][0].get("total"))
                     if live_total == stored_live:
                         return Opening(answers, changed, costs, skipped=True)
                 before = self._transport.requests
@@ -162,18 +123,45 @@ class Changes(PortalReader):
                 params = _archived_since(spec, since_ms) if by_archive else params
                 answers[archived] = await self._get_page(spec, path, params, archived, lane)
                 if by_archive:
-                    found = _count(answers[archived][0].get("total"))
+                    found = count_value(answers[archived][0].get("total"))
                 else:
-                    found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
+                    found = changed_on(spec, answers[archived], archived, since_ms, parent_id)
                 if found is None and spec.change_filters and not by_archive:
-                    params = {"limit": "1", **Position(updated_after=since_ms).query()}
-                    body, _, _ = await self._get_page(spec, path, params, archived, lane)
-                    found = _count(body.get("total"))
+                    found = await self._count_past(
+                        spec, path, answers[archived], archived, since_ms, lane, seconds
+                    )
                 changed = None if found is None or changed is None else changed + found
                 costs[archived] = self._transport.requests - before
         finally:
             lane.close()
-        return Opening(answers, changed, costs)
+        return Opening(answers, changed, costs, seconds=seconds)
+
+    async def _count_past(
+        self,
+        spec: ContentTypeSpec,
+        path: str,
+        first: Answer,
+        archived: bool,
+        since_ms: int,
+        lane: Lane,
+        seconds: dict[bool, tuple[Position, Answer]],
+    ) -> int | None:
+        """How many objects of a pass changed when its first answer holds only the newest: its
+        second page asked with `updatedAfter` too (its `total` counts the rest; kept in
+        `seconds` for the listing to read), or a ``limit=1`` count when the answer is not
+        newest first."""
+        second = second_page(spec, first, archived, since_ms, None)
+        if second is None:
+            params = {"limit": "1", **Position(updated_after=since_ms).query()}
+            body, _, _ = await self._get_page(spec, path, params, archived, lane)
+            return count_value(body.get("total"))
+        position, newer = second
+        params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
+        params.update(Position(updated_after=since_ms).query())
+        answer = await self._get_page(spec, path, params, archived, lane)
+        seconds[archived] = (position, answer)
+        rest = count_value(answer[0].get("total"))
+        return None if rest is None else newer + rest
 
     async def changed_pages(
         self,
@@ -204,11 +192,15 @@ class Changes(PortalReader):
                 start = state.position if resuming else Position()
                 counted = state.part_total if resuming else None
                 first = answers.get(archived) if start == Position() else None
+                asked = {Position(): first} if first is not None else {}
+                if first is not None and opening is not None and archived in opening.seconds:
+                    at, answer = opening.seconds[archived]
+                    asked[at] = answer
                 if archived and spec.archive_filter is not None:
                     walk = self._archived_pages(spec, since_ms, start, lane, first)
                 else:
                     walk = self._newest_first(
-                        spec, archived, since_ms, start, counted, lane, parent_id, first
+                        spec, archived, since_ms, start, counted, lane, parent_id, asked
                     )
                 async for page in walk:
                     if not page.cursor:
@@ -227,15 +219,14 @@ class Changes(PortalReader):
         counted: int | None,
         lane: Lane,
         parent_id: str | None,
-        first: Answer | None = None,
+        asked: dict[Position, Answer] | None = None,
     ) -> AsyncIterator[Page]:
-        """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
-        (`first`, when it was asked already) is unfiltered, so its `total` is the pass's count.
-        The next pages ask for what was updated before the oldest the listing has (plus a
-        millisecond, so that what shares it is not skipped) where the type takes change filters,
-        else follow `paging.next`. An answer that is not newest first is listed again by
-        `updatedAfter` (or, without filters, read whole). The last page's cursor is "" (the caller
-        names the next pass)."""
+        """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`; its pages the
+        opening asked already are `asked`, by position. The first page is unfiltered, its
+        `total` the pass's count. The next pages ask for what was updated before the oldest the
+        listing has (plus a millisecond: what shares it comes again) where the type takes change
+        filters, else follow `paging.next`. An answer not newest first is listed again by
+        `updatedAfter` (or, without filters, read whole). The last page's cursor is ""."""
         if position.updated_after is not None:  # resumed in the oldest-first listing
             since_ms = position.updated_after
             async for page in self._updated_keyset(spec, archived, since_ms, counted, lane):
@@ -246,19 +237,19 @@ class Changes(PortalReader):
         whole = False
         while True:
             params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
-            if first is None:
-                body, results, more = await self._get_page(spec, path, params, archived, lane)
-            else:
-                (body, results, more), first = first, None
+            known = (asked or {}).pop(position, None)
+            if known is None:
+                known = await self._get_page(spec, path, params, archived, lane)
+            body, results, more = known
             try:
                 nxt = None if spec.change_filters else paging.advance(body, len(results))
             except (ValueError, PagingError) as exc:
                 raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
             records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
             if position == Position():
-                counted = _count(body.get("total"))
-            times = [_ms(record) for record in records]
-            if not whole and not _newest_first_order(times):
+                counted = count_value(body.get("total"))
+            times = [update_ms(record) for record in records]
+            if not whole and not newest_first_order(times):
                 if spec.change_filters:
                     log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
                     async for page in self._updated_keyset(spec, archived, since_ms, counted, lane):
@@ -362,7 +353,7 @@ class Changes(PortalReader):
             params.update(Position(updated_after=boundary).query())
             _, results, more = await self._get_page(spec, path, params, archived, lane)
             records, rejects = spec.read_page(results, archived_pass=archived)
-            times = [ms for ms in map(_ms, records) if ms is not None]
+            times = [ms for ms in map(update_ms, records) if ms is not None]
             if records and len(times) < len(records):
                 raise self._transport.malformed(
                     spec.name, f"GET {path}: an object has no update time"

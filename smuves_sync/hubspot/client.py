@@ -62,10 +62,11 @@ from smuves_sync.errors import (
     TokenRejected,
 )
 from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
-from smuves_sync.hubspot.changes import Changes, Opening, ParentState, parent_states
+from smuves_sync.hubspot.changes import Changes, ParentState, parent_states
 from smuves_sync.hubspot.confirm import Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Baseline, Cursor
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
+from smuves_sync.hubspot.opening import Opening
 from smuves_sync.hubspot.paging import ListingBound
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry

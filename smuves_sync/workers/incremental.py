@@ -42,10 +42,10 @@ from smuves_sync.db.fetch_seen import (
     fetch_seen_children_present,
     fetch_seen_present_counts,
 )
-from smuves_sync.hubspot.changes import Opening
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
+from smuves_sync.hubspot.opening import Opening
 from smuves_sync.workers.count_windows import find_by_windows
 from smuves_sync.workers.id_listing import list_pass
 from smuves_sync.workers.page_writer import PageWriter

@@ -147,18 +147,19 @@ async def test_what_was_archived_since_is_paged_by_its_cursor_with_the_filter_ke
     assert client.spec("blog_author").archive_filter == "deletedAt"
 
 
-async def test_more_changes_than_a_page_are_counted_with_one_request_more(
+async def test_more_changes_than_a_page_are_counted_by_their_second_page(
     make_client: MakeClient, router: respx.MockRouter
 ) -> None:
     client = make_client()
-    newest = newest_page(client.spec("site_page").page_size)
+    size = client.spec("site_page").page_size
+    newest = newest_page(size)
     asked: list[dict[str, str]] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
         params = dict(request.url.params)
         asked.append(params)
         if "updatedAfter" in params:
-            return json_response(body([newest[0]], 321, more=True))
+            return json_response(body([newest[-1]], 321, more=False))
         if params.get("archived") == "true":
             return json_response(body([], 0, more=False))
         return json_response(body(newest, 5000, more=True))
@@ -166,9 +167,15 @@ async def test_more_changes_than_a_page_are_counted_with_one_request_more(
     router.get(PATH).mock(side_effect=answer)
     opening = await client.open_changes("site_page", SINCE)
 
-    assert opening.changed == 321
+    # The first page's objects newer than its oldest, and the second page's count of the rest.
+    assert opening.changed == (size - 1) + 321
     assert len(asked) == 3 and "updatedAfter" not in asked[0]
-    assert (asked[1]["limit"], asked[1]["updatedAfter"]) == ("1", iso_ms(SINCE))
+    oldest = SINCE + 500 - (size - 1)
+    assert asked[1]["updatedAfter"] == iso_ms(SINCE)
+    assert (asked[1]["limit"], asked[1]["updatedBefore"]) == (str(size), iso_ms(oldest + 1))
+    # The listing reads the second page from the opening: no request more.
+    pages = [p async for p in client.changed_pages("site_page", SINCE, opening=opening)]
+    assert len(asked) == 3 and sum(len(p.items) for p in pages) == size + 1
 
 
 async def test_an_opening_without_a_count_leaves_the_total_unknown(
