@@ -13,9 +13,9 @@ has stored what changed and a pass still counts other than what is stored for it
    lists the part's ids when they fit on one page) and the right part's count is the window's
    less the left's, asked nothing.
 3. A part that one page lists is compared id by id with what is stored in it. What is stored
-   and not listed is asked for by id in the other state (a live object may have been archived);
-   what HubSpot no longer holds is marked deleted. What is listed and not stored is read by id
-   and stored.
+   and not listed is asked for by id, live and archived (it may have been archived, or sit on a
+   boundary HubSpot drew otherwise); what HubSpot no longer holds is marked deleted. What is
+   listed and not stored is read by id and stored.
 4. Each window is split only while the estimate of finding its differences by halving
    (`split_cost`: about a count per halving and difference, the halvings above them shared) is
    below listing it (`listing_cost`: its pages, and two batch reads per 100 it did not show);
@@ -86,12 +86,12 @@ def listing_cost(total: int, differences: int, page_size: int) -> int:
 def split_cost(total: int, differences: int, page_size: int) -> int:
     """Requests to settle `differences` objects of a window of `total` by halving it down to
     parts of a page: a count per halving and difference (the halvings above the differences'
-    own parts shared), a part's ids coming with its count, and one batch read per 100."""
+    own parts shared), a part's ids coming with its count, and two batch reads per 100."""
     if differences == 0:
         return 0
     halvings = max(math.ceil(math.log2(max(total, 1) / page_size)), 0)
     shared = min(int(math.log2(differences)), halvings)
-    return differences * (halvings - shared + 1) + math.ceil(differences / BATCH_READ_SIZE)
+    return differences * (halvings - shared + 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
 
 
 def _split_at(stored: Sequence[Stored]) -> int | None:
@@ -205,7 +205,6 @@ async def _visit(
         ids = await client.window_ids(
             content_type, archived=archived, start_ms=window.start, end_ms=window.end
         )
-        # Several pages by offset can step over an object: confirmed in both states.
         _compare(window, ids, found.unsure, found.extra)
         return
     at = window.stored[cut][0]
@@ -228,18 +227,14 @@ def _compare(window: _Window, ids: Sequence[str], missing: set[str], extra: set[
 async def _settle(
     writer: PageWriter, client: HubSpotClient, archived: bool, found: WindowsFound
 ) -> None:
-    """Ask about what the windows showed: what is stored and not listed in the pass (in the
-    other state, or both where a listing of several pages may have stepped over it), and
-    what is listed and not stored; store what HubSpot holds, mark the gone deleted."""
+    """Ask about what the windows showed: what is stored and not listed in the pass is asked
+    for by id in both states (a window's listing is HubSpot's word on one window; by id, a
+    boundary HubSpot drew otherwise cannot delete an object), what is listed and not stored in
+    this one; store what HubSpot holds, mark the gone deleted."""
     content_type = writer.job.content_type
-    spec = client.spec(content_type)
-    other = not archived if spec.archived_pass else archived
-    if found.missing:
-        answer = await client.confirm_in(content_type, sorted(found.missing), archived=other)
-        written, deleted = await writer.confirmed(answer)
-        found.written, found.deleted = found.written + written, found.deleted + deleted
-    if found.unsure:
-        answer = await client.confirm(content_type, sorted(found.unsure))
+    asked = sorted(found.missing | found.unsure)
+    for at in range(0, len(asked), BATCH_READ_SIZE):
+        answer = await client.confirm(content_type, asked[at : at + BATCH_READ_SIZE])
         written, deleted = await writer.confirmed(answer)
         found.written, found.deleted = found.written + written, found.deleted + deleted
     if found.extra:
