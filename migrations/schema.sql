@@ -2676,8 +2676,12 @@ CREATE TABLE public.fetch_reads (
     changed bigint DEFAULT 0 NOT NULL,
     deleted bigint DEFAULT 0 NOT NULL,
     unchanged bigint DEFAULT 0 NOT NULL,
+    archived_pass_requests bigint DEFAULT 0 NOT NULL,
+    count_window_requests bigint DEFAULT 0 NOT NULL,
+    full_read_requests bigint DEFAULT 0 NOT NULL,
     CONSTRAINT fetch_reads_changed_nonnegative CHECK ((changed >= 0)),
     CONSTRAINT fetch_reads_deleted_nonnegative CHECK ((deleted >= 0)),
+    CONSTRAINT fetch_reads_deletion_costs_nonnegative CHECK (((archived_pass_requests >= 0) AND (count_window_requests >= 0) AND (full_read_requests >= 0))),
     CONSTRAINT fetch_reads_mode_known CHECK ((mode = ANY (ARRAY['full'::text, 'incremental'::text]))),
     CONSTRAINT fetch_reads_requests_nonnegative CHECK ((requests >= 0)),
     CONSTRAINT fetch_reads_unchanged_nonnegative CHECK ((unchanged >= 0))

@@ -63,12 +63,14 @@ fillfactor in the scratch database first (to compare; the migration sets the pro
 Incremental (--resync runs it too, or --only incremental): a fake portal of --objects objects
 (as the sync's, even mix; no latency or rate limit, offset cursors) synced in full, then
 re-synced, each time every type, by an in-process worker: unchanged; after 1 % of the objects
-changed and 0.1 % deleted as HubSpot's API deletes them (into the archived listing,
-`resync_1pct_…`); after another 1 % changed and 0.1 % purged, gone from every listing without
-passing through the archive (`resync_1pct_purged_…`: the deletions only counts and an ids
-listing can find). Each prints HubSpot requests and wall time; the ratios are the requests
-against the full sync's, and `resync_content_exact` says whether the stored objects were
-exactly what the fake serves (documents, archived flags) after every one of them.
+changed, 0.1 % archived as HubSpot's API deletes them (into the archived listing, `updated` left
+alone) and 0.02 % purged from the recycle bin, gone from every listing (`resync_1pct_…`: the
+purges only counts find); after 10 % changed (`resync_10pct_…`); after 1 % purged from the live
+listing, scattered (`resync_purge_…`: too many for count windows, so the passes' ids are listed).
+Each prints HubSpot requests, wall time and how deletions were looked for (`…_deletions`: each
+way's requests, summed over the types); the ratios are the requests against the full sync's,
+and `resync_content_exact` says whether the stored objects were exactly what the fake serves
+(documents, archived flags) after every one of them.
 
 The database: --database-url (a role that may CREATE DATABASE), else SMUVES_DATABASE_URL, else
 the embedded PostgreSQL in a temporary directory; every phase gets a scratch database, dropped
@@ -76,7 +78,8 @@ afterwards. With --json the last line is one JSON object: {"ratio_to_bound": …
 "worker_peak_rss_mb": …, "ingest_rows_per_s": …, "export_rows_per_s": …,
 "export_peak_rss_mb_100k": …, "export_peak_rss_mb_10k": …, "resync_rows_written": …,
 "resync_wal_bytes_per_object": …, "resync_unchanged_request_ratio": …,
-"resync_1pct_request_ratio": …, "resync_content_exact": …, …}.
+"resync_1pct_request_ratio": …, "resync_10pct_request_ratio": …,
+"resync_purge_request_ratio": …, "resync_content_exact": …, …}.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ from smuves_sync.cli.export import export_portal
 from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database, DbRole, Pool, pool_for
 from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.portals import app_user_ensure, portal_store
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY
 from smuves_sync.models import ContentType, ExportFormat, Job, JobKind, RunStatus
@@ -633,8 +637,9 @@ async def bench_export(server_url: str, big: int, small: int, workdir: Path) -> 
 # -- re-sync -------------------------------------------------------------------------------
 
 
-async def fetch_all(url: str, base_url: str, *, full: bool = False) -> None:
-    """A fetch of every type of the bench portal, worked in this process until it settles."""
+async def fetch_all(url: str, base_url: str, *, full: bool = False) -> int:
+    """A fetch of every type of the bench portal, worked in this process until it settles;
+    returns its run's id."""
     settings = Settings(
         database_url=url,
         hubspot_base_url=base_url,
@@ -649,6 +654,7 @@ async def fetch_all(url: str, base_url: str, *, full: bool = False) -> None:
         snapshot = await run_snapshot(db, PORTAL, started.run.id)
     if snapshot.run.status is not RunStatus.COMPLETED:
         raise SystemExit(f"the re-sync did not complete: {snapshot}")
+    return started.run.id
 
 
 def documents(fake: FakeHubSpotProcess) -> dict[tuple[str, str], Any]:
@@ -757,24 +763,40 @@ async def stored_documents(url: str) -> dict[tuple[str, str], Any]:
 
 
 async def timed_fetch(url: str, fake: FakeHubSpotProcess, full: bool = False) -> dict[str, Any]:
-    """One fetch of every type: its requests, wall time, and whether the store is exact."""
+    """One fetch of every type: its requests, wall time, how it looked for deletions (each way's
+    requests, summed over the types) and whether the store is exact."""
     fake.reset_stats()
     started = time.perf_counter()
-    await fetch_all(url, fake.base_url, full=full)
+    run_id = await fetch_all(url, fake.base_url, full=full)
     wall = time.perf_counter() - started
     exact = await stored_documents(url) == documents(fake)
-    return {"requests": fake.stats(PORTAL).requests, "wall_s": round(wall, 2), "exact": exact}
+    async with pool_for(url, max_size=1) as pool:
+        reads = await fetch_reads_of_run(Database(pool), run_id)
+    deletions: dict[str, int] = {}
+    for read in reads:
+        for way, spent in read.deletions.items():
+            deletions[way] = deletions.get(way, 0) + spent
+    stats = fake.stats(PORTAL)
+    return {
+        "requests": stats.requests,
+        "wall_s": round(wall, 2),
+        "exact": exact,
+        "deletions": deletions,
+        "by_type": stats.by_content_type,
+    }
 
 
 async def bench_incremental(server_url: str, objects: int) -> dict[str, Any]:
-    """Full sync, then incremental re-syncs: unchanged; 1 % changed and 0.1 % deleted (as
-    HubSpot's API deletes: the object moves to the archived listing); the same with the
-    deleted objects purged (gone from every listing)."""
+    """Full sync, then incremental re-syncs: unchanged; 1 % changed, 0.1 % archived (as
+    HubSpot's API deletes: into the archived listing, `updated` left alone) and 0.02 % purged
+    (emptied from the recycle bin: gone from every listing); 10 % changed; 1 % purged from the
+    live listing, scattered (the counts send the read to its ids listing)."""
     spec = sync_portal(objects)
     config = ServerConfig(ten_second_limit=None, daily_limit=None, cursors="offset")
     steps = {
-        "resync_1pct": Churn(changed=0.01, deleted=0.0, added=0.0, archived=0.001),
-        "resync_1pct_purged": Churn(changed=0.01, deleted=0.001, added=0.0, archived=0.0),
+        "resync_1pct": Churn(changed=0.01, deleted=0.0, added=0.0, archived=0.001, purged=0.0002),
+        "resync_10pct": Churn(changed=0.1, deleted=0.0, added=0.0, archived=0.0),
+        "resync_purge": Churn(changed=0.0, deleted=0.01, added=0.0, archived=0.0),
     }
     figures: dict[str, Any] = {}
     async with scratch_database(server_url, prefix="smuves_bench_incr") as url:
@@ -798,6 +820,7 @@ async def bench_incremental(server_url: str, objects: int) -> dict[str, Any]:
         if name != "resync_full":
             ratio = result["requests"] / full["requests"]
             figures[f"{name}_request_ratio"] = round(ratio, 4)
+        figures[f"{name}_deletions"] = result["deletions"]
     figures["resync_content_exact"] = all(r["exact"] for r in results.values())
     return figures
 

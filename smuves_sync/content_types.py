@@ -87,6 +87,12 @@ class ContentTypeSpec:
     # one reads only what changed (workers/incremental.py); a type without them is read in
     # full every time. A child type (HubDB rows) is re-read per parent whose `updatedAt` moved.
     change_filters: bool = True
+    # The field HubSpot's guides filter archived objects by (`<field>__gt=<moment>`): HubSpot's
+    # CMS deletes a page, post, author or tag by archiving it without moving its `updated`, so
+    # an incremental read finds what was archived since by this field (`archivedAt` on pages
+    # and posts, `deletedAt` on authors and tags); None: its archived pass is read by
+    # `updatedAt` like the live one.
+    archive_filter: str | None = None
     # The private-app scope HubSpot asks for to list it (named when it answers 403).
     scope: str = "content"
 
@@ -160,10 +166,14 @@ def _page_paths(kind: str) -> dict[str, str]:
 
 
 def _cms_type(
-    name: str, paths: Mapping[str, str], fields: FieldMap | None = None
+    name: str,
+    paths: Mapping[str, str],
+    fields: FieldMap | None = None,
+    archive_filter: str = "archivedAt",
 ) -> ContentTypeSpec:
     """A type listed as pages and blog posts are: 100 a page, by creation time for a second
-    pass, and read back in batches to confirm what a listing did not show."""
+    pass, read back in batches to confirm what a listing did not show, deleted by archiving
+    (found since a moment by `archive_filter`)."""
     return ContentTypeSpec(
         name=name,
         paths=paths,
@@ -171,6 +181,7 @@ def _cms_type(
         fields=fields or FieldMap(),
         created_keyset=True,
         batch_read=True,
+        archive_filter=archive_filter,
     )
 
 
@@ -250,11 +261,13 @@ class ContentType(StrEnum):
         {"v3": "/cms/v3/blogs/authors", "2026-03": "/cms/blogs/2026-03/authors"},
         # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
         FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
+        archive_filter="deletedAt",
     )
     BLOG_TAG = _cms_type(
         "blog_tag",
         {"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
         FieldMap(url=(), state=(), archived=("deletedAt",)),
+        archive_filter="deletedAt",
     )
     URL_REDIRECT = ContentTypeSpec(
         name="url_redirect",

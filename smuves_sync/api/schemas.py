@@ -24,15 +24,7 @@ from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.notifications import Notification
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.hubspot.account import token_shape
-from smuves_sync.models import (
-    ContentEvent,
-    ContentType,
-    Export,
-    ExportFormat,
-    Job,
-    JobStatus,
-    Run,
-)
+from smuves_sync.models import ContentEvent, ContentType, Export, ExportFormat, Job, JobStatus, Run
 
 # Ids are bigint columns: anything larger could never name a row.
 MAX_ID = 2**63 - 1
@@ -199,8 +191,7 @@ class ReadOut(_Out):
     content_type: ContentType
     mode: Literal["full", "incremental"] = Field(
         description="full: every object listed; incremental: only what changed since the "
-        "type's last completed fetch (its listing's start less an overlap), then deletions "
-        "confirmed by counts and, where they differ, by ids"
+        "type's last completed fetch (its listing's start less an overlap), then deletions"
     )
     reason: str = Field(description="why this mode, e.g. why a full read")
     since: datetime | None = Field(description="incremental: what changed after this moment")
@@ -208,6 +199,10 @@ class ReadOut(_Out):
     changed: int = Field(description="objects written: new, changed, archived or back")
     deleted: int = Field(description="objects HubSpot confirmed gone")
     unchanged: int = Field(description="objects read or confirmed that had not changed")
+    deletions: dict[str, int] = Field(
+        description="requests spent finding deletions, by way taken: archived pass, count "
+        "windows (counts over creation-time windows: purges), full read (a pass's ids, or all)"
+    )
 
 
 class RunOut(_record_body(Run, omit={"owner_id"}), _Out):  # type: ignore[misc]
@@ -231,7 +226,7 @@ class RunOut(_record_body(Run, omit={"owner_id"}), _Out):  # type: ignore[misc]
         """From the run, its jobs, what it could not store and how its fetches read."""
         rejected = {"objects": rejects.objects, "message": rejects.note, "by_type": rejects.by_type}
         outs = [JobOut.of(j) for j in jobs]
-        read_outs = [ReadOut.model_validate(_attributes(r)) for r in reads]
+        read_outs = [ReadOut.model_validate(r) for r in reads]
         return cls.model_validate(
             {**_attributes(run), "jobs": outs, "rejected": rejected, "reads": read_outs}
         )

@@ -281,15 +281,23 @@ def rejects_table(rejects: RunRejects, run_id: int) -> Table:
 
 
 def reads_table(reads: Sequence[FetchRead], run_id: int) -> Table:
-    """Per type, how the run's fetch read it (full or incremental, and why) and what it cost."""
+    """Per type, how the run's fetch read it (full or incremental, and why), what it cost, and
+    how it looked for deletions (archived pass, count windows, full read: each way's requests)."""
     table = Table(title=f"reads of run {run_id}", title_justify="left")
     numbers = ("requests", "changed", "deleted", "unchanged")
     for header in ("type", "mode", *numbers):
         table.add_column(header, no_wrap=True, justify="right" if header in numbers else "left")
+    table.add_column("deletions found by (requests)", no_wrap=True)
     table.add_column("why", overflow="fold")
     for read in reads:
         counts = (read.requests, read.changed, read.deleted, read.unchanged)
-        table.add_row(str(read.content_type), read.mode, *(f"{n:,}" for n in counts), read.reason)
+        table.add_row(
+            str(read.content_type),
+            read.mode,
+            *(f"{n:,}" for n in counts),
+            read.deletions_found_by,
+            read.reason,
+        )
     return table
 
 

@@ -256,6 +256,7 @@ _WIDE = (
     "changed",
     "deleted",
     "unchanged",
+    "deletions found by",
     "attempts",
     "note",
 )
@@ -269,12 +270,14 @@ def _summary_cells(job: Job, count: RejectCount | None, read: FetchRead | None) 
     note = job.last_error or (count.reason if count else "") or why
     rejected = count.objects if count else 0
     costs = {"requests": "", "changed": "", "deleted": "", "unchanged": ""}
+    costs["deletions found by"] = ""
     if read is not None:
         costs = {
             "requests": f"{read.requests:,}",
             "changed": f"{read.changed:,}",
             "deleted": f"{read.deleted:,}",
             "unchanged": f"{read.unchanged:,}",
+            "deletions found by": read.deletions_found_by,
         }
     return {
         "type": str(job.content_type),
@@ -314,7 +317,8 @@ def summary_table(
     console: Console | None = None,
 ) -> Table:
     """One row per job: type, status, processed / total, objects not stored, how it read (full
-    or incremental, requests made, objects changed, deleted, unchanged), attempts, last error
+    or incremental, requests made, objects changed, deleted, unchanged, how deletions were
+    looked for and each way's requests), attempts, last error
     (or why objects were not stored, or why it read in full); the caption says how many could
     not be stored. On a `console` too narrow for every column unbroken: type, status, stored,
     changed, requests and note only, and the caption says `smuves run N` shows the rest."""

@@ -33,6 +33,23 @@ class ReadBasis:
 
 
 @dataclass(frozen=True, slots=True)
+class DeletionCosts:
+    """The requests a fetch job spent finding what HubSpot no longer holds, by the way it was
+    found: the archived pass of an incremental read, count windows, full reads (a pass's ids
+    listed and swept, or the type read in full)."""
+
+    archived_pass: int = 0
+    count_windows: int = 0
+    full_read: int = 0
+
+
+NO_COSTS = DeletionCosts()
+
+# How deletions are found, as the run summary names the ways.
+DELETION_WAYS = ("archived pass", "count windows", "full read")
+
+
+@dataclass(frozen=True, slots=True)
 class FetchRead:
     """How one fetch job reads its type, and what it cost so far."""
 
@@ -46,6 +63,22 @@ class FetchRead:
     changed: int
     deleted: int
     unchanged: int
+    archived_pass_requests: int = 0
+    count_window_requests: int = 0
+    full_read_requests: int = 0
+
+    @property
+    def deletions(self) -> dict[str, int]:
+        """How deletions were found, each way with the requests it took (the ways taken)."""
+        costs = (self.archived_pass_requests, self.count_window_requests, self.full_read_requests)
+        return {way: spent for way, spent in zip(DELETION_WAYS, costs, strict=True) if spent}
+
+    @property
+    def deletions_found_by(self) -> str:
+        """The ways deletions were looked for, with their requests ("count windows 9, …");
+        "counts" when the counts matched and nothing more was asked."""
+        costs = self.deletions
+        return ", ".join(f"{way} {spent:,}" for way, spent in costs.items()) or "counts"
 
 
 async def fetch_read_basis(
@@ -85,14 +118,18 @@ async def fetch_read_add(
     changed: int = 0,
     deleted: int = 0,
     unchanged: int = 0,
+    costs: DeletionCosts = NO_COSTS,
 ) -> None:
-    """Add to what job `job_id` cost and found."""
+    """Add to what job `job_id` cost and found (`costs`: how it looked for deletions)."""
     params = {
         "job_id": job_id,
         "requests": requests,
         "changed": changed,
         "deleted": deleted,
         "unchanged": unchanged,
+        "archived_pass": costs.archived_pass,
+        "count_windows": costs.count_windows,
+        "full_read": costs.full_read,
     }
     await db.execute("fetch_read_add", params)
 

@@ -160,6 +160,18 @@ async def fetch_seen_unstored(db: Database, job: Job, *, after: str = "", limit:
     return await _job_ids(db, "content_seen_unstored", job, after=after, limit=limit)
 
 
+async def fetch_seen_stored_live(db: Database, job: Job, hubspot_ids: Sequence[str]) -> list[str]:
+    """Which of `hubspot_ids` the job's portal holds stored live, of the job's type (the ids an
+    archived listing showed that the store has not seen archived yet)."""
+    if not hubspot_ids:
+        return []
+    params = {"portal_id": job.portal_id, "content_type": str(job.content_type)}
+    rows = await db.all(
+        "content_stored_live_among", {**params, "hubspot_ids": list(hubspot_ids)}, row=scalar_row
+    )
+    return [str(hubspot_id) for hubspot_id in rows]
+
+
 async def _job_ids(db: Database, query: str, job: Job, **params: object) -> list[str]:
     """The ids named query `query` lists for fetch job `job`'s portal and type."""
     keys = {"portal_id": job.portal_id, "content_type": str(job.content_type), "job_id": job.id}
@@ -198,3 +210,30 @@ async def fetch_seen_children_present(
     params = {"portal_id": portal_id, "content_type": str(content_type)}
     rows = await db.all("content_children_present", params, row=model_row(_ParentCount))
     return {row.parent_id: PresentCounts(row.live, row.archived) for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCreation:
+    """An object stored as present, with its creation time as HubSpot sent it (None: none)."""
+
+    hubspot_id: str
+    created: object
+
+
+async def fetch_seen_created(
+    db: Database,
+    portal_id: int,
+    content_type: ContentType,
+    *,
+    archived: bool,
+    keys: Sequence[str],
+) -> list[StoredCreation]:
+    """The type's objects stored as present in one state, each with the value of the first of
+    `keys` (its creation time's fields) that its document holds."""
+    params = {
+        "portal_id": portal_id,
+        "content_type": str(content_type),
+        "archived": archived,
+        "keys": list(keys),
+    }
+    return await db.all("content_created_times", params, row=model_row(StoredCreation))

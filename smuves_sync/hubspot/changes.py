@@ -1,10 +1,9 @@
-"""The listings of an incremental fetch: what changed since a moment, ids only, changed parents.
+"""The listings of an incremental fetch: what changed since a moment, changed parents (the ids
+only listings are `windows.Windows`'s).
 
     opening = await client.open_changes("site_page", since_ms)   # opening.changed: the total
     async for page in client.changed_pages("site_page", since_ms, cursor, opening=opening):
         store(page.items); checkpoint(page.cursor)      # page.counted: HubSpot's count
-    async for ids in client.listed_ids("site_page", archived=False):
-        ...                                             # every id of the pass, nothing else
     tables = await client.parent_states("hubdb_row")   # each live table, its updatedAt
 
 `Changes` holds these listings, built by `HubSpotClient` beside its `Listing` and `Confirmer`
@@ -18,7 +17,9 @@ and an object edited meanwhile moves out of reach but is dated after the listing
 next fetch reads it. An answer that is not newest first (an API that ignores the sort) is
 listed oldest first by `updatedAfter` instead. A HubDB table's rows take `sort` but no change
 filters: they are paged by `paging.next` newest first until the listing reaches the moment.
-Cursors resume after the last page, like a full listing's (`Cursor`).
+Cursors resume after the last page, like a full listing's (`Cursor`). A type with an archive
+filter (`ContentTypeSpec.archive_filter`) has its archived pass ask for what was archived after
+the moment instead (`archivedAt__gt`), following `paging.next`; its `total` counts those.
 
 `open_changes` asks those first requests of every pass before anything is stored, so that the
 job knows how many objects it will read: a first answer that reaches back to the moment lists
@@ -30,16 +31,24 @@ reads each first answer as its pass's first page instead of asking again.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, replace
-from typing import Any
 
-from smuves_sync.content_fields import ContentRecord, usable_id
+from smuves_sync.content_fields import ContentRecord
 from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.listing import Page, PortalReader, announces_next, results_of
-from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position
+from smuves_sync.hubspot.opening import (
+    Answer,
+    Opening,
+    changed_on,
+    count_value,
+    newest_first_order,
+    second_page,
+    update_ms,
+)
+from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position, iso_ms
 
 log = logging.getLogger(__name__)
 
@@ -53,15 +62,6 @@ class ParentState:
     child_count: int | None
 
 
-def _ms(record: ContentRecord) -> int | None:
-    return None if record.updated_at is None else round(record.updated_at.timestamp() * 1000)
-
-
-def _count(value: object) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if ok else None  # type: ignore[return-value]
-
-
 def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cursor:
     """The cursor once a pass is finished: the next pass, or done."""
     if archived is not passes[-1]:
@@ -69,39 +69,9 @@ def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cu
     return Cursor(spec.name, archived, done=True)
 
 
-# One answer of a listing: its body, its results, whether it announces another page.
-Answer = tuple[dict[str, Any], list[Any], bool]
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """The first answer of each pass of a change listing, held until its pass is read, and
-    how many objects the listing will show (`changed`; None when HubSpot did not say)."""
-
-    answers: Mapping[bool, Answer]
-    changed: int | None
-
-
-def _changed_on(
-    spec: ContentTypeSpec, answer: Answer, archived: bool, since_ms: int, parent_id: str | None
-) -> int | None:
-    """The objects a pass's first answer lists as changed when it is the pass's whole change
-    listing (newest first and reaching back to `since_ms`, or the last page), else None."""
-    _, results, more = answer
-    records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
-    times = [_ms(record) for record in records]
-    if not _newest_first_order(times):
-        return None
-    if more and min((ms for ms in times if ms is not None), default=since_ms) > since_ms:
-        return None
-    changed = tuple(r for r, ms in zip(records, times, strict=True) if ms is None or ms > since_ms)
-    return Page(changed, "", archived, rejects=rejects).objects
-
-
-def _newest_first_order(times: list[int | None]) -> bool:
-    """Whether a page's update times are all known and newest first."""
-    known = [ms for ms in times if ms is not None]
-    return len(known) == len(times) and known == sorted(known, reverse=True)
+def _archived_since(spec: ContentTypeSpec, since_ms: int) -> dict[str, str]:
+    """A page of what was archived after `since_ms` (a type with an archive filter)."""
+    return {"limit": str(spec.page_size), f"{spec.archive_filter}__gt": iso_ms(since_ms)}
 
 
 def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[ParentState]:
@@ -111,8 +81,8 @@ def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[P
     for parent in parents:
         count = None
         if spec.parent_count_field is not None:
-            count = _count(parent.raw.get(spec.parent_count_field))
-        states.append(ParentState(parent.hubspot_id, _ms(parent), count))
+            count = count_value(parent.raw.get(spec.parent_count_field))
+        states.append(ParentState(parent.hubspot_id, update_ms(parent), count))
     return states
 
 
@@ -120,31 +90,78 @@ class Changes(PortalReader):
     """The listings of an incremental fetch of one portal's content types."""
 
     async def open_changes(
-        self, content_type: str, since_ms: int, *, parent_id: str | None = None
+        self,
+        content_type: str,
+        since_ms: int,
+        *,
+        parent_id: str | None = None,
+        stored_live: int | None = None,
     ) -> Opening:
         """Ask each pass its first page (the requests `changed_pages` starts with) and count what
         changed: the page's changed objects when it reaches back to `since_ms`, else HubSpot's
         count of the objects updated after it (``limit=1``: one request more, made only when more
-        than a page changed)."""
+        than a page changed). With `stored_live` (the live objects stored): when the live pass
+        lists no change and counts exactly that many, no live object left it (an archived one
+        would have), and the archived pass is not asked (`Opening.skipped`)."""
         spec = self._registry.get(content_type)
         path = spec.list_path(self._api_version, parent_id)
         passes = [False, True] if spec.archived_pass else [False]
         answers: dict[bool, Answer] = {}
+        seconds: dict[bool, tuple[Position, Answer]] = {}
+        costs: dict[bool, int] = {}
         changed: int | None = 0
         lane = self._transport.lane(len(passes))
         try:
             for archived in passes:
+                if archived and stored_live is not None and changed == 0:
+                    live_total = count_value(answers[False][0].get("total"))
+                    if live_total == stored_live:
+                        return Opening(answers, changed, costs, skipped=True)
+                before = self._transport.requests
+                by_archive = archived and spec.archive_filter is not None
                 params = {"limit": str(spec.page_size), "sort": "-updatedAt"}
+                params = _archived_since(spec, since_ms) if by_archive else params
                 answers[archived] = await self._get_page(spec, path, params, archived, lane)
-                found = _changed_on(spec, answers[archived], archived, since_ms, parent_id)
-                if found is None and spec.change_filters:
-                    params = {"limit": "1", **Position(updated_after=since_ms).query()}
-                    body, _, _ = await self._get_page(spec, path, params, archived, lane)
-                    found = _count(body.get("total"))
+                if by_archive:
+                    found = count_value(answers[archived][0].get("total"))
+                else:
+                    found = changed_on(spec, answers[archived], archived, since_ms, parent_id)
+                if found is None and spec.change_filters and not by_archive:
+                    found = await self._count_past(
+                        spec, path, answers[archived], archived, since_ms, lane, seconds
+                    )
                 changed = None if found is None or changed is None else changed + found
+                costs[archived] = self._transport.requests - before
         finally:
             lane.close()
-        return Opening(answers, changed)
+        return Opening(answers, changed, costs, seconds=seconds)
+
+    async def _count_past(
+        self,
+        spec: ContentTypeSpec,
+        path: str,
+        first: Answer,
+        archived: bool,
+        since_ms: int,
+        lane: Lane,
+        seconds: dict[bool, tuple[Position, Answer]],
+    ) -> int | None:
+        """How many objects of a pass changed when its first answer holds only the newest: its
+        second page asked with `updatedAfter` too (its `total` counts the rest; kept in
+        `seconds` for the listing to read), or a ``limit=1`` count when the answer is not
+        newest first."""
+        second = second_page(spec, first, archived, since_ms, None)
+        if second is None:
+            params = {"limit": "1", **Position(updated_after=since_ms).query()}
+            body, _, _ = await self._get_page(spec, path, params, archived, lane)
+            return count_value(body.get("total"))
+        position, newer = second
+        params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
+        params.update(Position(updated_after=since_ms).query())
+        answer = await self._get_page(spec, path, params, archived, lane)
+        seconds[archived] = (position, answer)
+        rest = count_value(answer[0].get("total"))
+        return None if rest is None else newer + rest
 
     async def changed_pages(
         self,
@@ -165,6 +182,8 @@ class Changes(PortalReader):
         passes = [False, True] if spec.archived_pass else [False]
         lane = self._transport.lane(len(passes))
         answers = opening.answers if opening is not None else {}
+        if opening is not None and opening.skipped:
+            passes = [False]
         try:
             for archived in passes:
                 if state.archived and not archived:
@@ -173,9 +192,16 @@ class Changes(PortalReader):
                 start = state.position if resuming else Position()
                 counted = state.part_total if resuming else None
                 first = answers.get(archived) if start == Position() else None
-                walk = self._newest_first(
-                    spec, archived, since_ms, start, counted, lane, parent_id, first
-                )
+                asked = {Position(): first} if first is not None else {}
+                if first is not None and opening is not None and archived in opening.seconds:
+                    at, answer = opening.seconds[archived]
+                    asked[at] = answer
+                if archived and spec.archive_filter is not None:
+                    walk = self._archived_pages(spec, since_ms, start, lane, first)
+                else:
+                    walk = self._newest_first(
+                        spec, archived, since_ms, start, counted, lane, parent_id, asked
+                    )
                 async for page in walk:
                     if not page.cursor:
                         after = _after_pass(spec, archived, passes).encode()
@@ -193,15 +219,14 @@ class Changes(PortalReader):
         counted: int | None,
         lane: Lane,
         parent_id: str | None,
-        first: Answer | None = None,
+        asked: dict[Position, Answer] | None = None,
     ) -> AsyncIterator[Page]:
-        """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`. The first page
-        (`first`, when it was asked already) is unfiltered, so its `total` is the pass's count.
-        The next pages ask for what was updated before the oldest the listing has (plus a
-        millisecond, so that what shares it is not skipped) where the type takes change filters,
-        else follow `paging.next`. An answer that is not newest first is listed again by
-        `updatedAfter` (or, without filters, read whole). The last page's cursor is "" (the caller
-        names the next pass)."""
+        """One pass newest first (`sort=-updatedAt`) until it reaches `since_ms`; its pages the
+        opening asked already are `asked`, by position. The first page is unfiltered, its
+        `total` the pass's count. The next pages ask for what was updated before the oldest the
+        listing has (plus a millisecond: what shares it comes again) where the type takes change
+        filters, else follow `paging.next`. An answer not newest first is listed again by
+        `updatedAfter` (or, without filters, read whole). The last page's cursor is ""."""
         if position.updated_after is not None:  # resumed in the oldest-first listing
             since_ms = position.updated_after
             async for page in self._updated_keyset(spec, archived, since_ms, counted, lane):
@@ -212,19 +237,19 @@ class Changes(PortalReader):
         whole = False
         while True:
             params = {"limit": str(spec.page_size), "sort": "-updatedAt", **position.query()}
-            if first is None:
-                body, results, more = await self._get_page(spec, path, params, archived, lane)
-            else:
-                (body, results, more), first = first, None
+            known = (asked or {}).pop(position, None)
+            if known is None:
+                known = await self._get_page(spec, path, params, archived, lane)
+            body, results, more = known
             try:
                 nxt = None if spec.change_filters else paging.advance(body, len(results))
             except (ValueError, PagingError) as exc:
                 raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
             records, rejects = spec.read_page(results, parent_id=parent_id, archived_pass=archived)
             if position == Position():
-                counted = _count(body.get("total"))
-            times = [_ms(record) for record in records]
-            if not whole and not _newest_first_order(times):
+                counted = count_value(body.get("total"))
+            times = [update_ms(record) for record in records]
+            if not whole and not newest_first_order(times):
                 if spec.change_filters:
                     log.warning("GET %s: not newest first; listing by updatedAfter instead", path)
                     async for page in self._updated_keyset(spec, archived, since_ms, counted, lane):
@@ -244,6 +269,35 @@ class Changes(PortalReader):
             position = nxt or self._before(spec, path, len(records), oldest, position)
             after = Cursor(spec.name, archived, position, parent=parent_id, part_total=counted)
             yield Page(changed, after.encode(), archived, rejects=rejects, counted=counted)
+
+    async def _archived_pages(
+        self,
+        spec: ContentTypeSpec,
+        since_ms: int,
+        position: Position,
+        lane: Lane,
+        first: Answer | None,
+    ) -> AsyncIterator[Page]:
+        """The archived pass of a type with an archive filter: what was archived after
+        `since_ms`, following `paging.next`; its pages count nothing. The last cursor is ""."""
+        path = spec.list_path(self._api_version)
+        paging = ForwardPaging(position)
+        while True:
+            if first is None:
+                params = {**_archived_since(spec, since_ms), **position.query()}
+                body, results, _ = await self._get_page(spec, path, params, True, lane)
+            else:
+                (body, results, _), first = first, None
+            try:
+                nxt = paging.advance(body, len(results))
+            except (ValueError, PagingError) as exc:
+                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
+            records, rejects = spec.read_page(results, archived_pass=True)
+            if nxt is None:
+                yield Page(records, "", True, rejects=rejects)
+                return
+            position = nxt
+            yield Page(records, Cursor(spec.name, True, position).encode(), True, rejects=rejects)
 
     async def _get_page(
         self,
@@ -299,7 +353,7 @@ class Changes(PortalReader):
             params.update(Position(updated_after=boundary).query())
             _, results, more = await self._get_page(spec, path, params, archived, lane)
             records, rejects = spec.read_page(results, archived_pass=archived)
-            times = [ms for ms in map(_ms, records) if ms is not None]
+            times = [ms for ms in map(update_ms, records) if ms is not None]
             if records and len(times) < len(records):
                 raise self._transport.malformed(
                     spec.name, f"GET {path}: an object has no update time"
@@ -322,35 +376,3 @@ class Changes(PortalReader):
                 spec.name, archived, Position(updated_after=boundary), part_total=counted
             )
             yield Page(records, after.encode(), archived, rejects=rejects, counted=counted)
-
-    async def listed_ids(
-        self, content_type: str, *, archived: bool, parent_id: str | None = None
-    ) -> AsyncIterator[list[str]]:
-        """Every id of one pass of a listing (as stored: HubDB rows '<table>:<row>'), a page at a
-        time, asking HubSpot for the id field alone (`property`) where the type takes it."""
-        spec = self._registry.get(content_type)
-        path = spec.list_path(self._api_version, parent_id)
-        paging = ForwardPaging()
-        position = Position()
-        prefix = f"{parent_id}:" if parent_id is not None else ""
-        while True:
-            params = {"limit": str(spec.page_size), "property": spec.id_field, **position.query()}
-            if archived:
-                params["archived"] = "true"
-            body = await self._transport.get(spec.name, path, params)
-            try:
-                results = results_of(body, spec.page_size)
-                nxt = paging.advance(body, len(results))
-            except (ValueError, PagingError) as exc:
-                raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
-            ids: list[str] = []
-            for raw in results:
-                own = raw.get(spec.id_field) if isinstance(raw, Mapping) else None
-                if isinstance(own, int) and not isinstance(own, bool):
-                    own = str(own)
-                if isinstance(own, str) and own and usable_id(own) is None:
-                    ids.append(prefix + own)
-            yield ids
-            if nxt is None:
-                return
-            position = nxt

@@ -62,16 +62,18 @@ from smuves_sync.errors import (
     TokenRejected,
 )
 from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
-from smuves_sync.hubspot.changes import Changes, Opening, ParentState, parent_states
+from smuves_sync.hubspot.changes import Changes, ParentState, parent_states
 from smuves_sync.hubspot.confirm import Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Baseline, Cursor
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
+from smuves_sync.hubspot.opening import Opening
 from smuves_sync.hubspot.paging import ListingBound
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.hubspot.transport import Transport
 from smuves_sync.hubspot.whole import missed_why
+from smuves_sync.hubspot.windows import WindowAnswer, Windows
 from smuves_sync.settings import Settings
 
 __all__ = ["HubSpotClient", "verify_portal_token"]
@@ -121,6 +123,7 @@ class HubSpotClient:
         self._listing = Listing(self._transport, registry, self._api_version)
         self._confirmer = Confirmer(self._transport, registry, self._api_version)
         self._changes = Changes(self._transport, registry, self._api_version)
+        self._windows = Windows(self._transport, registry, self._api_version)
 
     def __repr__(self) -> str:
         return (
@@ -268,21 +271,36 @@ class HubSpotClient:
         log.info("portal %s: %s; listing again %s", self.portal_id, missed, how)
         return True
 
-    async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
+    async def confirm(
+        self,
+        content_type: str,
+        hubspot_ids: Sequence[str],
+        *,
+        states: tuple[bool, ...] | None = None,
+    ) -> Confirmation:
         """Ask HubSpot about objects by id (as stored; HubDB rows '<table>:<row>'): which it
-        still holds (live or archived, as records) and which it answers 404 for (`confirm`)."""
-        return await self._confirmer.confirm(content_type, hubspot_ids)
+        still holds (live or archived, as records) and which it answers 404 for (`confirm`;
+        `states`: only there)."""
+        return await self._confirmer.confirm(content_type, hubspot_ids, states=states)
 
     def spec(self, content_type: str) -> ContentTypeSpec:
         """The registered spec of `content_type`."""
         return self._registry.get(content_type)
 
     async def open_changes(
-        self, content_type: str, since_ms: int, *, parent_id: str | None = None
+        self,
+        content_type: str,
+        since_ms: int,
+        *,
+        parent_id: str | None = None,
+        stored_live: int | None = None,
     ) -> Opening:
         """The first answer of each pass of a change listing and how many objects changed
-        after `since_ms` (epoch milliseconds), when HubSpot says (`Changes.open_changes`)."""
-        return await self._changes.open_changes(content_type, since_ms, parent_id=parent_id)
+        after `since_ms` (epoch milliseconds), when HubSpot says; the archived pass not asked
+        when the live one shows that nothing left it (`Changes.open_changes`)."""
+        return await self._changes.open_changes(
+            content_type, since_ms, parent_id=parent_id, stored_live=stored_live
+        )
 
     def changed_pages(
         self,
@@ -302,8 +320,31 @@ class HubSpotClient:
     def listed_ids(
         self, content_type: str, *, archived: bool, parent_id: str | None = None
     ) -> AsyncIterator[list[str]]:
-        """Every id of one pass of a listing, a page at a time (`Changes.listed_ids`)."""
-        return self._changes.listed_ids(content_type, archived=archived, parent_id=parent_id)
+        """Every id of one pass of a listing, a page at a time (`Windows.listed_ids`)."""
+        return self._windows.listed_ids(content_type, archived=archived, parent_id=parent_id)
+
+    async def window(
+        self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
+    ) -> WindowAnswer:
+        """HubSpot's count of the objects created in `[start_ms, end_ms)`, with their ids when
+        one page holds them (`Windows.window`)."""
+        return await self._windows.window(
+            content_type, archived=archived, start_ms=start_ms, end_ms=end_ms
+        )
+
+    async def window_ids(
+        self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
+    ) -> list[str]:
+        """Every id of the objects created in `[start_ms, end_ms)` (`Windows.window_ids`)."""
+        return await self._windows.window_ids(
+            content_type, archived=archived, start_ms=start_ms, end_ms=end_ms
+        )
+
+    async def confirm_in(
+        self, content_type: str, hubspot_ids: Sequence[str], *, archived: bool
+    ) -> Confirmation:
+        """Ask about objects by id in one state only (`Windows.confirm_in`)."""
+        return await self._windows.confirm_in(content_type, hubspot_ids, archived=archived)
 
     async def parent_states(self, content_type: str) -> list[ParentState]:
         """The live parents of a child type (HubDB tables of rows), with when each last changed

@@ -49,7 +49,13 @@ class _BatchAnswer:
 class Confirmer(PortalReader):
     """Asks one portal's HubSpot about objects by id."""
 
-    async def confirm(self, content_type: str, hubspot_ids: Sequence[str]) -> Confirmation:
+    async def confirm(
+        self,
+        content_type: str,
+        hubspot_ids: Sequence[str],
+        *,
+        states: tuple[bool, ...] | None = None,
+    ) -> Confirmation:
         """Which of the objects (ids as stored; HubDB rows '<table>:<row>') HubSpot still holds
         (live or archived, as records) and which it answers 404 for however asked (gone).
         Where the type has a batch read (`POST …/batch/read`): live, then `archived=true` for
@@ -58,14 +64,22 @@ class Confirmer(PortalReader):
         answers 404 as a whole says nothing about the ids (except that the rows of a table
         that is itself gone are gone): they are asked for one by one, `GET …/<id>`, live then
         archived, as are the objects of types without a batch read. An id of a type that
-        offers neither is left `unknown`.
+        offers neither is left `unknown`. `states` (live False, archived True) limits where
+        they are asked for, when the caller has seen the others' whole listing without them.
         """
         spec = self._registry.get(content_type)
+        every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
+        if states is not None:
+            every_state = tuple(state for state in every_state if state in states)
+        return await self._confirm(spec, hubspot_ids, every_state)
+
+    async def _confirm(
+        self, spec: ContentTypeSpec, hubspot_ids: Sequence[str], every_state: tuple[bool, ...]
+    ) -> Confirmation:
         present: list[ContentRecord] = []
         rejects: list[RejectedObject] = []
         gone: list[str] = []
         unknown: list[str] = []
-        every_state: tuple[bool, ...] = (False, True) if spec.archived_pass else (False,)
         for parent_id, own_ids in _by_parent(spec, hubspot_ids).items():
             prefix = f"{parent_id}:" if parent_id is not None else ""
             todo = list(own_ids)

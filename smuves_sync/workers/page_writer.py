@@ -24,7 +24,7 @@ from contextlib import AbstractAsyncContextManager
 from smuves_sync.content_fields import ContentRecord, RejectedObject
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_upsert_page
-from smuves_sync.db.fetch_reads import fetch_read_add
+from smuves_sync.db.fetch_reads import NO_COSTS, DeletionCosts, fetch_read_add
 from smuves_sync.db.fetch_seen import (
     fetch_seen_add,
     fetch_seen_count,
@@ -105,10 +105,12 @@ class PageWriter:
             )
         return stored, deleted
 
-    async def finish(self, *, requests: int, changed: int, deleted: int) -> Job:
+    async def finish(
+        self, *, requests: int, changed: int, deleted: int, costs: DeletionCosts = NO_COSTS
+    ) -> Job:
         """In one transaction: the type's last confirmation, what the job cost and found
-        (`changed`: rows written), and its completion with the objects it saw as its processed
-        and its total; returns the completed job."""
+        (`changed`: rows written; `costs`: how it looked for deletions), and its completion with
+        the objects it saw as its processed and its total; returns the completed job."""
         job = self.job
         async with self._ctx.db.for_job(job) as scoped:
             seen = await fetch_seen_count(scoped, job.id)
@@ -128,6 +130,7 @@ class PageWriter:
                 changed=changed,
                 deleted=deleted,
                 unchanged=max(seen - changed, 0),
+                costs=costs,
             )
             queue = self._ctx.queue(scoped)
             if job.total != seen:  # HubSpot's count moved while it ran: the bar ends at all

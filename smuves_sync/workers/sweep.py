@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from smuves_sync.db.fetch_reads import DeletionCosts
 from smuves_sync.db.fetch_seen import fetch_seen_intact, fetch_seen_start, fetch_seen_unseen
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
@@ -72,15 +73,22 @@ class SweepScope:
 
     archived: bool | None = None
     prefix: str | None = None
+    # Where HubSpot is asked about them (live False, archived True; None: both): a state whose
+    # whole listing the read has seen without them need not be asked again.
+    states: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ReadDone:
     """What a read leaves to the sweep that ends it: where to sweep (a full read: every
-    stored object; an incremental one: where its counts differed) and the rows it wrote."""
+    stored object; an incremental one: where its counts differed), the rows it wrote and
+    marked deleted itself (a sweep it made on the way, `sweep_scope`), and what it spent
+    finding deletions (None: a full read, whose every request is)."""
 
     scopes: tuple[SweepScope, ...] = (SweepScope(),)
     changed: int = 0
+    deleted: int = 0
+    costs: DeletionCosts | None = None
 
 
 async def finish_fetch(
@@ -100,16 +108,23 @@ async def finish_fetch(
 async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: ReadDone) -> Job:
     """The end of every read: sweep `done.scopes`, then record the type's confirmation, what
     the job cost and found, and complete it; returns the completed job."""
-    deleted = stored = unknown = 0
+    deleted, stored, unknown = done.deleted, 0, 0
+    before = client.requests
     for scope in done.scopes:
-        found = await _sweep(writer, client, scope)
+        found = await sweep_scope(writer, client, scope)
         deleted, stored, unknown = deleted + found[0], stored + found[1], unknown + found[2]
+    if done.costs is None:
+        costs = DeletionCosts(full_read=client.requests)
+    else:  # an incremental read sweeps only after listing a pass's ids: a full read's way
+        costs = replace(done.costs, full_read=done.costs.full_read + client.requests - before)
     job = writer.job
     if unknown:
         unasked = f"{unknown} {job.content_type} objects were not listed and cannot be asked about"
         log.warning("job %s: %s by id; left as they are", job.id, unasked)
     changed = done.changed + stored
-    job = await writer.finish(requests=client.requests, changed=changed, deleted=deleted)
+    job = await writer.finish(
+        requests=client.requests, changed=changed, deleted=deleted, costs=costs
+    )
     log.info(
         "job %s: %s of portal %s done, %d objects, %d changed, %d marked deleted, %d requests",
         job.id,
@@ -123,10 +138,11 @@ async def sweep_and_finish(writer: PageWriter, client: HubSpotClient, done: Read
     return job
 
 
-async def _sweep(
+async def sweep_scope(
     writer: PageWriter, client: HubSpotClient, scope: SweepScope
 ) -> tuple[int, int, int]:
-    """Ask HubSpot about the unseen objects of `scope`: (deleted, stored, unknown)."""
+    """Ask HubSpot about the unseen objects of `scope`, store what it holds and mark deleted
+    what it holds no more: (deleted, stored, unknown)."""
     content_type = writer.job.content_type
     after = ""
     deleted = stored = unknown = 0
@@ -143,7 +159,7 @@ async def _sweep(
         if not unseen:
             break
         after = unseen[-1]
-        answer = await client.confirm(content_type, unseen)
+        answer = await client.confirm(content_type, unseen, states=scope.states)
         written, gone = await writer.confirmed(answer)
         stored, deleted = stored + written, deleted + gone
         unknown += len(answer.unknown)

@@ -112,8 +112,12 @@ async def test_an_unchanged_portal_costs_no_more_requests_and_its_totals_are_zer
 
     jobs = await fetch(sync, portal)
 
-    # Two requests a type (live and archived, newest first), one for the HubDB tables.
-    assert sync.fake.stats(portal).requests == 2 * len(ContentType) - 1
+    # The live pass of each type; beside it what was archived since for the types whose
+    # archiving moves no `updated` (pages, posts, authors, tags: one archived as another comes
+    # back leaves the live pass as it was); one request for the HubDB rows (the tables).
+    quiet = sum(1 for t in ContentType if t.spec.archive_filter is None and t.spec.parent is None)
+    archiving = len(ContentType) - quiet - 1
+    assert sync.fake.stats(portal).requests == 2 * archiving + quiet + 1
     for job in jobs.values():
         assert (job["processed"], job["total"]) == (0, 0)
         assert checkpoints[job["id"]][0] == (0, 0)

@@ -21,7 +21,7 @@ EVERY_COLUMN: tuple[str, ...] = (
     "not stored",
     "requests",
 )
-EVERY_COLUMN += ("changed", "deleted", "unchanged", "attempts", "note")
+EVERY_COLUMN += ("changed", "deleted", "unchanged", "deletions found by", "attempts", "note")
 TYPES = ("site_page", "landing_page", "blog_post", "hubdb_table", "hubdb_row", "url_redirect")
 
 
@@ -43,6 +43,10 @@ async def test_the_summary_shows_every_column_when_they_fit_and_fewer_at_80_colu
     cells = [cell.strip() for cell in header.strip("┃│ ").split("┃")]
     assert tuple(cells) == EVERY_COLUMN, header
     assert "shows the rest" not in wide.stdout
+    # A first fetch reads every type in full: that is how its deletions are found, at the cost
+    # of all its requests.
+    rows = [line for line in summary if "site_page" in line]
+    assert rows and re.search(r"full read [\d,]+", rows[0]), rows
 
     narrow = await smuves(sync.env(COLUMNS="80"), "sync", str(portal))
     assert narrow.code == 0, narrow.stdout + narrow.stderr

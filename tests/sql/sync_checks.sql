@@ -80,7 +80,8 @@ SELECT id, token_encrypted FROM public.portals WHERE token_encrypted IS NOT NULL
 -- name: sync_reads_of_portal
 -- How each fetch job of the portal read its type (fetch_reads), oldest first.
 SELECT f.job_id, f.run_id, f.content_type::text AS content_type, f.mode, f.reason, f.since,
-       f.requests, f.changed, f.deleted, f.unchanged
+       f.requests, f.changed, f.deleted, f.unchanged, f.archived_pass_requests,
+       f.count_window_requests, f.full_read_requests
 FROM public.fetch_reads AS f WHERE f.portal_id = %(portal_id)s ORDER BY f.job_id
 
 -- name: sync_age_last_full_read

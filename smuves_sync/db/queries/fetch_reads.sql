@@ -30,20 +30,26 @@ ON CONFLICT (job_id) DO UPDATE
 SET mode = excluded.mode, reason = excluded.reason, since = excluded.since,
     listing_started_at = excluded.listing_started_at, changed = 0, deleted = 0, unchanged = 0
 RETURNING job_id, content_type::text AS content_type, mode, reason, since, listing_started_at,
-          requests, changed, deleted, unchanged
+          requests, changed, deleted, unchanged, archived_pass_requests,
+          count_window_requests, full_read_requests
 
 -- name: fetch_read_get
 SELECT job_id, content_type::text AS content_type, mode, reason, since, listing_started_at,
-       requests, changed, deleted, unchanged
+       requests, changed, deleted, unchanged, archived_pass_requests, count_window_requests,
+       full_read_requests
 FROM public.fetch_reads WHERE job_id = %(job_id)s
 
 -- name: fetch_read_add
 UPDATE public.fetch_reads
 SET requests = requests + %(requests)s, changed = changed + %(changed)s,
-    deleted = deleted + %(deleted)s, unchanged = unchanged + %(unchanged)s
+    deleted = deleted + %(deleted)s, unchanged = unchanged + %(unchanged)s,
+    archived_pass_requests = archived_pass_requests + %(archived_pass)s,
+    count_window_requests = count_window_requests + %(count_windows)s,
+    full_read_requests = full_read_requests + %(full_read)s
 WHERE job_id = %(job_id)s
 
 -- name: fetch_reads_of_run
 SELECT job_id, content_type::text AS content_type, mode, reason, since, listing_started_at,
-       requests, changed, deleted, unchanged
+       requests, changed, deleted, unchanged, archived_pass_requests, count_window_requests,
+       full_read_requests
 FROM public.fetch_reads WHERE run_id = %(run_id)s ORDER BY job_id

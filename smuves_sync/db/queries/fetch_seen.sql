@@ -106,3 +106,26 @@ FROM public.content_items AS c
 WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
   AND c.deleted_at IS NULL
 GROUP BY 1
+
+-- name: content_created_times
+-- The type's objects stored as present in one state (live or archived), each with its creation
+-- time as HubSpot sent it: the first of the keys given that its document holds (the count
+-- windows of an incremental read compare these with HubSpot's counts).
+SELECT c.hubspot_id,
+       (SELECT c.data -> u.key
+        FROM unnest(%(keys)s::text[]) WITH ORDINALITY AS u (key, n)
+        WHERE c.data ? u.key
+        ORDER BY u.n
+        LIMIT 1) AS created
+FROM public.content_items AS c
+WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
+  AND c.deleted_at IS NULL AND c.archived = %(archived)s
+
+-- name: content_stored_live_among
+-- The ids asked about that name objects of the type stored live (present, not archived): what
+-- an archived listing shows that the store still holds live, to confirm by id.
+SELECT c.hubspot_id FROM public.content_items AS c
+WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
+  AND c.hubspot_id = ANY (%(hubspot_ids)b::text[])
+  AND c.deleted_at IS NULL AND NOT c.archived
+ORDER BY c.hubspot_id

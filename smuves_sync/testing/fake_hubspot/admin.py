@@ -5,6 +5,9 @@
     POST /_fake/stats/reset
     GET  /_fake/portals/{id}                    {"portal_id", "version"}
     POST /_fake/portals/{id}/advance            body: Churn fields (optional) -> {"version": v}
+    POST /_fake/portals/{id}/purge              body: {"type", "ids": [...]} -> {"purged": n}
+    POST /_fake/portals/{id}/archive            body: {"type", "ids": [...]} -> {"ids": [archived]}
+    POST /_fake/portals/{id}/unarchive          body: {"type", "ids": [...]} -> {"ids": [back]}
     GET  /_fake/portals/{id}/truth?type=T[&archived=true|false][&data=true]
                                                 {"items": [{"id", "updated", "archived"[, "data"]}]}
     POST /_fake/tokens                          body: {"portal_id", "token"}
@@ -42,6 +45,9 @@ def admin_routes(fake: FakeHubSpot) -> list[Route]:
         ("/_fake/stats/reset", admin.reset_stats, "POST"),
         ("/_fake/portals/{portal_id:int}", admin.portal, "GET"),
         ("/_fake/portals/{portal_id:int}/advance", admin.advance, "POST"),
+        ("/_fake/portals/{portal_id:int}/purge", admin.purge, "POST"),
+        ("/_fake/portals/{portal_id:int}/archive", admin.archive, "POST"),
+        ("/_fake/portals/{portal_id:int}/unarchive", admin.unarchive, "POST"),
         ("/_fake/portals/{portal_id:int}/truth", admin.truth, "GET"),
         ("/_fake/tokens", admin.add_token, "POST"),
         ("/_fake/tokens/revoke", admin.revoke_token, "POST"),
@@ -76,6 +82,30 @@ class _Admin:
         portal_id = _portal_id(self.fake, request)
         version = self.fake.advance(portal_id, Churn(**await _body(request)))
         return JSONResponse({"version": version})
+
+    async def purge(self, request: Request) -> Response:
+        portal_id = _portal_id(self.fake, request)
+        raw = await _body(request)
+        ids = raw["ids"]
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ValueError("ids must be a list of strings")
+        purged = self.fake.purge(portal_id, ContentType(raw["type"]), ids)
+        return JSONResponse({"purged": purged})
+
+    async def archive(self, request: Request) -> Response:
+        return await self._set_archived(request, archived=True)
+
+    async def unarchive(self, request: Request) -> Response:
+        return await self._set_archived(request, archived=False)
+
+    async def _set_archived(self, request: Request, *, archived: bool) -> Response:
+        portal_id = _portal_id(self.fake, request)
+        raw = await _body(request)
+        ids = raw.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ValueError("ids must be a list of strings")
+        change = self.fake.archive if archived else self.fake.unarchive
+        return JSONResponse({"ids": change(portal_id, ContentType(raw["type"]), ids)})
 
     async def truth(self, request: Request) -> Response:
         portal_id = _portal_id(self.fake, request)

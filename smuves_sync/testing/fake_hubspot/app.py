@@ -210,7 +210,11 @@ def _list_tables(portal: PortalModel, request: Request, fault: FaultRule | None)
 def _list_rows(portal: PortalModel, request: Request, fault: FaultRule | None) -> Response:
     table_slot = _live_table(portal, request)
     query = parse_query(
-        request.query_params, max_limit=HUBDB_LIMIT, allow_offset=True, property_param="properties"
+        request.query_params,
+        max_limit=HUBDB_LIMIT,
+        allow_offset=True,
+        property_param="properties",
+        time_filters=False,
     )
     # The spec's two row collections: RANDOM_ACCESS pages by offset, STREAMING by cursor.
     head = '"type":"RANDOM_ACCESS",' if query.offset is not None else '"type":"STREAMING",'

@@ -29,6 +29,7 @@ class _BlogObjectBuilder(Builder):
 
     # Whether `translatedFromId` is text (blogs) rather than an integer (authors, tags).
     text_reference = False
+    archive_field: str | None = "deletedAt"
 
     def __init__(
         self,
@@ -171,6 +172,8 @@ class BlogBuilder(_BlogObjectBuilder):
 
 class RedirectBuilder(_BlogObjectBuilder):
     """URL redirects (the UrlMapping schema): no language, no archive marker of their own."""
+
+    archive_field = None
 
     def __init__(self, spec: PortalSpec, timestamps: TimestampStyle) -> None:
         constant = {

@@ -64,6 +64,9 @@ class Builder:
     """Shared machinery: the constant tail, dict and JSON forms, id <-> slot."""
 
     content_type: ContentType
+    # The field saying when an object was archived, which `…__gt`-style filters name
+    # (query.py); None for a type that carries none.
+    archive_field: str | None = "archivedAt"
 
     def __init__(self, first_id: int, span: int, constant: dict[str, Any]) -> None:
         self.first_id = first_id

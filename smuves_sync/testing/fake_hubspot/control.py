@@ -77,6 +77,24 @@ class FakeControl(ABC):
         """Move a portal to its next version (objects change, vanish, appear); returns it."""
 
     @abstractmethod
+    def purge(self, portal_id: int, content_type: ContentType | str, hubspot_ids: list[str]) -> int:
+        """Purge objects (ids as the client stores them: rows '<table>:<row>'): gone from both
+        listings, as when emptied from HubSpot's recycle bin or a HubDB row deleted; returns
+        how many existed."""
+
+    @abstractmethod
+    def archive(self, portal_id: int, content_type: ContentType | str, ids: list[str]) -> list[str]:
+        """Archive live objects now, as HubSpot's DELETE does (they leave the live listing and
+        appear in the `archived=true` one with `archivedAt` set); returns the ids archived."""
+
+    @abstractmethod
+    def unarchive(
+        self, portal_id: int, content_type: ContentType | str, ids: list[str]
+    ) -> list[str]:
+        """Bring archived objects back live (`archivedAt` back to the epoch); returns the ids
+        brought back. Pages, posts, authors and tags keep their `updated`."""
+
+    @abstractmethod
     def version(self, portal_id: int) -> int:
         """The portal's current content version (0 at start)."""
 

@@ -75,6 +75,20 @@ class FakeHubSpot(FakeControl):
         with self.lock:
             return self.portal(portal_id).advance(churn or Churn())
 
+    def purge(self, portal_id: int, content_type: ContentType | str, hubspot_ids: list[str]) -> int:
+        with self.lock:
+            return self.portal(portal_id).purge(ContentType(content_type), list(hubspot_ids))
+
+    def archive(self, portal_id: int, content_type: ContentType | str, ids: list[str]) -> list[str]:
+        with self.lock:
+            return self.portal(portal_id).set_archived(ContentType(content_type), ids, True)
+
+    def unarchive(
+        self, portal_id: int, content_type: ContentType | str, ids: list[str]
+    ) -> list[str]:
+        with self.lock:
+            return self.portal(portal_id).set_archived(ContentType(content_type), ids, False)
+
     def version(self, portal_id: int) -> int:
         with self.lock:
             return self.portal(portal_id).version

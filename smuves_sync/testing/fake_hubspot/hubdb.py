@@ -65,6 +65,7 @@ class TableBuilder(Builder):
     """HubDB tables (HubDbTableV3); a table's rowCount and updatedAt follow its rows."""
 
     content_type = ContentType.HUBDB_TABLE
+    archive_field = "deletedAt"
 
     def __init__(
         self,
@@ -153,6 +154,7 @@ class RowBuilder(Builder):
     """The rows of one HubDB table (HubDbTableRowV3, values keyed by column name)."""
 
     content_type = ContentType.HUBDB_ROW
+    archive_field = None
 
     def __init__(
         self, portal_id: int, table_slot: int, columns: tuple[ColumnDef, ...], host: str

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import random
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.spec import Churn
@@ -33,6 +33,20 @@ T1_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 DAY_MS = 86_400_000
 NEVER = 0xFFFF  # "not archived" in the archived-at-step array
 DRIFTED = 0xFFFE  # "deleted by a drift" in the deleted-at-step array (any non-zero: deleted)
+PURGED = 0xFFFC  # "purged by `Lifecycle.purge`" in the deleted-at-step array
+CONTROLLED = 0xFFFD  # "archived by `archive`" in the archived-at-step array (moment kept aside)
+# The types HubSpot deletes by archiving without moving `updated`: its CMS pages, posts,
+# authors and tags (HubSpot's CRM connectors miss exactly this). Archiving the other types
+# (tables, rows, redirects, blogs) moves `updated`, as before.
+ARCHIVE_KEEPS_UPDATED = frozenset(
+    {
+        ContentType.SITE_PAGE,
+        ContentType.LANDING_PAGE,
+        ContentType.BLOG_POST,
+        ContentType.BLOG_AUTHOR,
+        ContentType.BLOG_TAG,
+    }
+)
 _MASK64 = (1 << 64) - 1
 
 
@@ -109,6 +123,7 @@ class Lifecycle:
         self._clock_ms = clock_ms
         # What a step's `Churn.types` is checked against (None: every step applies).
         self.content_type = content_type
+        self.archive_moves_updated = content_type not in ARCHIVE_KEEPS_UPDATED
         self.salt = key_salt(key)
         self.initial = initial
         self.version = 0
@@ -124,6 +139,8 @@ class Lifecycle:
         # Creation times of the slots `drift` made, and edit times of those it edited (ms).
         self._drift_created: dict[int, int] = {}
         self._drift_edited: dict[int, int] = {}
+        # When `archive` archived a slot (ms); its archived-at-step entry is CONTROLLED.
+        self._archived_at: dict[int, int] = {}
         self._live: dict[bool, array[int]] = {}
         rng = random.Random(f"{key}|archived")
         for slot in rng.sample(range(initial), round(initial * archived_share)):
@@ -145,7 +162,8 @@ class Lifecycle:
             churn = Churn(changed=0.0, deleted=0.0, added=0.0, archived=0.0)
         present = self.live(archived=False)
         # Read before this step archives anything: what was archived may come back.
-        archived_before = self.live(archived=True) if churn.unarchived else array("l")
+        wanted = churn.unarchived or churn.purged
+        archived_before = self.live(archived=True) if wanted else array("l")
         # Cumulative cut points, so rounding can never pick more slots than there are.
         n = len(present)
         cuts = [
@@ -170,18 +188,58 @@ class Lifecycle:
             returned = back.sample(list(archived_before), count)
         for slot in returned:
             self.archived[slot] = NEVER
+            self._archived_at.pop(slot, None)
             self.revision[slot] = step
+        purged = 0
+        if churn.purged:
+            purged = self._purge_step(
+                step, round(n * churn.purged), archived_before, returned, chosen
+            )
         added = round(self.initial * churn.added)
         self.batches.append((self.size, added))
         self.born.extend([step] * added)
         self.revision.extend(array("H", [0]) * added)
         self.deleted.extend(array("H", [0]) * added)
         self.archived.extend(array("H", [NEVER]) * added)
-        if chosen or added or returned:
+        if chosen or added or returned or purged:
             self.last_change_step = step
         self.version = step
         self.generation += 1
         self._live.clear()
+
+    def _purge_step(
+        self,
+        step: int,
+        count: int,
+        archived_before: array[int],
+        returned: list[int],
+        chosen: list[int],
+    ) -> int:
+        """Purge `count` objects, from the recycle bin first (what was archived before the
+        step and stays so), then live ones the step left alone. A draw of its own: steps
+        without purges replay exactly as they always did."""
+        rng = random.Random(f"{self.key}|step{step}|purged")
+        back = set(returned)
+        binned = [slot for slot in archived_before if slot not in back]
+        purged = rng.sample(binned, min(count, len(binned)))
+        if len(purged) < count:
+            busy = set(chosen)
+            live = [slot for slot in self.live(archived=False) if slot not in busy]
+            purged += rng.sample(live, min(count - len(purged), len(live)))
+        for slot in purged:
+            self.deleted[slot] = step
+        return len(purged)
+
+    def purge(self, slots: list[int]) -> int:
+        """Within the current version: the objects in `slots` leave both listings (purged
+        from the recycle bin, a HubDB row deleted); returns how many existed."""
+        gone = [slot for slot in slots if self.exists(slot)]
+        for slot in gone:
+            self.deleted[slot] = PURGED
+        if gone:
+            self.generation += 1
+            self._live.clear()
+        return len(gone)
 
     def drift(self, *, archived: bool, deleted: int, created: int, edited: int = 0) -> None:
         """Within the current version: delete the first `deleted` objects of the listing with
@@ -202,6 +260,42 @@ class Lifecycle:
             self.revision.append(0)
             self.deleted.append(0)
             self.archived.append(NEVER)
+        self.generation += 1
+        self._live.clear()
+
+    def archive(self, slots: Iterable[int]) -> list[int]:
+        """Archive these live slots now, as HubSpot's DELETE does: they move to the archived
+        listing with `archivedAt` set to the fake's clock; returns the slots archived."""
+        done = [slot for slot in dict.fromkeys(slots) if self.exists(slot)]
+        done = [slot for slot in done if not self.is_archived(slot)]
+        start = self._moment()
+        for number, slot in enumerate(done):
+            self.archived[slot] = CONTROLLED
+            self._archived_at[slot] = start + 1 + number
+        self._changed()
+        return done
+
+    def unarchive(self, slots: Iterable[int]) -> list[int]:
+        """Bring these archived slots back live: `archivedAt` goes back to the epoch and, for
+        the types whose archiving keeps `updated`, `updated` stays where it was."""
+        done = [slot for slot in dict.fromkeys(slots) if self.exists(slot)]
+        done = [slot for slot in done if self.is_archived(slot)]
+        start = self._moment()
+        for number, slot in enumerate(done):
+            if self.archive_moves_updated:
+                self._drift_edited[slot] = max(start, self.updated_ms(slot)) + 1 + number
+            self.archived[slot] = NEVER
+            self._archived_at.pop(slot, None)
+        self._changed()
+        return done
+
+    def _moment(self) -> int:
+        """Now by the fake's clock, never before anything already dated in this version."""
+        now = self._clock_ms() if self._clock_ms is not None else 0
+        dated = (*self._drift_created.values(), *self._drift_edited.values())
+        return max([self.timeline.end(self.version), now, *dated, *self._archived_at.values()])
+
+    def _changed(self) -> None:
         self.generation += 1
         self._live.clear()
 
@@ -251,12 +345,15 @@ class Lifecycle:
         return start + (slot - first + 1) * length // (count + 1)
 
     def updated_ms(self, slot: int) -> int:
-        """Last update time; moves forward (never back) each time a step changes, archives or
-        un-archives the slot (HubSpot moves `updatedAt` when it archives an object)."""
+        """Last update time; moves forward (never back) each time a step changes or un-archives
+        the slot, and when it is archived unless its type keeps `updated` on archiving
+        (ARCHIVE_KEEPS_UPDATED)."""
         edited = max(self._edited_ms(slot), self._drift_edited.get(slot, 0))
         step = self.archived[slot]
-        if step in (NEVER, 0):
+        if step in (NEVER, 0) or not self.archive_moves_updated:
             return edited
+        if step == CONTROLLED:
+            return max(edited, self._archived_at[slot])
         start, length = self.timeline.window(step)
         return max(edited, start + 1 + int(self.fraction(slot, 3) * (length - 2)))
 
@@ -277,6 +374,8 @@ class Lifecycle:
         step = self.archived[slot]
         if step == NEVER:
             return None
+        if step == CONTROLLED:
+            return self._archived_at[slot]
         if step == 0:
             updated = self._edited_ms(slot)
             return updated + 1 + int(self.fraction(slot, 3) * (T1_MS - updated - 2))

@@ -162,6 +162,38 @@ class PortalModel:
             return None
         return collection, slot
 
+    def purge(self, content_type: ContentType, hubspot_ids: list[str]) -> int:
+        """Purge objects by their ids as the client stores them (rows: 'table:row'): they
+        leave both listings, as when emptied from HubSpot's recycle bin; returns how many
+        existed."""
+        slots: dict[int, list[int]] = {}
+        for hubspot_id in hubspot_ids:
+            table_slot, object_id = -1, hubspot_id
+            if content_type is ContentType.HUBDB_ROW:
+                table_id, _, object_id = hubspot_id.partition(":")
+                table = self.find_table(table_id)
+                if table is None:
+                    continue
+                table_slot = table[0]
+            slot = self.collection(content_type, table_slot).builder.slot_of(object_id)
+            if slot is not None:
+                slots.setdefault(table_slot, []).append(slot)
+        return sum(
+            self.collection(content_type, table_slot).life.purge(found)
+            for table_slot, found in slots.items()
+        )
+
+    def set_archived(self, content_type: ContentType, ids: list[str], archived: bool) -> list[str]:
+        """Archive (or un-archive) objects of a type by id; returns the ids it changed. HubDB
+        rows are not archived one by one (a table's are, with it)."""
+        if content_type is ContentType.HUBDB_ROW:
+            raise ValueError("rows are not archived by id; archive their table")
+        collection = self.collection(content_type)
+        builder, life = collection.builder, collection.life
+        slots = [slot for slot in map(builder.slot_of, ids) if slot is not None]
+        done = life.archive(slots) if archived else life.unarchive(slots)
+        return [builder.id_of(slot) for slot in done]
+
     def ground_truth(
         self, content_type: ContentType, *, archived: bool | None = None, with_data: bool = False
     ) -> list[TruthItem]:

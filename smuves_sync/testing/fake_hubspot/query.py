@@ -37,6 +37,14 @@ _FILTERS = {
     "updatedBefore": ("updated", "lt"),
     "updatedAt": ("updated", "eq"),
 }
+# The guides' filters on when an object was archived: `archivedAt__gt=<moment>` on pages and
+# posts, `deletedAt__gt` on what carries `deletedAt` (authors, tags, blogs, tables). A live
+# object's moment is the epoch. A filter on a field the type does not carry is ignored, as
+# HubSpot ignores parameters it does not know.
+_ARCHIVE_OPS = ("gt", "gte", "lt", "lte", "eq")
+_ARCHIVE_FILTERS = {
+    f"{field}__{op}": (field, op) for field in ("archivedAt", "deletedAt") for op in _ARCHIVE_OPS
+}
 _VIEW_CACHE_SIZE = 8
 
 
@@ -68,9 +76,15 @@ class Selection:
 
 
 def parse_query(
-    params: QueryParams, *, max_limit: int, allow_offset: bool, property_param: str
+    params: QueryParams,
+    *,
+    max_limit: int,
+    allow_offset: bool,
+    property_param: str,
+    time_filters: bool = True,
 ) -> ListQuery:
-    """Validate the listing parameters; unknown parameters are ignored, as HubSpot does."""
+    """Validate the listing parameters; unknown parameters are ignored, as HubSpot does (a
+    HubDB table's rows take no `createdAfter`, `updatedAfter`…: `time_filters=False`)."""
     limit = _int_param(params, "limit", default=max_limit)
     if limit < 1:
         raise BadRequest("limit must be a positive integer")
@@ -82,8 +96,8 @@ def parse_query(
         raise BadRequest("archived must be true or false")
     filters = tuple(
         (field, op, _moment_ms(params[name], name))
-        for name, (field, op) in _FILTERS.items()
-        if name in params
+        for name, (field, op) in (_FILTERS | _ARCHIVE_FILTERS).items()
+        if name in params and time_filters
     )
     properties = tuple(
         name for value in params.getlist(property_param) for name in value.split(",") if name
@@ -225,13 +239,21 @@ class Collection:
         for field, op, moment in filters:
             if field == "created":
                 value = self.life.created_ms(slot)
-            else:
+            elif field == "updated":
                 value = self.builder.updated_ms(self.life, slot)
-            if (op == "gt" and value <= moment) or (op == "lt" and value >= moment):
-                return False
-            if op == "eq" and value != moment:
+            elif field == self.builder.archive_field:
+                value = self.life.archived_ms(slot) or 0
+            else:
+                continue
+            if not _compare(value, op, moment):
                 return False
         return True
+
+
+def _compare(value: int, op: str, moment: int) -> bool:
+    if op in ("gt", "lt", "eq"):
+        return value > moment if op == "gt" else value < moment if op == "lt" else value == moment
+    return value >= moment if op == "gte" else value <= moment
 
 
 def _sortable(value: Any) -> Any:

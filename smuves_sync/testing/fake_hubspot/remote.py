@@ -57,6 +57,25 @@ class FakeHubSpotRemote(FakeControl):
         body = {} if churn is None else asdict(churn)
         return int(self._call("POST", f"/_fake/portals/{portal_id}/advance", body)["version"])
 
+    def purge(self, portal_id: int, content_type: ContentType | str, hubspot_ids: list[str]) -> int:
+        body = {"type": str(ContentType(content_type)), "ids": list(hubspot_ids)}
+        return int(self._call("POST", f"/_fake/portals/{portal_id}/purge", body)["purged"])
+
+    def archive(self, portal_id: int, content_type: ContentType | str, ids: list[str]) -> list[str]:
+        return self._set_archived(portal_id, content_type, ids, "archive")
+
+    def unarchive(
+        self, portal_id: int, content_type: ContentType | str, ids: list[str]
+    ) -> list[str]:
+        return self._set_archived(portal_id, content_type, ids, "unarchive")
+
+    def _set_archived(
+        self, portal_id: int, content_type: ContentType | str, ids: list[str], verb: str
+    ) -> list[str]:
+        body = {"type": ContentType(content_type).value, "ids": list(ids)}
+        raw = self._call("POST", f"/_fake/portals/{portal_id}/{verb}", body)
+        return [str(object_id) for object_id in raw["ids"]]
+
     def version(self, portal_id: int) -> int:
         return int(self._call("GET", f"/_fake/portals/{portal_id}")["version"])
 

@@ -151,9 +151,11 @@ class Churn:
 
     `added` is a share of the collection's initial size, so repeated steps add steadily;
     `unarchived` a share of the objects archived before the step, which come back (and are
-    edited as they do). `types` limits the step to those content types (None: every type;
-    a HubDB table follows its rows). Counts are rounded, so tiny collections may see no
-    change at all.
+    edited as they do). `purged` (a share of the live objects' number) empties HubSpot's
+    recycle bin of that many objects archived before the step, then of live ones when the bin
+    holds fewer: they leave both listings, as a purge or a deleted HubDB row does. `types`
+    limits the step to those content types (None: every type; a HubDB table follows its
+    rows). Counts are rounded, so tiny collections may see no change at all.
     """
 
     changed: float = 0.10
@@ -162,9 +164,17 @@ class Churn:
     archived: float = 0.01
     unarchived: float = 0.0
     types: tuple[ContentType, ...] | None = None
+    purged: float = 0.0
 
     def __post_init__(self) -> None:
-        shares = (self.changed, self.deleted, self.added, self.archived, self.unarchived)
+        shares = (
+            self.changed,
+            self.deleted,
+            self.added,
+            self.archived,
+            self.unarchived,
+            self.purged,
+        )
         if any(share < 0 for share in shares) or self.changed + self.deleted + self.archived > 1:
             raise ValueError("churn shares must be >= 0 and changed+deleted+archived <= 1")
         if self.unarchived > 1:

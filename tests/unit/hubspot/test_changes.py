@@ -47,9 +47,12 @@ async def test_one_request_a_pass_when_fewer_than_a_page_changed(
 
     def answer(request: httpx.Request) -> httpx.Response:
         params = request.url.params
-        assert params["sort"] == "-updatedAt" and "updatedAfter" not in params
+        assert "updatedAfter" not in params
         if params.get("archived") == "true":
-            return json_response(body([], 4, more=True))  # reaches back: nothing newer
+            # What was archived since: nothing (the pass's own count is not asked).
+            assert params["archivedAt__gt"] == iso_ms(SINCE) and "sort" not in params
+            return json_response(body([], 0, more=False))
+        assert params["sort"] == "-updatedAt"
         return json_response(body(live, 1200, more=True))
 
     route = router.get(PATH).mock(side_effect=answer)
@@ -57,7 +60,7 @@ async def test_one_request_a_pass_when_fewer_than_a_page_changed(
 
     assert route.call_count == 2
     assert [[r.hubspot_id for r in p.items] for p in pages] == [["3", "2"], []]
-    assert [(p.archived, p.counted) for p in pages] == [(False, 1200), (True, 4)]
+    assert [(p.archived, p.counted) for p in pages] == [(False, 1200), (True, None)]
     assert Cursor.decode(pages[-1].cursor, "site_page").done
 
 
@@ -94,12 +97,13 @@ async def test_the_opening_counts_what_changed_from_the_first_answers_and_asks_n
     make_client: MakeClient, router: respx.MockRouter
 ) -> None:
     live = [page_object(3, SINCE + 30), page_object(2, SINCE + 20), page_object(1, SINCE - 5)]
-    archived = [page_object(7, SINCE + 9), page_object(6, SINCE - 9)]
+    # Archived since the moment, though updated long before it (HubSpot's CMS keeps `updated`).
+    archived = [page_object(7, SINCE - 9)]
 
     def answer(request: httpx.Request) -> httpx.Response:
         assert "updatedAfter" not in request.url.params
         if request.url.params.get("archived") == "true":
-            return json_response(body(archived, 40, more=True))
+            return json_response(body(archived, 1, more=False))
         return json_response(body(live, 1200, more=True))
 
     route = router.get(PATH).mock(side_effect=answer)
@@ -110,21 +114,52 @@ async def test_the_opening_counts_what_changed_from_the_first_answers_and_asks_n
     assert opening.changed == 3  # two live, one archived
     assert route.call_count == 2  # the pages were the opening's answers
     assert [[r.hubspot_id for r in p.items] for p in pages] == [["3", "2"], ["7"]]
-    assert [(p.archived, p.counted) for p in pages] == [(False, 1200), (True, 40)]
+    assert [(p.archived, p.counted) for p in pages] == [(False, 1200), (True, None)]
 
 
-async def test_more_changes_than_a_page_are_counted_with_one_request_more(
+async def test_what_was_archived_since_is_paged_by_its_cursor_with_the_filter_kept(
+    make_client: MakeClient, router: respx.MockRouter
+) -> None:
+    asked: list[dict[str, str]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        params = dict(request.url.params)
+        asked.append(params)
+        if params.get("archived") != "true":
+            return json_response(body([], 900, more=False))
+        if params.get("after") == "a2":
+            return json_response({"results": [page_object(5, SINCE - 50)], "total": 2})
+        first = {"results": [page_object(4, SINCE - 40)], "total": 2}
+        return json_response({**first, "paging": {"next": {"after": "a2"}}})
+
+    router.get(PATH).mock(side_effect=answer)
+    client = make_client()
+    pages = await read_all(client)
+
+    assert [[r.hubspot_id for r in p.items] for p in pages] == [[], ["4"], ["5"]]
+    assert all(r.archived for p in pages[1:] for r in p.items)
+    assert [a.get("archivedAt__gt") for a in asked[1:]] == [iso_ms(SINCE)] * 2
+    # Resumed after the first archived page: its cursor, the filter still asked.
+    resumed = [page async for page in client.changed_pages("site_page", SINCE, pages[1].cursor)]
+    assert [[r.hubspot_id for r in p.items] for p in resumed] == [["5"]]
+    assert asked[-1]["after"] == "a2" and asked[-1]["archivedAt__gt"] == iso_ms(SINCE)
+    # Authors and tags name the moment `deletedAt`.
+    assert client.spec("blog_author").archive_filter == "deletedAt"
+
+
+async def test_more_changes_than_a_page_are_counted_by_their_second_page(
     make_client: MakeClient, router: respx.MockRouter
 ) -> None:
     client = make_client()
-    newest = newest_page(client.spec("site_page").page_size)
+    size = client.spec("site_page").page_size
+    newest = newest_page(size)
     asked: list[dict[str, str]] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
         params = dict(request.url.params)
         asked.append(params)
         if "updatedAfter" in params:
-            return json_response(body([newest[0]], 321, more=True))
+            return json_response(body([newest[-1]], 321, more=False))
         if params.get("archived") == "true":
             return json_response(body([], 0, more=False))
         return json_response(body(newest, 5000, more=True))
@@ -132,9 +167,15 @@ async def test_more_changes_than_a_page_are_counted_with_one_request_more(
     router.get(PATH).mock(side_effect=answer)
     opening = await client.open_changes("site_page", SINCE)
 
-    assert opening.changed == 321
+    # The first page's objects newer than its oldest, and the second page's count of the rest.
+    assert opening.changed == (size - 1) + 321
     assert len(asked) == 3 and "updatedAfter" not in asked[0]
-    assert (asked[1]["limit"], asked[1]["updatedAfter"]) == ("1", iso_ms(SINCE))
+    oldest = SINCE + 500 - (size - 1)
+    assert asked[1]["updatedAfter"] == iso_ms(SINCE)
+    assert (asked[1]["limit"], asked[1]["updatedBefore"]) == (str(size), iso_ms(oldest + 1))
+    # The listing reads the second page from the opening: no request more.
+    pages = [p async for p in client.changed_pages("site_page", SINCE, opening=opening)]
+    assert len(asked) == 3 and sum(len(p.items) for p in pages) == size + 1
 
 
 async def test_an_opening_without_a_count_leaves_the_total_unknown(
@@ -166,6 +207,8 @@ async def test_an_answer_not_newest_first_is_listed_by_updated_after_instead(
     def answer(request: httpx.Request) -> httpx.Response:
         params = dict(request.url.params)
         asked.append(params)
+        if params.get("archived") == "true":
+            return json_response(body([], 0, more=False))
         if "updatedAfter" in params:
             assert params["sort"] == "updatedAt"
             return json_response(body(changed, 1, more=False))
@@ -174,8 +217,10 @@ async def test_an_answer_not_newest_first_is_listed_by_updated_after_instead(
     router.get(PATH).mock(side_effect=answer)
     pages = await read_all(client)
 
-    assert [r.hubspot_id for p in pages for r in p.items] == ["9000", "9000"]  # live, archived
+    assert [r.hubspot_id for p in pages for r in p.items] == ["9000"]
     assert asked[1]["updatedAfter"] == iso_ms(SINCE)
+    # The archived pass asks what was archived since, which no sort orders.
+    assert asked[2]["archivedAt__gt"] == iso_ms(SINCE)
 
 
 async def test_ids_only(make_client: MakeClient, router: respx.MockRouter) -> None:

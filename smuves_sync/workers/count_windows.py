@@ -1,0 +1,242 @@
+"""Purged objects found by counting, not listing: creation-time windows of one pass.
+
+An object purged from HubSpot (emptied from its recycle bin: gone from the live and the archived
+listing) leaves no trace in any change listing; only a count shows it. When an incremental read
+has stored what changed and a pass still counts other than what is stored for it
+(`incremental._check_counts`), `find_by_windows` compares counts over windows of creation time:
+
+1. The pass's stored objects are read with their creation time (their documents' `createdAt`
+   or `created`), sorted. HubSpot's count of the whole pass is the root window's.
+2. A window whose count equals what is stored created within it is taken as it is. One whose
+   count differs is split at the creation time of its middle stored object; the left part is
+   counted (`HubSpotClient.window`: one request, `createdAfter`/`createdBefore`, which also
+   lists the part's ids when they fit on one page) and the right part's count is the window's
+   less the left's, asked nothing.
+3. A part that one page lists is compared id by id with what is stored in it. What is stored
+   and not listed is asked for by id, live and archived (it may have been archived, or sit on a
+   boundary HubSpot drew otherwise); what HubSpot no longer holds is marked deleted. What is
+   listed and not stored is read by id and stored.
+4. Each window is split only while the estimate of finding its differences by halving
+   (`split_cost`: about a count per halving and difference, the halvings above them shared) is
+   below listing it (`listing_cost`: its pages, and two batch reads per 100 it did not show);
+   otherwise its ids are listed (several pages: what is not listed
+   is confirmed in both states, as the deletion sweep does, since an offset listing can step
+   over an object). When the root window itself is cheaper listed, `find_by_windows` returns
+   None and the read lists the pass's ids as before ("full read"), so a re-sync never costs more
+   than that listing plus its counting requests.
+
+A creation and a purge in the same window do not hide each other: the creation was read (the
+change listing comes first) and stored, so the window stores one object more than HubSpot
+counts. HubSpot reads `createdAfter` as strictly after and `createdBefore` as strictly before,
+in milliseconds: a window is `[start, end)`, asked as `createdAfter=start - 1 ms`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from smuves_sync.content_fields import RecordError
+from smuves_sync.db.fetch_seen import fetch_seen_created
+from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
+from smuves_sync.hubspot.windows import WindowAnswer
+from smuves_sync.workers.page_writer import PageWriter
+
+log = logging.getLogger(__name__)
+
+# (creation time in epoch milliseconds, id) of a stored object, sorted.
+Stored = tuple[int, str]
+
+
+@dataclass(slots=True)
+class _Window:
+    """A creation-time window `[start, end)` (None: open), the stored objects created in it,
+    HubSpot's count of it and, when one page listed it, its ids."""
+
+    start: int | None
+    end: int | None
+    stored: Sequence[Stored]
+    total: int
+    ids: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class WindowsFound:
+    """What the count windows found: rows written, rows marked deleted, requests spent,
+    windows counted."""
+
+    written: int = 0
+    deleted: int = 0
+    requests: int = 0
+    counted: int = 0
+    missing: set[str] = field(default_factory=set)
+    unsure: set[str] = field(default_factory=set)
+    extra: set[str] = field(default_factory=set)
+
+
+def listing_cost(total: int, differences: int, page_size: int) -> int:
+    """Requests to settle a window of `total` objects by listing its ids: its pages, then what
+    it did not show asked about in both states (two batch reads per 100)."""
+    return max(math.ceil(total / page_size), 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
+
+
+def split_cost(total: int, differences: int, page_size: int) -> int:
+    """Requests to settle `differences` objects of a window of `total` by halving it down to
+    parts of a page: a count per halving and difference (the halvings above the differences'
+    own parts shared), a part's ids coming with its count, and two batch reads per 100."""
+    if differences == 0:
+        return 0
+    halvings = max(math.ceil(math.log2(max(total, 1) / page_size)), 0)
+    shared = min(int(math.log2(differences)), halvings)
+    return differences * (halvings - shared + 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
+
+
+def _split_at(stored: Sequence[Stored]) -> int | None:
+    """Where to split a window's stored objects: the index of the first object of the right
+    part, nearest the middle, with a creation time of its own (a window cannot split within
+    one millisecond); None when there is none."""
+    middle = len(stored) // 2
+    for index in sorted(range(1, len(stored)), key=lambda i: abs(i - middle)):
+        if stored[index - 1][0] < stored[index][0]:
+            return index
+    return None
+
+
+async def stored_creations(
+    writer: PageWriter, client: HubSpotClient, *, archived: bool
+) -> list[Stored] | None:
+    """The pass's stored objects with their creation times, sorted; None when one of them has
+    none that can be read (then only a listing can compare them)."""
+    job = writer.job
+    spec = client.spec(job.content_type)
+    keys = spec.fields.created_at
+    async with writer.reading() as scoped:
+        rows = await fetch_seen_created(
+            scoped, job.portal_id, job.content_type, archived=archived, keys=keys
+        )
+    found: list[Stored] = []
+    for row in rows:
+        try:
+            found.append((spec.created_ms({keys[0]: row.created}), row.hubspot_id))
+        except RecordError:
+            log.info("job %s: %s has no creation time: no count windows", job.id, row.hubspot_id)
+            return None
+    found.sort()
+    return found
+
+
+async def find_by_windows(
+    writer: PageWriter,
+    client: HubSpotClient,
+    *,
+    archived: bool,
+    counted: int,
+    root: WindowAnswer | None = None,
+) -> WindowsFound | None:
+    """Find what differs between the pass's stored objects and HubSpot's (`counted`: its count
+    of the pass; `root`: the answer that counted it as a window, when it was one) by count
+    windows, store it and mark the gone deleted; None when listing the pass is the cheaper way
+    (or its objects cannot be windowed)."""
+    spec = client.spec(writer.job.content_type)
+    if not spec.created_keyset or spec.parent is not None:
+        return None
+    stored = await stored_creations(writer, client, archived=archived)
+    if stored is None:
+        return None
+    page = spec.page_size
+    differences = abs(counted - len(stored))
+    ids = root.ids if root is not None else None
+    cheaper = split_cost(counted, differences, page) < listing_cost(counted, differences, page)
+    if ids is None and not cheaper:
+        return None
+    before = client.requests
+    found = WindowsFound()
+    todo = [_Window(None, None, stored, counted, ids)]
+    while todo:
+        window = todo.pop()
+        await _visit(writer, client, window, archived, found, todo)
+    await _settle(writer, client, archived, found)
+    found.requests = client.requests - before
+    log.info(
+        "job %s: %s %s pass: %d windows counted, %d gone, %d found, %d requests",
+        writer.job.id,
+        spec.name,
+        "archived" if archived else "live",
+        found.counted,
+        found.deleted,
+        len(found.extra),
+        found.requests,
+    )
+    return found
+
+
+async def _visit(
+    writer: PageWriter,
+    client: HubSpotClient,
+    window: _Window,
+    archived: bool,
+    found: WindowsFound,
+    todo: list[_Window],
+) -> None:
+    """Take one window: matched, compared id by id, listed, or split in two."""
+    content_type = writer.job.content_type
+    page = client.spec(content_type).page_size
+    differences = abs(window.total - len(window.stored))
+    if differences == 0:
+        return
+    if window.ids is None and window.total <= page:
+        answer = await client.window(
+            content_type, archived=archived, start_ms=window.start, end_ms=window.end
+        )
+        found.counted += 1
+        window.total, window.ids = answer.total, answer.ids
+        if window.ids is None:  # it grew past a page meanwhile: take it again
+            todo.append(window)
+            return
+    if window.ids is not None:
+        _compare(window, window.ids, found.missing, found.extra)
+        return
+    cut = _split_at(window.stored)
+    split = split_cost(window.total, differences, page)
+    if cut is None or split >= listing_cost(window.total, differences, page):
+        ids = await client.window_ids(
+            content_type, archived=archived, start_ms=window.start, end_ms=window.end
+        )
+        _compare(window, ids, found.unsure, found.extra)
+        return
+    at = window.stored[cut][0]
+    left = _Window(window.start, at, window.stored[:cut], 0)
+    answer = await client.window(content_type, archived=archived, start_ms=left.start, end_ms=at)
+    found.counted += 1
+    left.total, left.ids = answer.total, answer.ids
+    right = _Window(at, window.end, window.stored[cut:], max(window.total - answer.total, 0))
+    todo += [right, left]
+
+
+def _compare(window: _Window, ids: Sequence[str], missing: set[str], extra: set[str]) -> None:
+    """What the window stores and HubSpot does not list, and the other way round."""
+    mine = {hubspot_id for _, hubspot_id in window.stored}
+    listed = set(ids)
+    missing.update(mine - listed)
+    extra.update(listed - mine)
+
+
+async def _settle(
+    writer: PageWriter, client: HubSpotClient, archived: bool, found: WindowsFound
+) -> None:
+    """Ask about what the windows showed: what is stored and not listed in the pass is asked
+    for by id in both states (a window's listing is HubSpot's word on one window; by id, a
+    boundary HubSpot drew otherwise cannot delete an object), what is listed and not stored in
+    this one; store what HubSpot holds, mark the gone deleted."""
+    content_type = writer.job.content_type
+    asked = sorted(found.missing | found.unsure)
+    for at in range(0, len(asked), BATCH_READ_SIZE):
+        answer = await client.confirm(content_type, asked[at : at + BATCH_READ_SIZE])
+        written, deleted = await writer.confirmed(answer)
+        found.written, found.deleted = found.written + written, found.deleted + deleted
+    if found.extra:
+        answer = await client.confirm_in(content_type, sorted(found.extra), archived=archived)
+        found.written += await writer.store(answer.present, answer.rejects)
