@@ -25,7 +25,9 @@
     │   └── AllDuplicateJobs        every requested type is already in flight (HTTP 409, exit 3)
     └── HubSpotError                carries portal id, content type, HTTP status, correlation id
         ├── HubSpotRetryableError   transport errors, 5xx, 423, 477: worth another attempt
-        │   └── HubSpotUnavailable  no connection, or 502/503/504: HubSpot, not the request
+        │   ├── HubSpotUnavailable  no connection, or 502/503/504: HubSpot, not the request
+        │   └── WriteOutcomeUnknown a write's answer was lost (timeout, 5xx, dropped): it
+        │                           may have committed; decided by reading back, never resent
         ├── HubSpotUnreachable      unavailable for longer than the outage bound (not retried)
         ├── HubSpotRateLimited      a 429 whose window is short (TEN_SECONDLY_ROLLING, SECONDLY)
         │   └── HubSpotDailyLimitReached   park the job until `resets_at`, keep its cursor
@@ -216,6 +218,11 @@ class HubSpotUnavailable(HubSpotRetryableError):
     def __init__(self, message: str, *, cause: str, **context: object) -> None:
         super().__init__(message, **context)  # type: ignore[arg-type]
         self.cause = cause
+
+
+class WriteOutcomeUnknown(HubSpotRetryableError):
+    """A write was sent and its answer lost (a timeout, a 5xx, a dropped connection): HubSpot
+    may have applied it. Never sent again blindly: the objects are read back to decide."""
 
 
 class HubSpotUnreachable(HubSpotError):
