@@ -15,6 +15,7 @@ from smuves_sync.content_types import ContentType as ContentType
 class JobKind(StrEnum):
     FETCH = "fetch"
     EXPORT = "export"
+    PUSH = "push"
 
 
 class JobPriority(IntEnum):

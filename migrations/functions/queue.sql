@@ -71,8 +71,10 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
                             p_portal_max_running
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
+        -- Exports and pushes share the second lease (job_lease_expired): the longer of theirs,
+        -- so that neither's lease is cut short.
         SELECT max(l.lease) FILTER (WHERE l.kind = 'fetch'),
-               max(l.lease) FILTER (WHERE l.kind = 'export')
+               max(l.lease) FILTER (WHERE l.kind <> 'fetch')
         INTO v_fetch_lease, v_export_lease
         FROM public.job_leases AS l;
 
@@ -442,7 +444,7 @@ REVOKE ALL ON FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid,
 GRANT EXECUTE ON FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now timestamp with time zone) TO smuves_worker;
 
 -- Whether job p_job's lease has expired at p_now: it is running and its last sign of life
--- (heartbeat_at) is older than its kind's lease. The comparison with the shorter lease is
+-- (heartbeat_at) is older than its kind's lease (p_export_lease serves every kind but fetch). The comparison with the shorter lease is
 -- implied by the one after it, and is there for the planner: it bounds a walk of
 -- jobs_lease_idx, which the kind-dependent one cannot. One SQL expression, STABLE (as
 -- timestamptz - interval is), no SET, not SECURITY DEFINER: the planner inlines it into the
