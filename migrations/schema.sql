@@ -2345,6 +2345,78 @@ ALTER TABLE ONLY public.app_users FORCE ROW LEVEL SECURITY;
 ALTER TABLE public.app_users OWNER TO smuves_owner;
 
 --
+-- Name: changeset_items; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.changeset_items (
+    changeset_id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    content_type public.content_type NOT NULL,
+    hubspot_id text NOT NULL,
+    base_version integer,
+    base_updated text,
+    fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    before jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text NOT NULL,
+    reason text,
+    warnings text[] DEFAULT '{}'::text[] NOT NULL,
+    applied_version integer,
+    applied_at timestamp with time zone,
+    CONSTRAINT changeset_items_before_object CHECK ((jsonb_typeof(before) = 'object'::text)),
+    CONSTRAINT changeset_items_fields_object CHECK ((jsonb_typeof(fields) = 'object'::text)),
+    CONSTRAINT changeset_items_hubspot_id_present CHECK ((hubspot_id <> ''::text)),
+    CONSTRAINT changeset_items_state_known CHECK ((state = ANY (ARRAY['pending'::text, 'unchanged'::text, 'invalid'::text, 'applied'::text, 'conflict'::text, 'failed'::text, 'held'::text])))
+);
+
+ALTER TABLE ONLY public.changeset_items FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.changeset_items OWNER TO smuves_owner;
+
+--
+-- Name: changesets; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.changesets (
+    id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    owner_id uuid,
+    content_type public.content_type,
+    source text NOT NULL,
+    rolls_back bigint,
+    filename text,
+    status text DEFAULT 'draft'::text NOT NULL,
+    publish text,
+    run_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    pushed_at timestamp with time zone,
+    CONSTRAINT changesets_filename_short CHECK ((length(filename) <= 255)),
+    CONSTRAINT changesets_publish_known CHECK ((publish = ANY (ARRAY['live'::text, 'draft'::text]))),
+    CONSTRAINT changesets_rolls_back_rollback CHECK (((source = 'rollback'::text) = (rolls_back IS NOT NULL))),
+    CONSTRAINT changesets_source_known CHECK ((source = ANY (ARRAY['import'::text, 'rollback'::text]))),
+    CONSTRAINT changesets_status_known CHECK ((status = ANY (ARRAY['draft'::text, 'pushing'::text, 'pushed'::text])))
+);
+
+ALTER TABLE ONLY public.changesets FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.changesets OWNER TO smuves_owner;
+
+--
+-- Name: changesets_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.changesets ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.changesets_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: content_items; Type: TABLE; Schema: public; Owner: smuves_owner
 --
 
@@ -2527,8 +2599,12 @@ CREATE TABLE public.exports (
     finished_at timestamp with time zone,
     include_deleted boolean DEFAULT false NOT NULL,
     deleted_count bigint,
+    edit boolean DEFAULT false NOT NULL,
+    fields text[],
     CONSTRAINT exports_bytes_nonnegative CHECK ((bytes >= 0)),
     CONSTRAINT exports_deleted_count_nonnegative CHECK ((deleted_count >= 0)),
+    CONSTRAINT exports_edit_csv CHECK (((NOT edit) OR ((format)::text = 'csv'::text))),
+    CONSTRAINT exports_fields_edit CHECK (((fields IS NULL) OR edit)),
     CONSTRAINT exports_row_count_nonnegative CHECK ((row_count >= 0))
 );
 
@@ -2864,6 +2940,30 @@ ALTER TABLE ONLY public.app_users
 
 
 --
+-- Name: changeset_items changeset_items_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changeset_items
+    ADD CONSTRAINT changeset_items_pkey PRIMARY KEY (changeset_id, content_type, hubspot_id);
+
+
+--
+-- Name: changesets changesets_id_portal_id_key; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_id_portal_id_key UNIQUE (id, portal_id);
+
+
+--
+-- Name: changesets changesets_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: content_items content_items_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
 --
 
@@ -3053,6 +3153,13 @@ ALTER TABLE ONLY public.schema_migrations
 
 ALTER TABLE ONLY public.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: changesets_portal_created_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX changesets_portal_created_idx ON public.changesets USING btree (portal_id, created_at DESC);
 
 
 --
@@ -3357,6 +3464,38 @@ CREATE TRIGGER runs_notify_settled AFTER UPDATE ON public.runs REFERENCING OLD T
 
 
 --
+-- Name: changeset_items changeset_items_changeset_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changeset_items
+    ADD CONSTRAINT changeset_items_changeset_fkey FOREIGN KEY (changeset_id, portal_id) REFERENCES public.changesets(id, portal_id) ON DELETE CASCADE;
+
+
+--
+-- Name: changesets changesets_owner_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES public.app_users(id) ON UPDATE CASCADE ON DELETE SET NULL;
+
+
+--
+-- Name: changesets changesets_portal_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_portal_id_fkey FOREIGN KEY (portal_id) REFERENCES public.portals(id) ON DELETE CASCADE;
+
+
+--
+-- Name: changesets changesets_rolls_back_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_rolls_back_fkey FOREIGN KEY (rolls_back, portal_id) REFERENCES public.changesets(id, portal_id) ON DELETE CASCADE;
+
+
+--
 -- Name: content_rejects content_rejects_run_id_portal_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
 --
 
@@ -3504,6 +3643,88 @@ CREATE POLICY app_users_app ON public.app_users TO smuves_app USING (((id = publ
 --
 
 CREATE POLICY app_users_owner_all ON public.app_users TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: changeset_items; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.changeset_items ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: changeset_items changeset_items_app; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_app ON public.changeset_items TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
+
+
+--
+-- Name: changeset_items changeset_items_app_editor_insert; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_app_editor_insert ON public.changeset_items AS RESTRICTIVE FOR INSERT TO smuves_app WITH CHECK (((portal_id IN ( SELECT public.editor_portal_ids() AS editor_portal_ids)) AND (state = ANY (ARRAY['pending'::text, 'unchanged'::text, 'invalid'::text]))));
+
+
+--
+-- Name: changeset_items changeset_items_owner_all; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_owner_all ON public.changeset_items TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: changeset_items changeset_items_worker; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_worker ON public.changeset_items TO smuves_worker USING ((portal_id = public.current_app_portal())) WITH CHECK ((portal_id = public.current_app_portal()));
+
+
+--
+-- Name: changeset_items changeset_items_worker_lease; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_worker_lease ON public.changeset_items AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
+
+
+--
+-- Name: changesets; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.changesets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: changesets changesets_app; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_app ON public.changesets TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
+
+
+--
+-- Name: changesets changesets_app_editor_insert; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_app_editor_insert ON public.changesets AS RESTRICTIVE FOR INSERT TO smuves_app WITH CHECK (((portal_id IN ( SELECT public.editor_portal_ids() AS editor_portal_ids)) AND (owner_id = public.current_app_user())));
+
+
+--
+-- Name: changesets changesets_owner_all; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_owner_all ON public.changesets TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: changesets changesets_worker; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_worker ON public.changesets TO smuves_worker USING ((portal_id = public.current_app_portal())) WITH CHECK ((portal_id = public.current_app_portal()));
+
+
+--
+-- Name: changesets changesets_worker_lease; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_worker_lease ON public.changesets AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
 
 
 --
@@ -4876,6 +5097,139 @@ GRANT ALL ON FUNCTION public.worker_unregister(p_id bigint, p_token uuid) TO smu
 
 
 --
+-- Name: TABLE changeset_items; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.changeset_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(changeset_id) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(portal_id) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(content_type) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.hubspot_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(hubspot_id) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.base_version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(base_version) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.base_updated; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(base_updated) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.fields; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(fields) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.before; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(before) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.state; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(state) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.reason; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(reason) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.warnings; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(warnings) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: TABLE changesets; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(portal_id) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.owner_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(owner_id) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(content_type) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.source; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(source) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.rolls_back; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(rolls_back) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.filename; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(filename) ON TABLE public.changesets TO smuves_app;
+
+
+--
 -- Name: TABLE content_items; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
@@ -5065,6 +5419,34 @@ GRANT SELECT ON TABLE public.content_versions TO smuves_app;
 
 
 --
+-- Name: COLUMN content_versions.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(portal_id) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_versions.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(content_type) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_versions.hubspot_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(hubspot_id) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_versions.version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(version) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
 -- Name: TABLE exports; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
@@ -5126,6 +5508,20 @@ GRANT INSERT(include_deleted) ON TABLE public.exports TO smuves_app;
 --
 
 GRANT UPDATE(deleted_count) ON TABLE public.exports TO smuves_worker;
+
+
+--
+-- Name: COLUMN exports.edit; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(edit) ON TABLE public.exports TO smuves_app;
+
+
+--
+-- Name: COLUMN exports.fields; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(fields) ON TABLE public.exports TO smuves_app;
 
 
 --

@@ -58,6 +58,8 @@ EXPECTED_TABLES = {
     "hubspot_minutes",
     "operator_actions",
     "dashboard_confirmations",
+    "changesets",
+    "changeset_items",
     "workers",
 }
 

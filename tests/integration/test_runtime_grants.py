@@ -34,9 +34,12 @@ APP = [
     "EXECUTE ON FUNCTION portal_token_for_member(bigint)",
     "EXECUTE ON FUNCTION run_rejects_note(bigint)",
     "EXECUTE ON FUNCTION stop_run(bigint,timestamp with time zone)",
+    "INSERT (changeset_id, portal_id, content_type, hubspot_id, base_version, base_updated, "
+    "fields, before, state, reason, warnings) ON changeset_items",
     "INSERT (id, name, owner_id, token_encrypted, time_zone) ON portals",
+    "INSERT (portal_id, owner_id, content_type, source, rolls_back, filename) ON changesets",
     "INSERT (portal_id, owner_id, kind, content_types, full_read) ON runs",
-    "INSERT (run_id, portal_id, content_type, format, include_deleted) ON exports",
+    "INSERT (run_id, portal_id, content_type, format, include_deleted, edit, fields) ON exports",
     "SELECT (id, name, owner_id, created_at, token_rejected_at) ON portals",
     "SELECT (id, portal_id, owner_id, kind, status, content_types, created_at, started_at, "
     "finished_at) ON runs",
@@ -51,6 +54,8 @@ APP = [
     "SELECT (portal_id, user_id, role) ON portal_members",
     "SELECT (run_id, content_type, reason) ON content_rejects",
     "SELECT (version) ON schema_migrations",
+    "SELECT ON changeset_items",
+    "SELECT ON changesets",
     "SELECT ON content_versions",
     "SELECT ON exports",
     "SELECT ON fetch_reads",
@@ -99,6 +104,7 @@ WORKER = [
     "run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error, "
     "last_error_public, idempotency_key, created_at, finished_at, priority, fair_at) ON jobs",
     "SELECT (id, token_rejected_at) ON portals",
+    "SELECT (portal_id, content_type, hubspot_id, version) ON content_versions",
     "SELECT (portal_id, owner_id, content_types, enabled, next_run_at) ON schedules",
     "SELECT ON content_items",
     "SELECT ON content_syncs",

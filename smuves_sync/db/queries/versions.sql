@@ -96,3 +96,12 @@ SELECT * FROM public.prune_deleted_content(
 SELECT * FROM public.prune_content_versions(
     %(portal_id)s, %(cutoff)s, coalesce(%(after_at)s::timestamptz, '-infinity'),
     coalesce(%(after_id)s::bigint, 0), %(limit)s, %(dry_run)s)
+
+-- name: versions_current
+-- The current version number of each of the objects named (the edit export's and the
+-- changesets' `_version`): the one place that says which stored version an object is at.
+SELECT v.hubspot_id, max(v.version) AS version
+FROM public.content_versions AS v
+WHERE v.portal_id = %(portal_id)s AND v.content_type = %(content_type)s::text
+  AND v.hubspot_id = ANY (%(hubspot_ids)s::text[])
+GROUP BY v.hubspot_id
