@@ -49,7 +49,7 @@ ALTER DOMAIN public.export_format OWNER TO smuves_owner;
 --
 
 CREATE DOMAIN public.job_kind AS text
-	CONSTRAINT job_kind_known CHECK ((VALUE = ANY (ARRAY['fetch'::text, 'export'::text])));
+	CONSTRAINT job_kind_known CHECK ((VALUE = ANY (ARRAY['fetch'::text, 'export'::text, 'push'::text])));
 
 
 ALTER DOMAIN public.job_kind OWNER TO smuves_owner;
@@ -188,6 +188,82 @@ CREATE FUNCTION public.app_user_sign_in(p_email text DEFAULT NULL::text, p_email
 
 ALTER FUNCTION public.app_user_sign_in(p_email text, p_email_verified boolean) OWNER TO smuves_owner;
 
+--
+-- Name: changeset_push_begin(bigint, bigint, text); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_changeset public.changesets;
+        v_run public.runs;
+    BEGIN
+        SELECT * INTO v_changeset FROM public.changesets AS c WHERE c.id = p_changeset_id
+        FOR UPDATE;
+        IF NOT FOUND OR NOT (public.operator_session()
+                             OR v_changeset.portal_id IN (SELECT public.member_portal_ids())) THEN
+            RETURN NULL;
+        END IF;
+        IF NOT public.operator_session()
+           AND v_changeset.portal_id NOT IN (SELECT public.editor_portal_ids()) THEN
+            RAISE EXCEPTION 'changeset_push_begin: only the owners and editors of portal % may '
+                            'push its changesets; a viewer may only read', v_changeset.portal_id
+                USING ERRCODE = 'insufficient_privilege', CONSTRAINT = 'portal_app_editor';
+        END IF;
+        SELECT * INTO v_run FROM public.runs AS r WHERE r.id = p_run_id;
+        IF NOT FOUND OR v_run.kind <> 'push' OR v_run.portal_id <> v_changeset.portal_id THEN
+            RAISE EXCEPTION 'changeset_push_begin: run % is no push of portal %',
+                            p_run_id, v_changeset.portal_id
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        IF v_changeset.status = 'pushing' THEN
+            RETURN v_changeset.status;
+        END IF;
+        UPDATE public.changesets AS c
+        SET status = 'pushing', run_id = p_run_id, publish = p_publish
+        WHERE c.id = p_changeset_id;
+        RETURN v_changeset.status;
+    END
+    $$;
+
+
+ALTER FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) OWNER TO smuves_owner;
+
+--
+-- Name: changesets_follow_push(); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.changesets_follow_push() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_id bigint;
+    BEGIN
+        SELECT c.id INTO v_id FROM public.changesets AS c
+        WHERE c.run_id = NEW.run_id AND c.portal_id = NEW.portal_id AND c.status = 'pushing'
+        FOR UPDATE;
+        IF NOT FOUND OR EXISTS (SELECT FROM public.jobs AS j
+                                WHERE j.run_id = NEW.run_id AND j.id <> NEW.id
+                                  AND j.status IN ('pending', 'running')) THEN
+            RETURN NULL;
+        END IF;
+        UPDATE public.changesets AS c
+        SET status = CASE WHEN EXISTS (SELECT FROM public.jobs AS j
+                                       WHERE j.run_id = NEW.run_id
+                                         AND j.status <> 'completed')
+                          THEN 'draft' ELSE 'pushed' END,
+            pushed_at = now()
+        WHERE c.id = v_id;
+        RETURN NULL;
+    END
+    $$;
+
+
+ALTER FUNCTION public.changesets_follow_push() OWNER TO smuves_owner;
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -322,8 +398,10 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
                             p_portal_max_running
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
+        -- Exports and pushes share the second lease (job_lease_expired): the longer of theirs,
+        -- so that neither's lease is cut short.
         SELECT max(l.lease) FILTER (WHERE l.kind = 'fetch'),
-               max(l.lease) FILTER (WHERE l.kind = 'export')
+               max(l.lease) FILTER (WHERE l.kind <> 'fetch')
         INTO v_fetch_lease, v_export_lease
         FROM public.job_leases AS l;
 
@@ -1680,6 +1758,72 @@ CREATE FUNCTION public.prune_runs(p_older_than interval, p_dry_run boolean DEFAU
 ALTER FUNCTION public.prune_runs(p_older_than interval, p_dry_run boolean, p_now timestamp with time zone) OWNER TO smuves_owner;
 
 --
+-- Name: push_job_changeset(); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.push_job_changeset() RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_id bigint;
+    BEGIN
+        IF NOT public.worker_holds_lease() THEN
+            RETURN NULL;
+        END IF;
+        SELECT c.id INTO v_id
+        FROM public.jobs AS j
+        JOIN public.changesets AS c ON c.run_id = j.run_id AND c.portal_id = j.portal_id
+        WHERE j.id = nullif(current_setting('app.job_id', true), '')::bigint
+          AND j.kind = 'push';
+        RETURN v_id;
+    END
+    $$;
+
+
+ALTER FUNCTION public.push_job_changeset() OWNER TO smuves_owner;
+
+--
+-- Name: push_versions_attribute(text, text[]); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) RETURNS TABLE(hubspot_id text, version integer)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_changeset bigint := public.push_job_changeset();
+        v_portal bigint := public.current_app_portal();
+    BEGIN
+        IF v_changeset IS NULL THEN
+            RAISE EXCEPTION 'push_versions_attribute: no live lease of a push job'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN QUERY
+        WITH newest AS (
+            SELECT v.hubspot_id, max(v.version) AS version
+            FROM public.content_versions AS v
+            WHERE v.portal_id = v_portal AND v.content_type = p_content_type
+              AND v.hubspot_id = ANY (p_hubspot_ids)
+            GROUP BY v.hubspot_id
+        ), marked AS (
+            UPDATE public.content_versions AS v
+            SET changeset_id = v_changeset
+            FROM newest AS n
+            WHERE v.portal_id = v_portal AND v.content_type = p_content_type
+              AND v.hubspot_id = n.hubspot_id AND v.version = n.version
+              AND v.changeset_id IS NULL
+            RETURNING v.hubspot_id
+        )
+        -- marked runs whether or not it is read (a data-modifying WITH always does).
+        SELECT n.hubspot_id, n.version FROM newest AS n;
+    END
+    $$;
+
+
+ALTER FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) OWNER TO smuves_owner;
+
+--
 -- Name: runs; Type: TABLE; Schema: public; Owner: smuves_owner
 --
 
@@ -1996,7 +2140,7 @@ CREATE FUNCTION public.runs_notify_settled() RETURNS trigger
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
                            '%s run %s of portal %s %s: %s of %s job(s) completed%s%s%s',
-                           CASE n.kind WHEN 'fetch' THEN 'Fetch' ELSE 'Export' END,
+                           CASE n.kind WHEN 'fetch' THEN 'Fetch' WHEN 'push' THEN 'Push' ELSE 'Export' END,
                            n.id, n.portal_id,
                            replace(n.status::text, '_', ' '),
                            c.completed, c.total,
@@ -2282,8 +2426,9 @@ CREATE FUNCTION public.worker_register(p_name text, p_host text, p_pid integer, 
         v_id bigint;
     BEGIN
         IF p_kinds IS NULL OR cardinality(p_kinds) = 0
-           OR NOT p_kinds <@ ARRAY['fetch', 'export'] THEN
-            RAISE EXCEPTION 'worker_register: kinds must be some of fetch, export; got %', p_kinds
+           OR NOT p_kinds <@ ARRAY['fetch', 'export', 'push'] THEN
+            RAISE EXCEPTION 'worker_register: kinds must be some of fetch, export, push; got %',
+                            p_kinds
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         IF p_heartbeat_every IS NULL OR p_heartbeat_every < interval '1 second'
@@ -2539,6 +2684,7 @@ CREATE TABLE public.content_versions (
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
     superseded_at timestamp with time zone,
     id bigint NOT NULL,
+    changeset_id bigint,
     CONSTRAINT content_versions_version_positive CHECK ((version > 0))
 );
 ALTER TABLE ONLY public.content_versions ALTER COLUMN document SET COMPRESSION lz4;
@@ -2824,6 +2970,44 @@ ALTER TABLE ONLY public.portals FORCE ROW LEVEL SECURITY;
 ALTER TABLE public.portals OWNER TO smuves_owner;
 
 --
+-- Name: push_intents; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.push_intents (
+    id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    changeset_id bigint NOT NULL,
+    job_id bigint NOT NULL,
+    content_type public.content_type NOT NULL,
+    hubspot_ids text[] NOT NULL,
+    seen_updated text[] NOT NULL,
+    state text DEFAULT 'intended'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    decided_at timestamp with time zone,
+    CONSTRAINT push_intents_ids_sensible CHECK (((cardinality(hubspot_ids) >= 1) AND (cardinality(hubspot_ids) <= 100) AND (cardinality(seen_updated) = cardinality(hubspot_ids)))),
+    CONSTRAINT push_intents_state_known CHECK ((state = ANY (ARRAY['intended'::text, 'sent'::text, 'decided'::text])))
+);
+
+ALTER TABLE ONLY public.push_intents FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.push_intents OWNER TO smuves_owner;
+
+--
+-- Name: push_intents_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.push_intents ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.push_intents_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: runs_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
 --
 
@@ -2898,7 +3082,7 @@ CREATE TABLE public.workers (
     CONSTRAINT workers_concurrency_sensible CHECK (((concurrency >= 1) AND (concurrency <= 10000))),
     CONSTRAINT workers_heartbeat_sensible CHECK (((heartbeat_every >= '00:00:01'::interval) AND (heartbeat_every <= '00:10:00'::interval))),
     CONSTRAINT workers_host_sensible CHECK (((length(host) >= 1) AND (length(host) <= 255))),
-    CONSTRAINT workers_kinds_known CHECK (((cardinality(kinds) > 0) AND (kinds <@ ARRAY['fetch'::text, 'export'::text]))),
+    CONSTRAINT workers_kinds_known CHECK (((cardinality(kinds) > 0) AND (kinds <@ ARRAY['fetch'::text, 'export'::text, 'push'::text]))),
     CONSTRAINT workers_name_sensible CHECK (((length(name) >= 1) AND (length(name) <= 200))),
     CONSTRAINT workers_pid_positive CHECK ((pid > 0)),
     CONSTRAINT workers_token_hash_sha256 CHECK ((octet_length(token_hash) = 32))
@@ -3105,6 +3289,14 @@ ALTER TABLE ONLY public.portal_members
 
 ALTER TABLE ONLY public.portals
     ADD CONSTRAINT portals_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: push_intents push_intents_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.push_intents
+    ADD CONSTRAINT push_intents_pkey PRIMARY KEY (id);
 
 
 --
@@ -3324,6 +3516,20 @@ CREATE INDEX portals_owner_idx ON public.portals USING btree (owner_id);
 
 
 --
+-- Name: push_intents_job_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX push_intents_job_idx ON public.push_intents USING btree (job_id);
+
+
+--
+-- Name: push_intents_open_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX push_intents_open_idx ON public.push_intents USING btree (changeset_id, content_type) WHERE (state <> 'decided'::text);
+
+
+--
 -- Name: runs_created_idx; Type: INDEX; Schema: public; Owner: smuves_owner
 --
 
@@ -3412,6 +3618,13 @@ CREATE TRIGGER content_types_constrain_domain AFTER INSERT ON public.content_typ
 --
 
 CREATE TRIGGER content_types_only_grow BEFORE DELETE OR UPDATE OR TRUNCATE ON public.content_types FOR EACH STATEMENT EXECUTE FUNCTION public.content_types_only_grow();
+
+
+--
+-- Name: jobs jobs_changesets_follow; Type: TRIGGER; Schema: public; Owner: smuves_owner
+--
+
+CREATE TRIGGER jobs_changesets_follow AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((((new.kind)::text = 'push'::text) AND ((old.status)::text IS DISTINCT FROM (new.status)::text) AND ((new.status)::text = ANY (ARRAY['completed'::text, 'failed'::text, 'stopped'::text])))) EXECUTE FUNCTION public.changesets_follow_push();
 
 
 --
@@ -3592,6 +3805,22 @@ ALTER TABLE ONLY public.portals
 
 
 --
+-- Name: push_intents push_intents_changeset_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.push_intents
+    ADD CONSTRAINT push_intents_changeset_fkey FOREIGN KEY (changeset_id, portal_id) REFERENCES public.changesets(id, portal_id) ON DELETE CASCADE;
+
+
+--
+-- Name: push_intents push_intents_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.push_intents
+    ADD CONSTRAINT push_intents_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(id) ON DELETE CASCADE;
+
+
+--
 -- Name: runs runs_owner_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
 --
 
@@ -3684,6 +3913,13 @@ CREATE POLICY changeset_items_worker ON public.changeset_items TO smuves_worker 
 --
 
 CREATE POLICY changeset_items_worker_lease ON public.changeset_items AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
+
+
+--
+-- Name: changeset_items changeset_items_worker_push; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_worker_push ON public.changeset_items AS RESTRICTIVE FOR UPDATE TO smuves_worker USING ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset))) WITH CHECK ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)));
 
 
 --
@@ -4170,6 +4406,26 @@ CREATE POLICY portals_worker ON public.portals TO smuves_worker USING ((id = pub
 
 
 --
+-- Name: push_intents; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.push_intents ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: push_intents push_intents_owner_all; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY push_intents_owner_all ON public.push_intents TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: push_intents push_intents_worker_push; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY push_intents_worker_push ON public.push_intents TO smuves_worker USING (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()))) WITH CHECK (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()) AND (job_id = (NULLIF(current_setting('app.job_id'::text, true), ''::text))::bigint)));
+
+
+--
 -- Name: runs; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
 --
 
@@ -4299,6 +4555,21 @@ GRANT ALL ON FUNCTION public.advance_due_schedule(p_schedule_id bigint, p_next_r
 
 REVOKE ALL ON FUNCTION public.app_user_sign_in(p_email text, p_email_verified boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.app_user_sign_in(p_email text, p_email_verified boolean) TO smuves_app;
+
+
+--
+-- Name: FUNCTION changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) TO smuves_app;
+
+
+--
+-- Name: FUNCTION changesets_follow_push(); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.changesets_follow_push() FROM PUBLIC;
 
 
 --
@@ -4865,6 +5136,22 @@ REVOKE ALL ON FUNCTION public.prune_runs(p_older_than interval, p_dry_run boolea
 
 
 --
+-- Name: FUNCTION push_job_changeset(); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.push_job_changeset() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.push_job_changeset() TO smuves_worker;
+
+
+--
+-- Name: FUNCTION push_versions_attribute(p_content_type text, p_hubspot_ids text[]); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) TO smuves_worker;
+
+
+--
 -- Name: TABLE runs; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
@@ -5101,6 +5388,7 @@ GRANT ALL ON FUNCTION public.worker_unregister(p_id bigint, p_token uuid) TO smu
 --
 
 GRANT SELECT ON TABLE public.changeset_items TO smuves_app;
+GRANT SELECT ON TABLE public.changeset_items TO smuves_worker;
 
 
 --
@@ -5164,6 +5452,7 @@ GRANT INSERT(before) ON TABLE public.changeset_items TO smuves_app;
 --
 
 GRANT INSERT(state) ON TABLE public.changeset_items TO smuves_app;
+GRANT UPDATE(state) ON TABLE public.changeset_items TO smuves_worker;
 
 
 --
@@ -5171,6 +5460,7 @@ GRANT INSERT(state) ON TABLE public.changeset_items TO smuves_app;
 --
 
 GRANT INSERT(reason) ON TABLE public.changeset_items TO smuves_app;
+GRANT UPDATE(reason) ON TABLE public.changeset_items TO smuves_worker;
 
 
 --
@@ -5181,10 +5471,25 @@ GRANT INSERT(warnings) ON TABLE public.changeset_items TO smuves_app;
 
 
 --
+-- Name: COLUMN changeset_items.applied_version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(applied_version) ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN changeset_items.applied_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(applied_at) ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
 -- Name: TABLE changesets; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
 GRANT SELECT ON TABLE public.changesets TO smuves_app;
+GRANT SELECT ON TABLE public.changesets TO smuves_worker;
 
 
 --
@@ -5637,6 +5942,27 @@ GRANT SELECT(created_at) ON TABLE public.portals TO smuves_app;
 
 GRANT SELECT(token_rejected_at),UPDATE(token_rejected_at) ON TABLE public.portals TO smuves_app;
 GRANT SELECT(token_rejected_at) ON TABLE public.portals TO smuves_worker;
+
+
+--
+-- Name: TABLE push_intents; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT,INSERT ON TABLE public.push_intents TO smuves_worker;
+
+
+--
+-- Name: COLUMN push_intents.state; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(state) ON TABLE public.push_intents TO smuves_worker;
+
+
+--
+-- Name: COLUMN push_intents.decided_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(decided_at) ON TABLE public.push_intents TO smuves_worker;
 
 
 --

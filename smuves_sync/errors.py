@@ -23,6 +23,7 @@
     ├── QueueError
     │   ├── LeaseLost               another worker took the job over; stop touching it
     │   └── AllDuplicateJobs        every requested type is already in flight (HTTP 409, exit 3)
+    │       └── ChangesetBeingPushed  a push of the changeset is in flight (409, exit 3)
     └── HubSpotError                carries portal id, content type, HTTP status, correlation id
         ├── HubSpotRetryableError   transport errors, 5xx, 423, 477: worth another attempt
         │   ├── HubSpotUnavailable  no connection, or 502/503/504: HubSpot, not the request
@@ -177,6 +178,19 @@ class AllDuplicateJobs(QueueError):
         )
         self.portal_id = portal_id
         self.run_ids = tuple(sorted(set(run_ids)))
+
+
+class ChangesetBeingPushed(AllDuplicateJobs):
+    """The changeset is being pushed already (HTTP 409, exit 3)."""
+
+    def __init__(self, portal_id: int, changeset_id: int, run_ids: Sequence[int]) -> None:
+        super().__init__(portal_id, run_ids)
+        runs = ", ".join(str(r) for r in self.run_ids) or "another push"
+        self.args = (
+            f"{self.code}: changeset {changeset_id} of portal {portal_id} is already being "
+            f"pushed (run {runs})",
+        )
+        self.changeset_id = changeset_id
 
 
 class HubSpotError(SmuvesError):

@@ -1,5 +1,5 @@
--- Pushing changesets: starting a push, the changeset following its push jobs, what a push job
--- may read and settle (policies), and the versions a push produced.
+-- Pushing changesets: starting a push, the changeset following its push jobs, the changeset a
+-- push job works (for the policies in functions/security.sql), the versions a push produced.
 --
 -- Re-applied whole by the migration runner whenever this file changes (see
 -- smuves_sync/db/migrations.py): every statement here must be safe to run again.
@@ -141,16 +141,3 @@ CREATE OR REPLACE FUNCTION public.push_versions_attribute(p_content_type text, p
     $$;
 REVOKE ALL ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) FROM PUBLIC, smuves_app, smuves_worker;
 GRANT EXECUTE ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) TO smuves_worker;
-
--- What a worker sees of changesets: the one its push job works, under that job's lease.
-DROP POLICY IF EXISTS changesets_worker_push ON public.changesets;
-CREATE POLICY changesets_worker_push ON public.changesets FOR SELECT TO smuves_worker USING ((id = ( SELECT public.push_job_changeset() AS push_job_changeset)));
-
-DROP POLICY IF EXISTS changeset_items_worker_push ON public.changeset_items;
-CREATE POLICY changeset_items_worker_push ON public.changeset_items TO smuves_worker USING (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()))) WITH CHECK (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal())));
-
-DROP POLICY IF EXISTS push_intents_owner_all ON public.push_intents;
-CREATE POLICY push_intents_owner_all ON public.push_intents TO smuves_owner USING (true) WITH CHECK (true);
-
-DROP POLICY IF EXISTS push_intents_worker_push ON public.push_intents;
-CREATE POLICY push_intents_worker_push ON public.push_intents TO smuves_worker USING (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()))) WITH CHECK (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()) AND (job_id = (nullif(current_setting('app.job_id'::text, true), ''::text))::bigint)));

@@ -411,3 +411,15 @@ CREATE POLICY schedules_worker ON public.schedules TO smuves_worker USING ((port
 
 DROP POLICY IF EXISTS workers_owner_all ON public.workers;
 CREATE POLICY workers_owner_all ON public.workers TO smuves_owner USING (true) WITH CHECK (true);
+
+-- A push job's: the helper push_job_changeset is in functions/push.sql.
+-- A worker settles the items of one changeset only: the one its push job works, under that
+-- job's lease (changeset_items_worker and _worker_lease let it see its portal's, as it reads).
+DROP POLICY IF EXISTS changeset_items_worker_push ON public.changeset_items;
+CREATE POLICY changeset_items_worker_push ON public.changeset_items AS RESTRICTIVE FOR UPDATE TO smuves_worker USING ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset))) WITH CHECK ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)));
+
+DROP POLICY IF EXISTS push_intents_owner_all ON public.push_intents;
+CREATE POLICY push_intents_owner_all ON public.push_intents TO smuves_owner USING (true) WITH CHECK (true);
+
+DROP POLICY IF EXISTS push_intents_worker_push ON public.push_intents;
+CREATE POLICY push_intents_worker_push ON public.push_intents TO smuves_worker USING (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()))) WITH CHECK (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()) AND (job_id = (nullif(current_setting('app.job_id'::text, true), ''::text))::bigint)));

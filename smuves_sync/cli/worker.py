@@ -60,7 +60,7 @@ async def run_worker(
 ) -> RunnerStats:
     """Work jobs of `kinds` until SIGTERM / SIGINT (or, with `burst`, until none is left)."""
     if JobKind.FETCH in kinds or JobKind.PUSH in kinds:
-        # Fetch and push jobs decrypt portal tokens: a missing or invalid key is refused before anything.
+        # Fetch and push jobs decrypt portal tokens: a missing or invalid key is refused first.
         TokenCipher(settings.secret_key)
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
         runner = Runner(

@@ -14,9 +14,10 @@ worker only the changeset of the job whose live lease it holds.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from smuves_sync.content_text import unescape_value
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row, scalar_row
 from smuves_sync.models import ContentType, Job
@@ -87,7 +88,7 @@ async def push_items_pending(
         "after": after,
         "limit": limit,
     }
-    return await db.all("push_items_pending", params, row=model_row(PushItem))
+    return _unescaped(await db.all("push_items_pending", params, row=model_row(PushItem)))
 
 
 async def push_items_by_id(
@@ -99,7 +100,7 @@ async def push_items_by_id(
         "content_type": str(content_type),
         "hubspot_ids": list(hubspot_ids),
     }
-    return await db.all("push_items_by_id", params, row=model_row(PushItem))
+    return _unescaped(await db.all("push_items_by_id", params, row=model_row(PushItem)))
 
 
 async def push_items_count(
@@ -166,6 +167,39 @@ async def push_versions_attribute(
     params = {"content_type": str(content_type), "hubspot_ids": list(hubspot_ids)}
     rows = await db.all("push_versions_attribute", params, row=model_row(_Version))
     return {r.hubspot_id: r.version for r in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class PushStart:
+    """A changeset about to be pushed: its portal, status, current push run, pending types."""
+
+    id: int
+    portal_id: int
+    status: str
+    run_id: int | None
+    content_types: list[str]
+
+
+async def push_start_plan(db: Database, changeset_id: int) -> PushStart | None:
+    """The changeset as the caller may see it, with the types of its pending items."""
+    params = {"changeset_id": changeset_id}
+    return await db.one("push_start_plan", params, row=model_row(PushStart))
+
+
+async def push_begin(db: Database, changeset_id: int, run_id: int, publish: str) -> str | None:
+    """Set the changeset pushing by run `run_id` (changeset_push_begin): the status it had,
+    'pushing' when another push holds it (nothing changed), None when it is not visible."""
+    params = {"changeset_id": changeset_id, "run_id": run_id, "publish": publish}
+    status: str | None = await db.only("push_begin", params, row=scalar_row)
+    return status
+
+
+def _unescaped(items: list[PushItem]) -> list[PushItem]:
+    """Items with their values as HubSpot holds them: stored text is escaped where Postgres
+    cannot hold it (`content_text`), and HubSpot is sent, and compared with, the original."""
+    return [
+        replace(i, fields=unescape_value(i.fields), before=unescape_value(i.before)) for i in items
+    ]
 
 
 @dataclass(frozen=True, slots=True)

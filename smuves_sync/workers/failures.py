@@ -52,7 +52,7 @@ from smuves_sync.errors import (
     TokenKeyMissing,
 )
 from smuves_sync.hubspot.outage import duration_words
-from smuves_sync.models import ContentType, Job, JobKind
+from smuves_sync.models import ContentType, Job
 from smuves_sync.queue import error_text
 
 # How long a job whose token this worker cannot decrypt waits before it is tried again: long

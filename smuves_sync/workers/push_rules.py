@@ -64,7 +64,7 @@ class Plan:
     rebased: bool = False
 
 
-def plan(item: PushItem, now: Mapping[str, Any] | None, seen: str | None | bool = False) -> Plan:
+def plan(item: PushItem, now: Mapping[str, Any] | None, seen: str | bool | None = False) -> Plan:
     """What to do with `item`, HubSpot's object being `now` (None: HubSpot no longer holds
     it). `seen`: False for an item no write has been sent for; else the `updated` HubSpot
     showed just before a write whose outcome is unknown (its intent is open)."""

@@ -65,3 +65,16 @@ ORDER BY p.id
 -- name: push_versions_attribute
 SELECT a.hubspot_id, a.version
 FROM public.push_versions_attribute(%(content_type)s, %(hubspot_ids)s::text[]) AS a
+
+-- name: push_start_plan
+-- A changeset as its pusher sees it (row-level security: a member of its portal), with the
+-- types of its pending items in canonical order, and the run pushing it now, if any.
+SELECT c.id, c.portal_id, c.status, c.run_id,
+       ARRAY(SELECT DISTINCT i.content_type::text FROM public.changeset_items AS i
+             WHERE i.changeset_id = c.id AND i.state = 'pending'
+             ORDER BY 1) AS content_types
+FROM public.changesets AS c
+WHERE c.id = %(changeset_id)s
+
+-- name: push_begin
+SELECT public.changeset_push_begin(%(changeset_id)s, %(run_id)s, %(publish)s)
