@@ -194,6 +194,22 @@ async def push_begin(db: Database, changeset_id: int, run_id: int, publish: str)
     return status
 
 
+async def push_item_states(db: Database, changeset_id: int) -> dict[str, dict[str, int]]:
+    """How many of the changeset's items are in each state, per type (as the caller sees)."""
+    rows = await db.all("push_item_states", {"changeset_id": changeset_id}, row=model_row(_State))
+    found: dict[str, dict[str, int]] = {}
+    for row in rows:
+        found.setdefault(row.content_type, {})[row.state] = row.items
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    content_type: str
+    state: str
+    items: int
+
+
 def _unescaped(items: list[PushItem]) -> list[PushItem]:
     """Items with their values as HubSpot holds them: stored text is escaped where Postgres
     cannot hold it (`content_text`), and HubSpot is sent, and compared with, the original."""

@@ -60,6 +60,7 @@ EXPECTED_TABLES = {
     "dashboard_confirmations",
     "changesets",
     "changeset_items",
+    "push_intents",
     "workers",
 }
 

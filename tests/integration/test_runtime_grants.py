@@ -22,6 +22,7 @@ from tests.support.sql import query_as
 APP = [
     "DELETE ON portals",
     "EXECUTE ON FUNCTION app_user_sign_in(text,boolean)",
+    "EXECUTE ON FUNCTION changeset_push_begin(bigint,bigint,text)",
     "EXECUTE ON FUNCTION current_app_user()",
     "EXECUTE ON FUNCTION editor_portal_ids()",
     "EXECUTE ON FUNCTION enqueue_job(bigint,text,smallint,integer,timestamp with time zone,"
@@ -85,6 +86,8 @@ WORKER = [
     "EXECUTE ON FUNCTION park_job(bigint,uuid,timestamp with time zone,text,timestamp with "
     "time zone)",
     "EXECUTE ON FUNCTION portal_token(bigint,uuid)",
+    "EXECUTE ON FUNCTION push_job_changeset()",
+    "EXECUTE ON FUNCTION push_versions_attribute(text,text[])",
     "EXECUTE ON FUNCTION reconcile_stuck_runs(timestamp with time zone)",
     "EXECUTE ON FUNCTION record_hubspot_minute(bigint,bigint,timestamp with time zone)",
     "EXECUTE ON FUNCTION release_job(bigint,uuid,timestamp with time zone)",
@@ -100,12 +103,15 @@ WORKER = [
     "INSERT ON content_syncs",
     "INSERT ON fetch_reads",
     "INSERT ON fetch_seen",
+    "INSERT ON push_intents",
     "SELECT (id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, "
     "run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error, "
     "last_error_public, idempotency_key, created_at, finished_at, priority, fair_at) ON jobs",
     "SELECT (id, token_rejected_at) ON portals",
     "SELECT (portal_id, content_type, hubspot_id, version) ON content_versions",
     "SELECT (portal_id, owner_id, content_types, enabled, next_run_at) ON schedules",
+    "SELECT ON changeset_items",
+    "SELECT ON changesets",
     "SELECT ON content_items",
     "SELECT ON content_syncs",
     "SELECT ON exports",
@@ -113,7 +119,10 @@ WORKER = [
     "SELECT ON fetch_seen",
     "SELECT ON job_leases",
     "SELECT ON runs",
+    "SELECT ON push_intents",
     "UPDATE (row_count, bytes, deleted_count) ON exports",
+    "UPDATE (state, decided_at) ON push_intents",
+    "UPDATE (state, reason, applied_version, applied_at) ON changeset_items",
     "UPDATE ON content_items",
     "UPDATE ON content_syncs",
     "UPDATE ON fetch_reads",

@@ -78,3 +78,11 @@ WHERE c.id = %(changeset_id)s
 
 -- name: push_begin
 SELECT public.changeset_push_begin(%(changeset_id)s, %(run_id)s, %(publish)s)
+
+-- name: push_item_states
+-- How many items of the changeset are in each state, per type.
+SELECT i.content_type::text AS content_type, i.state, count(*) AS items
+FROM public.changeset_items AS i
+WHERE i.changeset_id = %(changeset_id)s
+GROUP BY 1, 2
+ORDER BY 1, 2
