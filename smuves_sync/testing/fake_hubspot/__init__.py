@@ -15,7 +15,10 @@ Modules: spec (configuration records), lifecycle (objects across versions), cont
 (object bodies), query (paging, sorting, filters), portal (a portal and its ground truth),
 limits (rate limits and headers), faults (injection), poison (hostile objects), bodies (error
 bodies), control (the control API, counters), fake (state), app and admin (HTTP), remote (the
-control API over HTTP), runner (thread / subprocess), cli (the launcher's flags).
+control API over HTTP), runner (thread / subprocess), cli (the launcher's flags); writes
+(the overlay writes leave), write_ops (checking and committing a write), write_routes,
+hubdb_writes and write_http (the write endpoints), write_faults, write_control and
+write_admin (write faults, people's edits, the write log).
 """
 
 from smuves_sync.testing.fake_hubspot.control import FakeControl, PortalStats
@@ -37,6 +40,7 @@ from smuves_sync.testing.fake_hubspot.spec import (
     PortalSpec,
     ServerConfig,
 )
+from smuves_sync.testing.fake_hubspot.write_faults import WriteFault, WriteFaultKind
 
 __all__ = [
     "Churn",
@@ -53,6 +57,8 @@ __all__ = [
     "PortalStats",
     "ServerConfig",
     "TruthItem",
+    "WriteFault",
+    "WriteFaultKind",
     "serve_in_subprocess",
     "serve_in_thread",
     "serves_portal",

@@ -40,6 +40,7 @@ from smuves_sync.testing.fake_hubspot.poison import served_dicts, served_json
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
 from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
 from smuves_sync.testing.fake_hubspot.spec import FaultKind, FaultRule
+from smuves_sync.testing.fake_hubspot.write_routes import FakeApp, write_routes
 
 PAGE_PATHS = {
     ContentType.SITE_PAGE: ("/cms/v3/pages/site-pages", "/cms/pages/2026-03/site-pages"),
@@ -94,8 +95,9 @@ def build_app(fake: FakeHubSpot) -> Starlette:
         routes.append(Route(path + "/{table}/rows/batch/read", read_rows, methods=["POST"]))
     for path in ACCOUNT_PATHS:
         routes.append(Route(path, _account_details(fake)))
+    routes.extend(write_routes(fake))  # writes, drafts, HubDB publish, their admin calls
     routes.extend(admin_routes(fake))
-    return Starlette(
+    return FakeApp(
         routes=routes,
         exception_handlers={HTTPException: _http_error},  # type: ignore[dict-item]
     )
@@ -140,6 +142,8 @@ def _api(
                     response = json_response(400, error_body(400, str(exc)), {})
                 except NotFound as exc:
                     response = json_response(404, error_body(404, str(exc)), {})
+                if not listing:  # people edit what a client just read (EDIT_AFTER_READ)
+                    fake.writes.after_read_request(portal_id, content_type, request, response)
             response.headers.update(headers)
         with fake.lock:
             fake.record(portal_id, content_type, response.status_code, verdict, fault)

@@ -17,6 +17,7 @@ from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.lifecycle import Lifecycle, mix64
 from smuves_sync.testing.fake_hubspot.spec import PortalSpec, TimestampStyle
 from smuves_sync.testing.fake_hubspot.text import iso_ms, paragraphs, sentence, title, title_slug
+from smuves_sync.testing.fake_hubspot.writes import Overlay
 
 EPOCH_ISO = "1970-01-01T00:00:00Z"  # HubSpot's archivedAt / deletedAt of a live object
 # One reusable compact encoder: json.dumps with options builds a new encoder on every call.
@@ -69,6 +70,8 @@ class Builder:
         self.span = span
         self.constant = constant
         self._tail = encode_json(constant)[1:] if constant else ""
+        # What writes set over the generated objects (writes.py).
+        self.overlay = Overlay()
 
     def id_of(self, slot: int) -> str:
         """HubSpot id of the object in this slot."""
@@ -82,8 +85,8 @@ class Builder:
         return slot if 0 <= slot < self.span else None
 
     def updated_ms(self, life: Lifecycle, slot: int) -> int:
-        """The object's last update time, as served."""
-        return life.updated_ms(slot)
+        """The object's last update time, as served (a write moves it)."""
+        return self.overlay.updated_ms(slot, life.updated_ms(slot))
 
     def variable(self, life: Lifecycle, slot: int) -> dict[str, Any]:
         """The fields that differ between objects."""
@@ -91,10 +94,13 @@ class Builder:
 
     def as_dict(self, life: Lifecycle, slot: int) -> dict[str, Any]:
         """The whole object."""
-        return {**self.variable(life, slot), **self.constant}
+        obj = {**self.variable(life, slot), **self.constant}
+        return self.overlay.apply(self, life, slot, obj) if slot in self.overlay.edits else obj
 
     def as_json(self, life: Lifecycle, slot: int) -> str:
         """The whole object, serialised; equal to json.dumps(as_dict(...))."""
+        if slot in self.overlay.edits:
+            return encode_json(self.as_dict(life, slot))
         head = encode_json(self.variable(life, slot))
         return head[:-1] + "," + self._tail if self._tail else head
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.portal import TruthItem
 from smuves_sync.testing.fake_hubspot.spec import Churn, FaultRule
+from smuves_sync.testing.fake_hubspot.write_faults import WriteFault
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,37 @@ class FakeControl(ABC):
     @abstractmethod
     def set_faults(self, faults: tuple[FaultRule, ...]) -> None:
         """Replace the fault rules; their request counts start again from 1."""
+
+    @abstractmethod
+    def set_write_faults(self, faults: tuple[WriteFault, ...]) -> None:
+        """Replace the write fault rules (write_faults.py); their counts start again from 1."""
+
+    @abstractmethod
+    def person_edit(
+        self,
+        portal_id: int,
+        content_type: ContentType | str,
+        hubspot_id: str,
+        fields: dict[str, Any],
+        *,
+        draft: bool = False,
+    ) -> None:
+        """A colleague edits an object in HubSpot now: `fields` are top-level keys (HubDB
+        cells as `values.<column>`; rows named "<tableId>:<rowId>"); `draft=True` edits the
+        draft (a page's or post's buffer, a table's draft row) instead of live."""
+
+    @abstractmethod
+    def write_log(self, portal_id: int) -> list[dict[str, Any]]:
+        """Every committed write, in order: {"seq", "op", "type", "id", "keys", "at"}; `op` is
+        live, draft, push_live, reset_draft, row_draft, publish, person or person_draft."""
+
+    @abstractmethod
+    def write_stats(self, portal_id: int) -> dict[str, int]:
+        """The write counters: write_requests, committed_<op>, fault_<kind>."""
+
+    @abstractmethod
+    def unpublished_rows(self, portal_id: int, table: str) -> list[str]:
+        """The rows ("<tableId>:<rowId>") whose draft differs from the published table."""
 
     @abstractmethod
     def all_stats(self) -> dict[int, PortalStats]:

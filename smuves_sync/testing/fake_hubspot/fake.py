@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 from starlette.applications import Starlette
 
@@ -25,6 +26,8 @@ from smuves_sync.testing.fake_hubspot.limits import (
 )
 from smuves_sync.testing.fake_hubspot.portal import PortalModel, TruthItem
 from smuves_sync.testing.fake_hubspot.spec import Churn, FaultRule, PortalSpec, ServerConfig
+from smuves_sync.testing.fake_hubspot.write_control import FakeWrites
+from smuves_sync.testing.fake_hubspot.write_faults import WriteFault
 
 
 class FakeHubSpot(FakeControl):
@@ -60,6 +63,7 @@ class FakeHubSpot(FakeControl):
         self._faults = FaultPlan(self.config.faults, self.config.fault_seed)
         self._stats = {pid: PortalStats() for pid in self._portals}
         self.unauthorized = 0
+        self.writes = FakeWrites(self)
 
     def _hubspot_ms(self) -> int:
         """HubSpot's clock, which dates edits: the machine's, moved by the configured skew."""
@@ -105,6 +109,36 @@ class FakeHubSpot(FakeControl):
         with self.lock:
             self.config = replace(self.config, faults=faults)
             self._faults = FaultPlan(faults, self.config.fault_seed)
+
+    def set_write_faults(self, faults: tuple[WriteFault, ...]) -> None:
+        with self.lock:
+            self.writes.set_faults(faults)
+
+    def person_edit(
+        self,
+        portal_id: int,
+        content_type: ContentType | str,
+        hubspot_id: str,
+        fields: dict[str, Any],
+        *,
+        draft: bool = False,
+    ) -> None:
+        with self.lock:
+            self.writes.person_edit(
+                portal_id, ContentType(content_type), hubspot_id, fields, draft=draft
+            )
+
+    def write_log(self, portal_id: int) -> list[dict[str, Any]]:
+        with self.lock:
+            return self.writes.log(portal_id)
+
+    def write_stats(self, portal_id: int) -> dict[str, int]:
+        with self.lock:
+            return self.writes.stats(portal_id)
+
+    def unpublished_rows(self, portal_id: int, table: str) -> list[str]:
+        with self.lock:
+            return self.writes.unpublished_rows(portal_id, table)
 
     def app(self) -> Starlette:
         """The ASGI application serving this fake."""

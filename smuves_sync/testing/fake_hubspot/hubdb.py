@@ -98,7 +98,7 @@ class TableBuilder(Builder):
 
     def updated_ms(self, life: Lifecycle, slot: int) -> int:
         """Publishing changed rows updates the table too."""
-        own = life.updated_ms(slot)
+        own = super().updated_ms(life, slot)
         step = self.rows_of(slot).last_change_step
         if not step:
             return own
@@ -168,7 +168,7 @@ class RowBuilder(Builder):
         edited = mix64(h ^ life.revision[slot])
         name = title(h)
         path = f"{title_slug(h)}-{slot}"
-        updated = iso_ms(life.updated_ms(slot))
+        updated = iso_ms(self.updated_ms(life, slot))
         values: dict[str, Any] = {}
         for column in self.columns:
             values[column.name] = self._value(column, name, path, h, edited)

@@ -20,6 +20,7 @@ from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.control import FakeControl, PortalStats
 from smuves_sync.testing.fake_hubspot.portal import TruthItem
 from smuves_sync.testing.fake_hubspot.spec import Churn, FaultRule, encode_faults
+from smuves_sync.testing.fake_hubspot.write_faults import WriteFault
 
 
 def serves_portal(base_url: str, portal_id: int, token: str, *, timeout_s: float = 5.0) -> bool:
@@ -67,6 +68,36 @@ class FakeHubSpotRemote(FakeControl):
 
     def set_faults(self, faults: tuple[FaultRule, ...]) -> None:
         self._call("PUT", "/_fake/faults", {"faults": encode_faults(faults)})
+
+    def set_write_faults(self, faults: tuple[WriteFault, ...]) -> None:
+        self._call("PUT", "/_fake/write-faults", {"faults": [f.as_json() for f in faults]})
+
+    def person_edit(
+        self,
+        portal_id: int,
+        content_type: ContentType | str,
+        hubspot_id: str,
+        fields: dict[str, Any],
+        *,
+        draft: bool = False,
+    ) -> None:
+        body = {"type": ContentType(content_type).value, "id": hubspot_id, "fields": fields,
+                "draft": draft}  # fmt: skip
+        self._call("POST", f"/_fake/portals/{portal_id}/person-edit", body)
+
+    def write_log(self, portal_id: int) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = self._call("GET", f"/_fake/portals/{portal_id}/write-log")[
+            "items"
+        ]
+        return items
+
+    def write_stats(self, portal_id: int) -> dict[str, int]:
+        raw = self._call("GET", f"/_fake/portals/{portal_id}/write-stats")["counters"]
+        return {str(k): int(v) for k, v in raw.items()}
+
+    def unpublished_rows(self, portal_id: int, table: str) -> list[str]:
+        path = f"/_fake/portals/{portal_id}/unpublished-rows"
+        return [str(r) for r in self._call("GET", path, params={"table": table})["rows"]]
 
     def all_stats(self) -> dict[int, PortalStats]:
         raw = self._call("GET", "/_fake/stats")["portals"]

@@ -83,3 +83,42 @@ def validate(spec_name: str, template: str, status: int, body: Any, method: str 
     ref = schema["$ref"]
     validator = Draft4Validator({"$ref": uri + ref}, registry=registry, format_checker=_formats)
     validator.validate(body)
+
+
+@cache
+def _sparse_spec(name: str) -> dict[str, Any]:
+    """The spec for checking request bodies: its `required` lists dropped (every property is
+    `required` in these files, a code-generation artefact, while updates are sparse) and HubDB
+    cells typed as any JSON value (as the API takes them)."""
+    spec = copy.deepcopy(load_spec(name))
+
+    def strip(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("required"), list):
+                del node["required"]
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    strip(spec["components"]["schemas"])
+    for schema_name in ("HubDbTableRowV3Request", "HubDbTableRowV3BatchUpdateRequest"):
+        schema = spec["components"]["schemas"].get(schema_name)
+        if schema is not None:
+            schema["properties"]["values"]["additionalProperties"] = {}
+    return spec
+
+
+def validate_request(spec_name: str, template: str, body: Any, method: str) -> None:
+    """Raise jsonschema.ValidationError when `body` is not a request body the spec declares for
+    `method` `template` (sparse: no property is required)."""
+    spec = _sparse_spec(spec_name)
+    (media,) = spec["paths"][template][method]["requestBody"]["content"].values()
+    uri = f"urn:hubspot:sparse:{spec_name}"
+    registry: Registry[Any] = Registry().with_resource(
+        uri, Resource.from_contents(spec, default_specification=DRAFT4)
+    )
+    ref = media["schema"]["$ref"]
+    validator = Draft4Validator({"$ref": uri + ref}, registry=registry, format_checker=_formats)
+    validator.validate(body)
