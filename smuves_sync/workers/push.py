@@ -81,7 +81,8 @@ class PushJob:
                 await content_upsert_page(
                     scoped, job.portal_id, job.content_type, job.run_id, result.records
                 )
-                ids = [r.hubspot_id for r in result.records]
+                applied = {o.hubspot_id for o in result.outcomes if o.state == "applied"}
+                ids = [r.hubspot_id for r in result.records if r.hubspot_id in applied]
                 versions = await push_versions_attribute(scoped, job.content_type, ids)
             outcomes = [
                 Outcome(o.hubspot_id, o.state, o.reason, versions.get(o.hubspot_id))

@@ -40,8 +40,8 @@ MarkIntent = Callable[[int, str], Awaitable[None]]
 
 @dataclass
 class BatchResult:
-    """What a batch decided: settled outcomes, the records read back of the applied objects
-    (to store), the items written and not yet verified, and the intents it committed."""
+    """What a batch decided: settled outcomes, the live records it read of its objects (to
+    store), the items written and not yet verified, and the intents it committed."""
 
     outcomes: list[Outcome] = field(default_factory=list)
     records: list[ContentRecord] = field(default_factory=list)
@@ -142,7 +142,9 @@ class PushBatch:
             result.written[item.hubspot_id] = item  # shown in the draft: the table decides
             return
         result.outcomes.append(Outcome(item.hubspot_id, decided.action, decided.reason))
-        if decided.action == "applied" and record is not None and not self._draft:
+        if record is not None and not self._draft:
+            # Stored as HubSpot shows it now, whatever became of the item: a person's edit
+            # that made a conflict too.
             result.records.append(record)
 
     def _unverified(
