@@ -44,7 +44,9 @@ async def _push(sync: Sync, changeset_id: int, publish: str = "live") -> int:
 
 
 def _live(sync: Sync, portal: int) -> dict[str, dict[str, Any]]:
-    return {t.hubspot_id: t.data for t in sync.fake.ground_truth(portal, PAGE, with_data=True)}
+    return {
+        t.hubspot_id: t.data or {} for t in sync.fake.ground_truth(portal, PAGE, with_data=True)
+    }
 
 
 async def test_conflicts_are_not_written_and_untouched_fields_are_rebased(sync: Sync) -> None:
