@@ -6,6 +6,7 @@
     answer = await writer.update("site_page", {id: {"htmlTitle": "…"}})   # batch/update
     answer = await writer.update_drafts("hubdb_row", {"7:12": {"values": {…}}})
     await writer.push_live("site_page", id); await writer.publish_table("7")
+    table = await writer.table_draft("7")                     # its updatedAt, publishedAt
 
 Every write goes through `Transport.write`: never retried, a lost answer is
 `WriteOutcomeUnknown`, a 429 waits on the portal's one budget (shared with its fetches) and
@@ -51,6 +52,8 @@ class WriteAnswer:
     failed: Mapping[str, str] = field(default_factory=dict)
     # An error that names no input: which one failed cannot be told from the answer.
     unplaced: tuple[str, ...] = ()
+    # The objects returned, as HubSpot answered them, by stored id.
+    objects: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def merged(self, other: WriteAnswer) -> WriteAnswer:
         """Both answers as one."""
@@ -58,6 +61,7 @@ class WriteAnswer:
             self.returned + other.returned,
             {**self.failed, **other.failed},
             self.unplaced + other.unplaced,
+            {**self.objects, **other.objects},
         )
 
 
@@ -149,25 +153,12 @@ class Writer(PortalReader):
         path = f"{spec.object_path(self._api_version, table_id)}/draft/publish"
         await self._transport.write("hubdb_row", "POST", path, None)
 
-    async def table_draft_rows(self, table_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Every row of a HubDB table, (draft, published), by own id: what publishing it would
-        change is where they differ (`GET …/rows/draft`, `GET …/rows`, paged)."""
-        spec = self._registry.get("hubdb_row")
-        base = spec.list_path(self._api_version, table_id)
-        return await self._all_rows(f"{base}/draft"), await self._all_rows(base)
-
-    async def _all_rows(self, path: str) -> dict[str, Any]:
-        rows: dict[str, Any] = {}
-        params: dict[str, str] = {"limit": "1000"}
-        while True:
-            body = await self._transport.get("hubdb_row", path, params)
-            for row in results_of(body, 1000):
-                if isinstance(row, Mapping) and row.get("id") is not None:
-                    rows[str(row["id"])] = row
-            after = (body.get("paging") or {}).get("next", {}).get("after")
-            if not after:
-                return rows
-            params = {"limit": "1000", "after": str(after)}
+    async def table_draft(self, table_id: str) -> dict[str, Any]:
+        """A HubDB table's draft (`GET …/tables/{t}/draft`): its `updatedAt` moves with every
+        draft edit, its `publishedAt` with each publication."""
+        spec = self._registry.get("hubdb_table")
+        path = f"{spec.object_path(self._api_version, table_id)}/draft"
+        return await self._transport.get("hubdb_row", path, {})
 
     async def _batches(
         self,
@@ -211,9 +202,11 @@ def _answer_of(body: Mapping[str, Any], chunk: Sequence[str], parent_id: str | N
     prefix = f"{parent_id}:" if parent_id is not None else ""
     asked = set(chunk)
     returned = []
+    objects: dict[str, Mapping[str, Any]] = {}
     for result in body.get("results") or []:
         if isinstance(result, Mapping) and str(result.get("id")) in asked:
             returned.append(prefix + str(result["id"]))
+            objects[prefix + str(result["id"])] = result
     failed: dict[str, str] = {}
     unplaced: list[str] = []
     for error in body.get("errors") or []:
@@ -225,7 +218,7 @@ def _answer_of(body: Mapping[str, Any], chunk: Sequence[str], parent_id: str | N
             failed[prefix + own] = reason
         if not named:
             unplaced.append(reason)
-    return WriteAnswer(tuple(returned), failed, tuple(unplaced))
+    return WriteAnswer(tuple(returned), failed, tuple(unplaced), objects)
 
 
 def _error_ids(error: Mapping[str, Any]) -> list[str]:

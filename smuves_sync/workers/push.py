@@ -45,7 +45,7 @@ from smuves_sync.models import Job
 from smuves_sync.workers.context import JobContext
 from smuves_sync.workers.fetch import portal_token
 from smuves_sync.workers.push_batch import BatchResult, PushBatch
-from smuves_sync.workers.push_tables import publish_tables
+from smuves_sync.workers.push_tables import Tables, publish_tables, table_of
 
 log = logging.getLogger(__name__)
 
@@ -122,18 +122,24 @@ async def handle_push(ctx: JobContext) -> None:
         batch = PushBatch(
             client.writer(), str(job.content_type), draft=draft, verify=not (rows and live)
         )
-        written: dict[str, PushItem] = {}
+        tables = Tables()
         async for found, seen, intent in _batches(push, rows):
-            items = [i for i in found if i.hubspot_id not in written]
+            items = [i for i in found if i.hubspot_id not in tables.written]
+            table = table_of(items[0].hubspot_id) if rows and live and items else None
+            if table is not None and seen is None:
+                await tables.check_before(client.writer(), table)
             result = await batch.run(items, seen, push.commit_intent, push.mark_intent)
             if rows and not live:
                 # Written to the tables' drafts, and so done: nothing is published.
                 result.outcomes += [Outcome(h, "applied") for h in result.written]
                 result.written = {}
-            written.update(result.written)
+            tables.add(result)
+            if table is not None and seen is not None:
+                # Resumed: the drafts an earlier attempt wrote (just read back) are ours.
+                await tables.check_before(client.writer(), table)
             await push.settle(result, [intent] if intent is not None else [])
-        if written:
-            await publish_tables(push, client, batch, written)
+        if tables.written:
+            await publish_tables(push, client.writer(), batch, tables)
         log.info(
             "job %s: pushed %s of changeset %s (%s requests)",
             job.id,

@@ -46,6 +46,8 @@ class BatchResult:
     outcomes: list[Outcome] = field(default_factory=list)
     records: list[ContentRecord] = field(default_factory=list)
     written: dict[str, PushItem] = field(default_factory=dict)
+    # when HubSpot dated each written draft (its `updatedAt`), where it said
+    written_at: dict[str, str | None] = field(default_factory=dict)
     intents: list[int] = field(default_factory=list)
     requests: int = 0
     rebased: int = 0
@@ -140,6 +142,7 @@ class PushBatch:
     ) -> None:
         if decided.action == "applied" and not self._verify:
             result.written[item.hubspot_id] = item  # shown in the draft: the table decides
+            result.written_at[item.hubspot_id] = updated_of(record.raw) if record else None
             return
         result.outcomes.append(Outcome(item.hubspot_id, decided.action, decided.reason))
         if record is not None and not self._draft:
@@ -156,6 +159,8 @@ class PushBatch:
                 result.outcomes.append(Outcome(hubspot_id, "failed", refused))
             else:
                 result.written[hubspot_id] = item
+                shown = answer.objects.get(hubspot_id)
+                result.written_at[hubspot_id] = updated_of(shown) if shown else None
 
     async def _write(self, changes: Mapping[str, Mapping[str, Any]]) -> tuple[WriteAnswer, bool]:
         """Send the changes, splitting on a whole-batch 400; (answer, whether one was lost)."""

@@ -1,26 +1,34 @@
 """Publishing the HubDB tables a push wrote to: only a table whose draft holds no edit but ours.
 
 HubSpot publishes a table's whole draft (`…/draft/publish`): a colleague's unfinished rows
-would go live with ours. So, per table, once its rows are written: its draft and its published
-rows are listed (`Writer.table_draft_rows`, 1,000 a request); our rows must show their new
-values in the draft (else `failed`); any other difference between draft and published — a row
-that is not ours, or a field of ours we did not change — means the draft has other edits, and
-the table's items are `held`, nothing published. Otherwise the table is published and its rows
-read back as published: `applied` where they show the new values, stored through the ordinary
-upsert with the other applied objects.
+would go live with ours. The draft table's `updatedAt` moves with every draft edit and its
+`publishedAt` with each publication (`Writer.table_draft`), so a table's draft holds edits
+other than ours when its `updatedAt` is later than both its `publishedAt` and the last of our
+own draft writes to it (as HubSpot dated them in its answers). That is asked twice per table,
+one request each: before the push's first write to it, and once its rows are written. A table
+that held other edits at either moment is not published: its items are `held` ("the draft has
+other edits"). Otherwise it is published, and its rows read back as published: `applied` where
+they show the new values (stored through the ordinary upsert, marked as the changeset's),
+else `failed`.
+
+What it cannot see: a colleague's draft edit made between two of our writes to the same table
+and dated before the last of them. A push resumed after a crash counts the drafts of its
+earlier attempt (read back first) as its own.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from smuves_sync.db.push import Outcome, PushItem
 from smuves_sync.errors import WriteOutcomeUnknown
-from smuves_sync.hubspot.client import HubSpotClient
+from smuves_sync.hubspot.writes import Writer
 from smuves_sync.workers.push_batch import BatchResult, PushBatch
-from smuves_sync.workers.push_rules import shows, verdict
+from smuves_sync.workers.push_rules import verdict
 
 if TYPE_CHECKING:
     from smuves_sync.workers.push import PushJob
@@ -28,75 +36,86 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HELD = "the draft has other edits"
-# The parts of a row that publishing carries over, compared between draft and published.
-_ROW_KEYS = ("path", "name")
 
 
-async def publish_tables(
-    push: PushJob, client: HubSpotClient, batch: PushBatch, written: Mapping[str, PushItem]
-) -> None:
-    """Verify, publish (or hold) and read back each table the push wrote rows to."""
-    writer = client.writer()
-    tables: dict[str, dict[str, PushItem]] = {}
-    for hubspot_id, item in written.items():
-        tables.setdefault(hubspot_id.rpartition(":")[0], {})[hubspot_id] = item
-    for table_id, items in tables.items():
+@dataclass
+class Tables:
+    """What a push job knows of the tables it writes rows to."""
+
+    # tables whose draft held other edits before the push wrote to them
+    dirty: set[str] = field(default_factory=set)
+    checked: set[str] = field(default_factory=set)
+    # the latest `updatedAt` HubSpot gave one of our draft writes, per table
+    ours: dict[str, str] = field(default_factory=dict)
+    written: dict[str, PushItem] = field(default_factory=dict)
+
+    def add(self, result: BatchResult) -> None:
+        """The rows a batch wrote to the drafts, and when HubSpot dated them."""
+        self.written.update(result.written)
+        for hubspot_id, updated in result.written_at.items():
+            table = table_of(hubspot_id)
+            if updated is not None and _later(updated, self.ours.get(table)):
+                self.ours[table] = updated
+
+    async def check_before(self, writer: Writer, table: str) -> None:
+        """Before the first write to `table`: whether its draft holds others' edits."""
+        if table in self.checked:
+            return
+        self.checked.add(table)
+        if await self.edited_by_others(writer, table):
+            log.info("HubDB table %s: %s before the push wrote to it", table, HELD)
+            self.dirty.add(table)
+
+    async def edited_by_others(self, writer: Writer, table: str) -> bool:
+        draft = await writer.table_draft(table)
+        updated, published = draft.get("updatedAt"), draft.get("publishedAt")
+        if not isinstance(updated, str):
+            return True  # not dated: nothing says the draft is clean
+        mine = self.ours.get(table)
+        return _later(updated, published if isinstance(published, str) else None) and (
+            mine is None or _later(updated, mine)
+        )
+
+
+def table_of(hubspot_id: str) -> str:
+    """A stored row id's table ('<table>:<row>')."""
+    return hubspot_id.rpartition(":")[0]
+
+
+async def publish_tables(push: PushJob, writer: Writer, batch: PushBatch, tables: Tables) -> None:
+    """Publish (or hold) each table the push wrote rows to, and read its rows back."""
+    by_table: dict[str, dict[str, PushItem]] = {}
+    for hubspot_id, item in tables.written.items():
+        by_table.setdefault(table_of(hubspot_id), {})[hubspot_id] = item
+    for table, items in by_table.items():
         result = BatchResult()
-        draft, published = await writer.table_draft_rows(table_id)
-        verified: dict[str, PushItem] = {}
-        for hubspot_id, item in items.items():
-            row = draft.get(hubspot_id.rpartition(":")[2])
-            if row is not None and shows(row, item.fields):
-                verified[hubspot_id] = item
-            else:
-                result.outcomes.append(Outcome(hubspot_id, *_failed(item, row)))
-        if _other_edits(table_id, draft, published, verified):
-            log.info("portal %s: HubDB table %s: %s; held", push.job.portal_id, table_id, HELD)
-            result.outcomes += [Outcome(h, "held", HELD) for h in verified]
-        elif verified:
+        if table in tables.dirty or await tables.edited_by_others(writer, table):
+            log.info("portal %s: HubDB table %s: %s; held", push.job.portal_id, table, HELD)
+            result.outcomes += [Outcome(h, "held", HELD) for h in items]
+        else:
             try:
-                await writer.publish_table(table_id)
+                await writer.publish_table(table)
             except WriteOutcomeUnknown as lost:
-                log.warning("table %s: %s; deciding by reading back", table_id, lost)
-            back = await batch.read_published(list(verified))
-            for hubspot_id, item in verified.items():
+                log.warning("HubDB table %s: %s; deciding by reading back", table, lost)
+            back = await batch.read_published(list(items))
+            for hubspot_id, item in items.items():
                 record = back.get(hubspot_id)
-                decided = verdict(item, record.raw if record else None, None)
+                decided = verdict(item, _raw(record), None)
                 result.outcomes.append(Outcome(hubspot_id, decided.action, decided.reason))
-                if decided.action == "applied" and record is not None:
+                if record is not None:
                     result.records.append(record)
         await push.settle(result, push.row_intents)
 
 
-def _failed(item: PushItem, row: Mapping[str, Any] | None) -> tuple[str, str]:
-    decided = verdict(item, row, None)
-    return decided.action, decided.reason or "HubSpot's draft does not show the new values"
+def _raw(record: Any) -> Mapping[str, Any] | None:
+    return None if record is None else record.raw
 
 
-def _other_edits(
-    table_id: str,
-    draft: Mapping[str, Any],
-    published: Mapping[str, Any],
-    ours: Mapping[str, PushItem],
-) -> bool:
-    """Whether publishing the table would carry anything but our rows' changed fields."""
-    mine = {h.rpartition(":")[2]: set(item.fields) for h, item in ours.items()}
-    for row_id in draft.keys() | published.keys():
-        differing = _differing(draft.get(row_id), published.get(row_id))
-        if not differing:
-            continue
-        if row_id not in mine or not differing <= mine[row_id]:
-            return True
-    return False
-
-
-def _differing(draft: Any, published: Any) -> set[str]:
-    """The fields (`values.<column>`, `path`, `name`) in which a draft row and its published
-    row differ; a row on one side only differs in everything (`*`)."""
-    if not isinstance(draft, Mapping) or not isinstance(published, Mapping):
-        return {"*"} if draft is not published else set()
-    out = {key for key in _ROW_KEYS if draft.get(key) != published.get(key)}
-    ours, theirs = draft.get("values") or {}, published.get("values") or {}
-    if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
-        out |= {f"values.{k}" for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k)}
-    return out
+def _later(a: str, b: str | None) -> bool:
+    """Whether HubSpot's time `a` is after `b` (None: the beginning of time)."""
+    if b is None:
+        return True
+    try:
+        return datetime.fromisoformat(a) > datetime.fromisoformat(b)
+    except ValueError:
+        return a > b
