@@ -81,8 +81,12 @@ class FakeHubSpotRemote(FakeControl):
         *,
         draft: bool = False,
     ) -> None:
-        body = {"type": ContentType(content_type).value, "id": hubspot_id, "fields": fields,
-                "draft": draft}  # fmt: skip
+        body = {
+            "type": ContentType(content_type).value,
+            "id": hubspot_id,
+            "fields": fields,
+            "draft": draft,
+        }
         self._call("POST", f"/_fake/portals/{portal_id}/person-edit", body)
 
     def write_log(self, portal_id: int) -> list[dict[str, Any]]:

@@ -62,8 +62,16 @@ class FakeWrites:
         """Log one committed write (what the control API's `write_log` lists)."""
         log = self._log.setdefault(portal_id, [])
         at = iso_ms(self.writer(portal_id).last_ms)
-        log.append({"seq": len(log) + 1, "op": op, "type": content_type.value,
-                    "id": object_id, "keys": sorted(keys), "at": at})  # fmt: skip
+        log.append(
+            {
+                "seq": len(log) + 1,
+                "op": op,
+                "type": content_type.value,
+                "id": object_id,
+                "keys": sorted(keys),
+                "at": at,
+            }
+        )
         self.count(portal_id, f"committed_{op}")
 
     def log(self, portal_id: int) -> list[dict[str, Any]]:
@@ -74,9 +82,14 @@ class FakeWrites:
     # --- people ----------------------------------------------------------------------------
 
     def person_edit(
-        self, portal_id: int, content_type: ContentType, hubspot_id: str,
-        fields: dict[str, Any], *, draft: bool = False,
-    ) -> None:  # fmt: skip
+        self,
+        portal_id: int,
+        content_type: ContentType,
+        hubspot_id: str,
+        fields: dict[str, Any],
+        *,
+        draft: bool = False,
+    ) -> None:
         """A colleague edits an object in HubSpot now (rows: "<tableId>:<rowId>"; cells as
         `values.<column>`); `draft=True` edits the draft (a page's buffer, a table's draft
         row). KeyError when the object does not exist."""
@@ -91,8 +104,9 @@ class FakeWrites:
             writer.draft(found, fields)
         else:
             writer.live(content_type, found, fields, PERSON_USER)
-        self.note(portal_id, "person_draft" if draft else "person", content_type, hubspot_id,
-                  fields)  # fmt: skip
+        self.note(
+            portal_id, "person_draft" if draft else "person", content_type, hubspot_id, fields
+        )
 
     def after_read(self, portal_id: int, content_type: ContentType, ids: list[str]) -> None:
         """People's edits that follow a read of `ids` (the EDIT_AFTER_READ rules)."""

@@ -152,8 +152,9 @@ def _answer(
             if before is not None:
                 writes.count(portal_id, f"fault_{fired.before.kind}")  # type: ignore[union-attr]
                 return before
-        call = Call(fake, portal_id, portal, writes.writer(portal_id), content_type, request,
-                    body, fired)  # fmt: skip
+        call = Call(
+            fake, portal_id, portal, writes.writer(portal_id), content_type, request, body, fired
+        )
         response = op(call)
     except BadRequest as exc:
         return json_response(400, error_body(400, str(exc)), {})
@@ -213,8 +214,12 @@ def batch_inputs(body: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def batch_response(started: str, results: list[str], errors: list[dict[str, Any]]) -> Response:
     """BatchResponse… (200) or BatchResponse…WithErrors (207)."""
-    head: dict[str, Any] = {"status": "COMPLETE", "requestedAt": started, "startedAt": started,
-                            "completedAt": now_text()}  # fmt: skip
+    head: dict[str, Any] = {
+        "status": "COMPLETE",
+        "requestedAt": started,
+        "startedAt": started,
+        "completedAt": now_text(),
+    }
     if errors:
         head["numErrors"] = len(errors)
         head["errors"] = errors
@@ -226,8 +231,14 @@ def batch_error(category: str, message: str, object_id: str, field: str = "") ->
     detail: dict[str, Any] = {"message": message}
     if field:
         detail["in"] = field
-    return {"status": "error", "category": category, "message": message,
-            "context": {"ids": [object_id]}, "errors": [detail], "links": {}}  # fmt: skip
+    return {
+        "status": "error",
+        "category": category,
+        "message": message,
+        "context": {"ids": [object_id]},
+        "errors": [detail],
+        "links": {},
+    }
 
 
 def now_text() -> str:

@@ -117,8 +117,13 @@ def _option(column: ColumnDef, value: Any) -> dict[str, Any]:
     wanted = value.get("name", value.get("id")) if isinstance(value, dict) else value
     for index, label in enumerate(column.options):
         if wanted in (label, str(index + 1), index + 1):
-            return {"id": str(index + 1), "name": label, "label": label, "type": "option",
-                    "order": index}  # fmt: skip
+            return {
+                "id": str(index + 1),
+                "name": label,
+                "label": label,
+                "type": "option",
+                "order": index,
+            }
     raise InputError(f"{value!r} is not an option of {column.name}", f"values.{column.name}")
 
 
@@ -162,9 +167,12 @@ class Writer:
         return self._last_ms
 
     def live(
-        self, content_type: ContentType, found: tuple[Collection, int], fields: dict[str, Any],
+        self,
+        content_type: ContentType,
+        found: tuple[Collection, int],
+        fields: dict[str, Any],
         user: dict[str, str],
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         """Commit `fields` over the live object; returns it as served now."""
         collection, slot = found
         builder, life = collection.builder, collection.life

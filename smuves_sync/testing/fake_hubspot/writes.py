@@ -124,9 +124,13 @@ class Overlay:
         life.generation += 1  # cached listing views (filters, sorts by updatedAt) are stale
 
     def record_revision(
-        self, slot: int, before: dict[str, Any] | None, after: dict[str, Any], at_ms: int,
+        self,
+        slot: int,
+        before: dict[str, Any] | None,
+        after: dict[str, Any],
+        at_ms: int,
         user: dict[str, str],
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Add a version; the first write also records the version it replaced (`before`)."""
         versions = self.revisions.setdefault(slot, [])
         if not versions and before is not None:
