@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.export_files import ExportFile, export_file_path
-from smuves_sync.models import ExportFormat
 from tests.integration.test_content_store import record
 from tests.integration.test_content_versions import TYPE, fetch
 from tests.support import invoke, json_out, query
