@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from smuves_sync.cli.admin import admin
+from smuves_sync.cli.changeset import changeset
 from smuves_sync.cli.common import refuse_undecodable
 from smuves_sync.cli.dashboard import dashboard
 from smuves_sync.cli.db import db
@@ -43,7 +44,7 @@ cli.add_command(serve)
 cli.add_command(dashboard)
 cli.add_command(secret_key)
 cli.add_command(dev)
-for _command in (*OPS_COMMANDS, admin, schedule, history, diff, changes):
+for _command in (*OPS_COMMANDS, admin, schedule, history, diff, changes, changeset):
     cli.add_command(_command)
 
 
