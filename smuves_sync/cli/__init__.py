@@ -14,6 +14,7 @@ from smuves_sync.cli.export import export
 from smuves_sync.cli.history import changes, diff, history
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
 from smuves_sync.cli.portal import portal
+from smuves_sync.cli.push import push as changeset_push
 from smuves_sync.cli.schedule import schedule
 from smuves_sync.cli.secret_key import secret_key
 from smuves_sync.cli.serve import serve
@@ -35,6 +36,7 @@ def cli() -> None:
     """smuves-sync: fetch HubSpot CMS content into Postgres, keep it fresh, export it."""
 
 
+changeset.add_command(changeset_push)
 cli.add_command(db)
 cli.add_command(portal)
 cli.add_command(sync)
