@@ -1,4 +1,4 @@
-"""Start fetch, export and push runs: one run, one job per content type, deduplicated race-free.
+"""Start fetch and export runs: one run, one job per content type, deduplicated race-free.
 
     started = await start_fetch(db, portal_id)                      # every content type
     started = await start_fetch(db, portal_id, [ContentType.BLOG_POST], owner_id=user)
@@ -9,7 +9,6 @@
     plan = await counter.plan(member_db, portal_id, types)  # in a member's session (API)
     totals = await counter.count(plan)                       # no transaction open: HubSpot
     started = await start_fetch(db, portal_id, types, totals=totals)
-    pushing = await start_push(db, changeset_id, publish="live")   # one job per pending type
 
 Dedup is the database's: the partial unique index on in-flight jobs (portal, kind, type)
 lets exactly one of any number of concurrent requests insert a type's job. A request whose
@@ -64,11 +63,9 @@ from smuves_sync.db.portals import (
     portal_token_for_member,
     portal_token_for_operator,
 )
-from smuves_sync.db.push import push_begin, push_start_plan
 from smuves_sync.db.runs import run_create
 from smuves_sync.errors import (
     AllDuplicateJobs,
-    ChangesetBeingPushed,
     ConfigurationError,
     InvalidInput,
     NotFound,
@@ -366,42 +363,3 @@ async def start_export(
             fields=fields,
         )
     return ExportStarted(run=run, job=found, export=export)
-
-
-async def start_push(
-    db: Database,
-    changeset_id: int,
-    *,
-    publish: str = "live",
-    owner_id: uuid.UUID | None = None,
-    max_attempts: int | None = None,
-) -> FetchStarted:
-    """Create a push run of a changeset: one job per type of its pending items
-    (workers/push.py). `publish`: "live" (pages and posts: the live object; HubDB: the table
-    is published) or "draft" (the drafts only). Raises `ChangesetBeingPushed` when a push of
-    it, or of one of its types in the portal, is in flight; `NotFound` when it is not visible
-    or has nothing pending; the database refuses a viewer (`NotPermitted`)."""
-    if publish not in ("live", "draft"):
-        raise InvalidInput(f"--publish must be live or draft, got {publish!r}")
-    found = await push_start_plan(db, changeset_id)
-    if found is None:
-        raise NotFound(f"changeset {changeset_id} is not known (or not visible to you)")
-    if found.status == "pushing":
-        raise ChangesetBeingPushed(found.portal_id, changeset_id, [found.run_id or 0])
-    if not found.content_types:
-        raise NotFound(f"changeset {changeset_id} has no pending item to push")
-    types = parse_content_types(found.content_types)
-    async with db.for_portal(found.portal_id) as scoped:
-        run = await run_create(scoped, found.portal_id, JobKind.PUSH, types, owner_id=owner_id)
-        if await push_begin(scoped, changeset_id, run.id, publish) == "pushing":
-            raise ChangesetBeingPushed(found.portal_id, changeset_id, [])
-        jobs: list[Job] = []
-        for content_type in types:
-            job = await _enqueue_or_holder(
-                scoped, run, content_type, max_attempts, JobPriority.INTERACTIVE
-            )
-            if not isinstance(job, Job):
-                # Another changeset's push holds the type: this one waits for none of it.
-                raise ChangesetBeingPushed(found.portal_id, changeset_id, [job])
-            jobs.append(job)
-    return FetchStarted(run=run, jobs=tuple(jobs))

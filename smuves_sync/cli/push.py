@@ -23,7 +23,7 @@ from smuves_sync.cli.progress import settled_ok, work_run
 from smuves_sync.cli.session import load_settings, login_database, worker_database
 from smuves_sync.cli.sync import configure_logging
 from smuves_sync.db.push import push_item_states
-from smuves_sync.orchestrator import start_push
+from smuves_sync.push_start import start_push
 from smuves_sync.settings import Settings
 
 # The states a push leaves that need a person's look.

@@ -17,9 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from psycopg.rows import scalar_row
+
 from smuves_sync.content_text import unescape_value
 from smuves_sync.db.database import Database
-from smuves_sync.db.rows import model_row, scalar_row
+from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType, Job
 
 

@@ -49,6 +49,19 @@ log = logging.getLogger(__name__)
 _ERROR_BODY_BYTES = 64 * 1024
 
 
+def _parsed(
+    content: bytes, headers: httpx.Headers, request: str, status: int, context: dict[str, Any]
+) -> dict[str, Any]:
+    """A successful answer's JSON object; {} for an answer without a body (204: push-live,
+    publish)."""
+    if status == 204 or (not request.startswith("GET ") and not content.strip()):
+        return {}
+    try:
+        return json_object(content, headers)
+    except ValueError as exc:
+        raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
+
+
 class _BearerAuth(httpx.Auth):
     """Adds the bearer header at send time, so the token lives in one `SecretStr` only."""
 
@@ -230,12 +243,7 @@ class Transport:
                 correlation_id=headers.get("X-HubSpot-Correlation-Id"),
                 **context,
             )
-        if status == 204 or (method != "GET" and not content.strip()):
-            return {}  # push-live, publish: no body
-        try:
-            return json_object(content, headers)
-        except ValueError as exc:
-            raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
+        return _parsed(content, headers, request, status, context)
 
     def _rate_limit_error(
         self, content: bytes, headers: httpx.Headers, request: str, context: dict[str, Any]

@@ -88,22 +88,7 @@ class PushBatch:
         last_seen: Mapping[str, str | None] | None = seen
         for _ in range(_ROUNDS):
             now = await self.read(list(todo))
-            changes: dict[str, Mapping[str, Any]] = {}
-            before_write: dict[str, str | None] = {}
-            for hubspot_id, item in todo.items():
-                record = now.get(hubspot_id)
-                raw = record.raw if record is not None else None
-                was: str | bool | None = False
-                if last_seen is not None and hubspot_id in last_seen:
-                    was = last_seen[hubspot_id]
-                decided = plan(item, raw, was)
-                if decided.action == "write":
-                    assert decided.body is not None and raw is not None
-                    changes[hubspot_id] = decided.body
-                    before_write[hubspot_id] = updated_of(raw)
-                    result.rebased += decided.rebased
-                else:
-                    self._settle(result, item, decided, record)
+            changes, before_write = self._planned(result, todo, now, last_seen)
             if not changes:
                 return result
             intent = await commit_intent(before_write)
@@ -136,6 +121,33 @@ class PushBatch:
             "the next attempt reads them back",
             content_type=self._type,
         )
+
+    def _planned(
+        self,
+        result: BatchResult,
+        todo: Mapping[str, PushItem],
+        now: Mapping[str, ContentRecord],
+        last_seen: Mapping[str, str | None] | None,
+    ) -> tuple[dict[str, Mapping[str, Any]], dict[str, str | None]]:
+        """Decide each item by what HubSpot shows `now`: the bodies to write with HubSpot's
+        `updated` of each as read; the others settled into `result`."""
+        changes: dict[str, Mapping[str, Any]] = {}
+        before_write: dict[str, str | None] = {}
+        for hubspot_id, item in todo.items():
+            record = now.get(hubspot_id)
+            raw = record.raw if record is not None else None
+            was: str | bool | None = False
+            if last_seen is not None and hubspot_id in last_seen:
+                was = last_seen[hubspot_id]
+            decided = plan(item, raw, was)
+            if decided.action == "write":
+                assert decided.body is not None and raw is not None
+                changes[hubspot_id] = decided.body
+                before_write[hubspot_id] = updated_of(raw)
+                result.rebased += decided.rebased
+            else:
+                self._settle(result, item, decided, record)
+        return changes, before_write
 
     def _settle(
         self, result: BatchResult, item: PushItem, decided: Plan, record: ContentRecord | None

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from smuves_sync.models import ContentType, JobKind
-from smuves_sync.orchestrator import start_fetch, start_push
+from smuves_sync.orchestrator import start_fetch
+from smuves_sync.push_start import start_push
 from smuves_sync.testing.fake_hubspot import PortalSpec
 from smuves_sync.workers.runner import Runner
 from tests.support import Sync, query

@@ -9,7 +9,8 @@ import pytest
 
 from smuves_sync.db.changesets import changeset_get
 from smuves_sync.models import ContentType, JobKind
-from smuves_sync.orchestrator import start_fetch, start_push
+from smuves_sync.orchestrator import start_fetch
+from smuves_sync.push_start import start_push
 from smuves_sync.testing.fake_hubspot import PortalSpec, WriteFault, WriteFaultKind
 from smuves_sync.workers.runner import Runner
 from tests.support import Sync, query

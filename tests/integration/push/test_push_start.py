@@ -19,7 +19,7 @@ from smuves_sync.db.changesets import (
 from smuves_sync.db.push import Outcome, push_intent_add, push_items_settle
 from smuves_sync.errors import ChangesetBeingPushed, DatabaseError, NotPermitted
 from smuves_sync.models import ContentType, JobKind
-from smuves_sync.orchestrator import start_push
+from smuves_sync.push_start import start_push
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.support.factories import Factory
