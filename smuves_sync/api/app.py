@@ -23,7 +23,7 @@ from pydantic import SecretStr
 
 # Imported for its side effect: the HubSpot counters register with prometheus-client.
 import smuves_sync.metrics  # noqa: F401
-from smuves_sync.api import content, exports, history, notifications, ops, portals, runs
+from smuves_sync.api import content, exports, history, notifications, ops, portals, push, runs
 from smuves_sync.api.auth import TokenVerifier
 from smuves_sync.api.context import ApiContext
 from smuves_sync.api.edges import install_edges
@@ -101,7 +101,7 @@ def create_app(
     install_edges(
         app, verifier=verifier, max_body=settings.max_request_bytes, metrics_port=metrics_port
     )
-    for module in (portals, content, history, runs, exports, notifications, ops):
+    for module in (portals, content, history, runs, exports, notifications, ops, push):
         app.include_router(module.router)
     return app
 
