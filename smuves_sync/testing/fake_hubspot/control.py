@@ -129,7 +129,8 @@ class FakeControl(ABC):
 
     @abstractmethod
     def reset_stats(self) -> None:
-        """Zero the counters (limits and fault sequences keep their state)."""
+        """Zero the counters, the write counters too (limits, fault sequences and the write
+        log keep their state)."""
 
     def stats(self, portal_id: int) -> PortalStats:
         """A snapshot of one portal's counters."""

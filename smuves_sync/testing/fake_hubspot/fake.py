@@ -104,6 +104,7 @@ class FakeHubSpot(FakeControl):
         with self.lock:
             self._stats = {pid: PortalStats() for pid in self._portals}
             self.unauthorized = 0
+            self.writes.reset_stats()
 
     def set_faults(self, faults: tuple[FaultRule, ...]) -> None:
         with self.lock:

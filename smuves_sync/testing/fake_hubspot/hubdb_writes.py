@@ -58,7 +58,8 @@ def hubdb_write_routes(fake: Any) -> list[Route]:
             (table + "/draft/reset", reset, "POST", True, TABLES, _table_id),
         ]
         for path, op, method, write, content_type, ids in entries:
-            handler = endpoint(fake, content_type, op, ids, write=write)
+            reads = content_type is ROWS  # the table's own reads serve no row
+            handler = endpoint(fake, content_type, op, ids, write=write, reads_objects=reads)
             routes.append(Route(path, handler, methods=[method]))
     return routes
 

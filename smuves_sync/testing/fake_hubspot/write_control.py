@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from smuves_sync.testing.fake_hubspot.portal import PortalModel
 
 DEFAULT_PERSON_FIELD = "headHtml"  # pages and posts: a field no changeset edits
+_MISSING = object()
 
 
 class FakeWrites:
@@ -50,6 +51,10 @@ class FakeWrites:
     def count(self, portal_id: int, key: str, n: int = 1) -> None:
         """Add to one of the portal's write counters."""
         self._stats.setdefault(portal_id, Counter())[key] += n
+
+    def reset_stats(self) -> None:
+        """Zero the write counters (the write log stays)."""
+        self._stats.clear()
 
     def stats(self, portal_id: int) -> dict[str, int]:
         """The portal's write counters (requests, committed objects, faults by kind …)."""
@@ -97,6 +102,11 @@ class FakeWrites:
         found = find(portal, content_type, hubspot_id)
         if found is None:
             raise KeyError(f"no {content_type.value} {hubspot_id} in portal {portal_id}")
+        collection, slot = found
+        current = collection.builder.as_dict(collection.life, slot)
+        unknown = [key for key in fields if read_value(current, key, missing=_MISSING) is _MISSING]
+        if unknown:
+            raise ValueError(f"{content_type.value} {hubspot_id} has no field {unknown[0]!r}")
         writer = self.writer(portal_id)
         if content_type is ContentType.HUBDB_ROW and draft:
             writer.row_draft(found, fields)

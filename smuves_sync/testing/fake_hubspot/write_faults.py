@@ -21,7 +21,8 @@ What each kind does (a write request answers as if the fault were HubSpot's):
 - `COMMIT_THEN_DROP`: the write commits, then the connection is dropped without an answer.
 - `EDIT_AFTER_READ`: after a read (GET by id, `batch/read`, a draft read) that served the
   object, a person edits `field` of it to `value` (None: the current text with " (edited)"
-  added, a number plus one, a boolean flipped), dated by the fake's clock and listed in its
+  added, a number plus one, a boolean flipped; no `field`: `headHtml`, which only pages and
+  posts have, so other types must name one), dated by the fake's clock and listed in its
   revisions as a colleague's; `draft=True` edits the draft (a page's buffer, a table's draft
   row) instead. Without `object_id`, each object read is edited with probability
   `object_share` (seeded by its id). Each rule edits an object at most once.
@@ -81,6 +82,10 @@ class WriteFault:
             raise ValueError("on_requests counts matching requests from 1")
         if self.kind is WriteFaultKind.REFUSE_INPUT and not self.object_id:
             raise ValueError("refuse_input names the input it refuses (object_id)")
+        pages = (ContentType.SITE_PAGE, ContentType.LANDING_PAGE, ContentType.BLOG_POST)
+        unnamed = self.kind is WriteFaultKind.EDIT_AFTER_READ and not self.field
+        if unnamed and self.content_type not in pages:
+            raise ValueError("edit_after_read names its field, but for pages and posts")
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-ready form (the admin endpoint's body)."""

@@ -107,10 +107,17 @@ def input_error(status: int, error: InputError) -> Response:
 
 
 def endpoint(
-    fake: FakeHubSpot, content_type: ContentType, op: Op, ids_of: IdsOf, *, write: bool
+    fake: FakeHubSpot,
+    content_type: ContentType,
+    op: Op,
+    ids_of: IdsOf,
+    *,
+    write: bool,
+    reads_objects: bool = True,
 ) -> Callable[[Request], Awaitable[Response]]:
     """An ASGI endpoint running `op` through the pipeline (`write`: the write faults apply;
-    otherwise it is a read, after which people may edit what it served)."""
+    otherwise it is a read, after which people may edit what it served, unless it does not
+    serve the objects themselves: `reads_objects=False`)."""
 
     async def handle(request: Request) -> Response:
         raw = await request.body()
@@ -125,8 +132,19 @@ def endpoint(
         with fake.lock:
             if verdict.policy is not None:
                 response = json_response(429, rate_limit_body(verdict.policy), {})
+                if verdict.retry_after_s is not None:
+                    headers["Retry-After"] = str(verdict.retry_after_s)
             else:
-                response = _answer(fake, portal_id, content_type, op, ids_of, request, raw, write)
+                response = _answer(
+                    fake,
+                    portal_id,
+                    content_type,
+                    op,
+                    ids_of,
+                    request,
+                    raw,
+                    Mode(write, reads_objects),
+                )
             fake.record(portal_id, content_type, response.status_code, verdict, None)
             if write:
                 fake.writes.count(portal_id, "write_requests")
@@ -136,10 +154,20 @@ def endpoint(
     return handle
 
 
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """Whether a request writes (write faults apply) and whether it serves objects (people
+    may edit what it read)."""
+
+    write: bool
+    reads_objects: bool
+
+
 def _answer(
     fake: FakeHubSpot, portal_id: int, content_type: ContentType, op: Op, ids_of: IdsOf,
-    request: Request, raw: bytes, write: bool,
+    request: Request, raw: bytes, mode: Mode,
 ) -> Response:  # fmt: skip
+    write = mode.write
     portal = fake.portal(portal_id)
     writes = fake.writes
     fired = Fired()
@@ -162,7 +190,7 @@ def _answer(
         return input_error(400, exc)
     except WriteNotFound as exc:
         return json_response(404, error_body(404, str(exc)), {})
-    if not write and response.status_code in (200, 207):
+    if not write and mode.reads_objects and response.status_code in (200, 207):
         writes.after_read(portal_id, content_type, ids)
     if fired.refused:
         writes.count(portal_id, "fault_refuse_input", len(fired.refused))
@@ -181,8 +209,8 @@ def _before(fired: Fired) -> Response | None:
     if rule.kind is WriteFaultKind.RATE_LIMIT:
         return json_response(429, rate_limit_body(rule.policy), {})
     if rule.kind is WriteFaultKind.REJECT_BATCH:
-        detail = f"input {rule.object_id} is malformed" if rule.object_id else "malformed batch"
-        return json_response(400, error_body(400, detail), {})
+        # As HubSpot's answer does, it does not say which input is at fault.
+        return json_response(400, error_body(400, "the request body could not be processed"), {})
     return json_response(rule.status, error_body(rule.status), {})
 
 

@@ -176,11 +176,14 @@ class Writer:
         """Commit `fields` over the live object; returns it as served now."""
         collection, slot = found
         builder, life = collection.builder, collection.life
-        before = builder.as_dict(life, slot) if content_type in PAGE_TYPES else None
+        versioned = content_type in PAGE_TYPES
+        # The version a first write replaces is recorded with it.
+        first = versioned and slot not in builder.overlay.revisions
+        before = builder.as_dict(life, slot) if first else None
         at = self.now_ms(builder.updated_ms(life, slot))
         builder.overlay.write(life, slot, fields, at)
         after = builder.as_dict(life, slot)
-        if before is not None:
+        if versioned:
             builder.overlay.record_revision(slot, before, after, at, user)
         return after
 

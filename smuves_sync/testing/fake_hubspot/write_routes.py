@@ -77,7 +77,8 @@ def write_routes(fake: Any) -> list[Route]:
             ]
         for path in paths:
             for suffix, op, method, write, ids in entries:
-                handler = endpoint(fake, content_type, op, ids, write=write)
+                reads = op is not revisions  # a version list is not a read of the object
+                handler = endpoint(fake, content_type, op, ids, write=write, reads_objects=reads)
                 routes.append(Route(path + suffix, handler, methods=[method]))
     return routes + hubdb_write_routes(fake) + write_admin_routes(fake)
 

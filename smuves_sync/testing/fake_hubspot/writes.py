@@ -15,6 +15,7 @@ row's draft edits (an `Edit` over the published row), and the revisions of pages
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,19 +52,26 @@ class PageDraft:
 
 @dataclass(frozen=True, slots=True)
 class Revision:
-    """One version of a page or post (`PageVersion`): the object as it was then."""
+    """One version of a page or post (`PageVersion`): the object as it was then, kept as its
+    JSON text (a fraction of the dict's memory, for portals of many written pages)."""
 
     number: int
     updated_ms: int
     user: dict[str, str]
-    obj: dict[str, Any]
+    text: str
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        """The object of this version."""
+        parsed: dict[str, Any] = json.loads(self.text)
+        return parsed
 
 
-def read_value(obj: dict[str, Any], key: str) -> Any:
-    """A top-level value, or a row's cell for `values.<column>`."""
+def read_value(obj: dict[str, Any], key: str, missing: Any = None) -> Any:
+    """A top-level value, or a row's cell for `values.<column>` (`missing` when absent)."""
     if key.startswith("values.") and isinstance(obj.get("values"), dict):
-        return obj["values"].get(key[len("values.") :])
-    return obj.get(key)
+        return obj["values"].get(key[len("values.") :], missing)
+    return obj.get(key, missing)
 
 
 def merged(obj: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
@@ -134,15 +142,15 @@ class Overlay:
         """Add a version; the first write also records the version it replaced (`before`)."""
         versions = self.revisions.setdefault(slot, [])
         if not versions and before is not None:
-            versions.append(Revision(1, _updated_of(before), SEED_USER, before))
-        versions.append(Revision(len(versions) + 1, at_ms, user, after))
+            versions.append(Revision(1, _updated_of(before), SEED_USER, json.dumps(before)))
+        versions.append(Revision(len(versions) + 1, at_ms, user, json.dumps(after)))
 
     def versions(self, slot: int, current: Callable[[], dict[str, Any]]) -> list[Revision]:
         """Newest first; an object never written has one version, the one served now."""
         versions = self.revisions.get(slot)
         if not versions:
             obj = current()
-            return [Revision(1, _updated_of(obj), SEED_USER, obj)]
+            return [Revision(1, _updated_of(obj), SEED_USER, json.dumps(obj))]
         return list(reversed(versions))
 
     def draft_row(self, slot: int, published: dict[str, Any]) -> dict[str, Any]:

@@ -47,6 +47,8 @@ async def test_the_subprocess_fake_takes_write_faults_and_peoples_edits() -> Non
         unpublished = fake.unpublished_rows(PORTAL, table)
         with pytest.raises(httpx.HTTPStatusError):
             fake.person_edit(PORTAL, "site_page", "12345", {"name": "nobody"})
+        with pytest.raises(httpx.HTTPStatusError):  # a row has no headHtml
+            fake.person_edit(PORTAL, "hubdb_row", f"{table}:{row}", {"headHtml": "x"})
     assert read["htmlTitle"] == "Ours" and read["name"] != "Theirs"
     assert now["name"] == "Theirs"
     assert draft["values"]["title"] == "wip"

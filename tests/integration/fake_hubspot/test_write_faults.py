@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from smuves_sync.models import ContentType
-from smuves_sync.testing.fake_hubspot import FakeHubSpot, WriteFault, WriteFaultKind
+from smuves_sync.testing.fake_hubspot import FakeHubSpot, ServerConfig, WriteFault, WriteFaultKind
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client
 from tests.integration.fake_hubspot.openapi import validate
 from tests.integration.fake_hubspot.writes_support import (
@@ -190,5 +190,20 @@ def test_write_faults_are_checked() -> None:
         WriteFault(K.COMMIT_THEN_STATUS, share=1.5)
     with pytest.raises(ValueError, match="unknown"):
         WriteFault.from_json({"kind": "status", "colour": "red"})
+    with pytest.raises(ValueError, match="field"):
+        WriteFault(K.EDIT_AFTER_READ, content_type=ContentType.HUBDB_ROW)
     rule = WriteFault(K.EDIT_AFTER_READ, content_type=ContentType.HUBDB_ROW, field="values.x")
     assert WriteFault.from_json(rule.as_json()) == rule
+
+
+async def test_writes_spend_the_portals_request_budget(serve: Serve) -> None:
+    limited = FakeHubSpot([SMALL], ServerConfig(ten_second_limit=2, send_retry_after=True))
+    (page_id,) = live_ids(limited, "site_page")
+    async with client(serve(limited)) as http:
+        answers = [
+            await http.patch(f"{SITE}/{page_id}", json={"htmlTitle": f"T{n}"}) for n in range(3)
+        ]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert answers[2].json()["policyName"] == "TEN_SECONDLY_ROLLING"
+    assert "Retry-After" in answers[2].headers
+    assert [e["keys"] for e in limited.write_log(PORTAL)] == [["htmlTitle"], ["htmlTitle"]]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
-from smuves_sync.testing.fake_hubspot import FakeHubSpot, ServerConfig
+from smuves_sync.testing.fake_hubspot import Churn, FakeHubSpot, ServerConfig
 from tests.integration.fake_hubspot.conftest import SMALL, Serve, client
 from tests.integration.fake_hubspot.openapi import validate, validate_request
 from tests.integration.fake_hubspot.writes_support import (
@@ -197,3 +198,34 @@ async def test_writes_move_updated_by_the_fakes_clock(serve: Serve) -> None:
     assert truth[page_id].updated_at.isoformat(timespec="milliseconds")[:19] == updated[:19]
     # HubSpot's clock of this fake runs an hour behind the machine's.
     assert truth[page_id].updated_at.timestamp() < time.time() - 3000
+
+
+async def test_another_portals_object_and_a_deleted_one_are_not_found(serve: Serve) -> None:
+    other = replace(SMALL, portal_id=4343, token="other-token")
+    fake = FakeHubSpot([SMALL, other])
+    theirs = fake.ground_truth(4343, "site_page", archived=False)[0].hubspot_id
+    ours = live_ids(fake, "site_page", 2)
+    async with client(serve(fake)) as http:
+        forged = await http.patch(f"{SITE}/{theirs}", json={"name": "Forged"})
+        batch = await http.post(
+            f"{SITE}/batch/update", json={"inputs": [{"id": theirs, "name": "Forged"}]}
+        )
+        fake.advance(PORTAL, Churn(changed=0.0, deleted=1.0, added=0.0, archived=0.0))
+        gone = await http.patch(f"{SITE}/{ours[0]}", json={"name": "Too late"})
+    assert forged.status_code == 404 and gone.status_code == 404
+    assert batch.status_code == 207 and batch.json()["results"] == []
+    truth = fake.ground_truth(4343, "site_page", with_data=True)
+    assert all(item.data is not None and item.data["name"] != "Forged" for item in truth)
+
+
+async def test_a_nul_and_a_lone_surrogate_travel_as_json_escapes(serve: Serve) -> None:
+    fake = FakeHubSpot([SMALL])
+    (post_id,) = live_ids(fake, "blog_post")
+    body = '{"postBody": "<p>a\\u0000b</p>", "name": "x\\ud800y"}'
+    async with client(serve(fake)) as http:
+        response = await http.patch(
+            f"{POSTS}/{post_id}", content=body, headers={"content-type": "application/json"}
+        )
+        raw = (await http.get(f"{POSTS}/{post_id}")).text
+    assert response.status_code == 200
+    assert "a\\u0000b" in raw and "x\\ud800y" in raw
