@@ -28,7 +28,6 @@ from smuves_sync.models import (
     ContentEvent,
     ContentType,
     Export,
-    ExportFormat,
     Job,
     JobStatus,
     Run,
@@ -83,14 +82,6 @@ class FetchRequest(_Request):
         default=False,
         description="Read every object, not only what changed since each type's last fetch.",
     )
-
-
-class ExportRequest(_Request):
-    """One content type, as CSV or JSON Lines."""
-
-    content_type: ContentType
-    format: ExportFormat = ExportFormat.CSV
-    include_deleted: bool = Field(default=False, description="keep objects gone from HubSpot")
 
 
 class _Out(BaseModel):

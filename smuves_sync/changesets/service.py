@@ -155,14 +155,19 @@ async def _rollback_items(
 
 
 async def changeset_preview(
-    db: Database, changeset_id: int, *, limit: int | None = None
+    db: Database,
+    changeset_id: int,
+    *,
+    limit: int | None = None,
+    after: tuple[str, str] | None = None,
 ) -> Preview | None:
-    """The changeset's preview (its first `limit` items; None: all), or None if not visible."""
+    """The changeset's preview (`limit` items after the key `after`; None: all), or None if
+    not visible."""
     changeset = await changeset_get(db, changeset_id)
     if changeset is None:
         return None
     states = await changeset_counts(db, changeset_id)
-    items = await changeset_items_of(db, changeset_id, limit=limit)
+    items = await changeset_items_of(db, changeset_id, limit=limit, after=after)
     pending = await changeset_items_of(db, changeset_id, state="pending")
     return Preview(changeset, states, items, push_requests(pending))
 

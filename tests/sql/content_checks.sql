@@ -43,6 +43,3 @@ UPDATE public.content_items SET portal_id = %(to_portal)s WHERE portal_id = %(po
 -- Fails at once (LockNotAvailable) while a transaction holds the portal's row, e.g. FOR KEY
 -- SHARE as content written for it does.
 SELECT p.id FROM public.portals AS p WHERE p.id = %(portal_id)s FOR UPDATE NOWAIT
-
--- name: changesets_all
-SELECT id, portal_id, source FROM public.changesets ORDER BY id

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Database
 from tests.integration.test_content_store import record
@@ -230,3 +231,54 @@ async def test_json_lines_name_fields_by_their_values(
     result = await _import(db_url, portal, path, "--type", "blog_post")
 
     assert result["counts"] == {"changed": 0, "unchanged": 1, "invalid": 1}
+
+
+async def _plant_pushed(db: Database, portal: int, items: list[dict[str, Any]]) -> int:
+    [row] = await query(db, "plant_pushed_changeset", portal_id=portal, content_type=str(TYPE))
+    for item in items:
+        await query(
+            db,
+            "plant_changeset_item",
+            changeset_id=row["id"],
+            portal_id=portal,
+            content_type=str(TYPE),
+            base_version=1,
+            **{**item, "fields": Jsonb(item["fields"]), "before": Jsonb(item["before"])},
+        )
+    return int(row["id"])
+
+
+async def test_a_rollback_is_based_on_the_pushed_versions_and_warns_of_later_edits(
+    db: Database, db_url: str, portal: int
+) -> None:
+    """Post 1's push made version 1 (someone changed it since: version 2 now); post 2's push
+    made its version 2 (still current) but someone has since put one field back."""
+    pushed = await _plant_pushed(
+        db,
+        portal,
+        [
+            {"hubspot_id": "1", "state": "applied", "applied_version": 1,
+             "fields": {"name": "Post 1"}, "before": {"name": "Earlier"}},
+            {"hubspot_id": "2", "state": "applied", "applied_version": 2,
+             "fields": {"htmlTitle": "Plain", "name": "Renamed"},
+             "before": {"htmlTitle": None, "name": "Post 2"}},
+            {"hubspot_id": "3", "state": "conflict", "applied_version": None,
+             "fields": {"name": "x"}, "before": {"name": "y"}},
+        ],
+    )  # fmt: skip
+
+    result = json_out(await invoke(db_url, "changeset", "rollback", str(pushed), "--json"))
+    shown = json_out(await invoke(db_url, "changeset", "show", str(result["changeset"]), "--json"))
+    again = await invoke(db_url, "changeset", "rollback", str(result["changeset"]))
+
+    assert result["counts"] == {"changed": 2, "unchanged": 0, "invalid": 0}
+    assert shown["changeset"]["source"] == "rollback"
+    assert shown["changeset"]["rolls_back"] == pushed
+    items = {item["hubspot_id"]: item for item in shown["items"]}
+    assert set(items) == {"1", "2"}  # only what was applied
+    assert (items["1"]["base_version"], items["1"]["fields"]) == (1, {"name": "Earlier"})
+    assert items["1"]["warnings"] == ["changed since version 1 (the stored object is at version 2)"]
+    # Post 2's name is already what it was before the push: only the title goes back.
+    assert (items["2"]["base_version"], items["2"]["fields"]) == (2, {"htmlTitle": None})
+    assert items["2"]["before"] == {"htmlTitle": "Plain"} and items["2"]["warnings"] == []
+    assert again.exit_code == 2 and "has no applied items" in again.stderr
