@@ -15,6 +15,8 @@ ALTER DOMAIN public.job_kind ADD CONSTRAINT job_kind_known
     CHECK ((VALUE = ANY (ARRAY['fetch'::text, 'export'::text, 'push'::text])));
 
 INSERT INTO public.job_leases (kind, lease) VALUES ('push', '2 minutes');
+-- job_lease_expired takes the push lease too (functions/queue.sql makes it again).
+DROP FUNCTION IF EXISTS public.job_lease_expired(public.jobs, timestamp with time zone, interval, interval);
 
 ALTER TABLE public.workers DROP CONSTRAINT workers_kinds_known;
 ALTER TABLE public.workers ADD CONSTRAINT workers_kinds_known

@@ -384,6 +384,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
         v_now timestamptz := public.effective_now(p_now);
         v_fetch_lease interval;
         v_export_lease interval;
+        v_push_lease interval;
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
@@ -398,20 +399,19 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
                             p_portal_max_running
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
-        -- Exports and pushes share the second lease (job_lease_expired): the longer of theirs,
-        -- so that neither's lease is cut short.
         SELECT max(l.lease) FILTER (WHERE l.kind = 'fetch'),
-               max(l.lease) FILTER (WHERE l.kind <> 'fetch')
-        INTO v_fetch_lease, v_export_lease
+               max(l.lease) FILTER (WHERE l.kind = 'export'),
+               max(l.lease) FILTER (WHERE l.kind = 'push')
+        INTO v_fetch_lease, v_export_lease, v_push_lease
         FROM public.job_leases AS l;
 
         -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+                   WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
                      AND (p_run_id IS NULL OR j.run_id = p_run_id)) THEN
             WITH stale AS (
                 SELECT j.id FROM public.jobs AS j
-                WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+                WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
                   AND j.attempts >= j.max_attempts
                   AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
                   AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -450,7 +450,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
 
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
-            WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+            WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -1241,20 +1241,21 @@ CREATE FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now 
 ALTER FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now timestamp with time zone) OWNER TO smuves_owner;
 
 --
--- Name: job_lease_expired(public.jobs, timestamp with time zone, interval, interval); Type: FUNCTION; Schema: public; Owner: smuves_owner
+-- Name: job_lease_expired(public.jobs, timestamp with time zone, interval, interval, interval); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
-CREATE FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) RETURNS boolean
+CREATE FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
         SELECT p_job.status = 'running'
-           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease)
+           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease, p_push_lease)
            AND p_job.heartbeat_at < p_now - CASE p_job.kind WHEN 'fetch' THEN p_fetch_lease
+                                                            WHEN 'push' THEN p_push_lease
                                                             ELSE p_export_lease END
     $$;
 
 
-ALTER FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) OWNER TO smuves_owner;
+ALTER FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) OWNER TO smuves_owner;
 
 --
 -- Name: job_to_pending(public.jobs); Type: FUNCTION; Schema: public; Owner: smuves_owner
@@ -4987,10 +4988,10 @@ GRANT ALL ON FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, 
 
 
 --
--- Name: FUNCTION job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval); Type: ACL; Schema: public; Owner: smuves_owner
+-- Name: FUNCTION job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval); Type: ACL; Schema: public; Owner: smuves_owner
 --
 
-REVOKE ALL ON FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) FROM PUBLIC;
 
 
 --
