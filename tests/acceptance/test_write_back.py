@@ -30,8 +30,8 @@ pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 
 PAGE, ROW = ContentType.SITE_PAGE, ContentType.HUBDB_ROW
 PORTAL = 8301
-SPEC = PortalSpec(portal_id=PORTAL, token=TOKEN, seed=11, site_pages=400, landing_pages=0,
-                  blog_posts=0, hubdb_tables=2, rows_per_table=40, archived_share=0.0)  # fmt: skip
+SPEC = PortalSpec(portal_id=PORTAL, token=TOKEN, seed=11, site_pages=300, landing_pages=0,
+                  blog_posts=0, hubdb_tables=2, rows_per_table=30, archived_share=0.0)  # fmt: skip
 FIELDS = {PAGE: "htmlTitle,metaDescription,slug", ROW: "values.title,name"}
 
 
@@ -117,7 +117,7 @@ async def _push_with_a_crash(
         assert await stop(second) == 0, (tmp / "second.log").read_text()
 
 
-@pytest.mark.hubspot(SPEC, latency_ms=40)
+@pytest.mark.hubspot(SPEC, latency_ms=20)
 async def test_a_content_teams_round_trip_survives_hubspot_and_its_people(
     sync: ProcessSync, spawn: Spawn, tmp_path: Path
 ) -> None:
@@ -159,7 +159,7 @@ async def test_a_content_teams_round_trip_survives_hubspot_and_its_people(
     sync.fake.set_write_faults(
         (
             WriteFault(WriteFaultKind.RATE_LIMIT, share=0.3),
-            WriteFault(WriteFaultKind.COMMIT_THEN_DROP, content_type=PAGE, on_requests=(2,)),
+            WriteFault(WriteFaultKind.COMMIT_THEN_DROP, content_type=PAGE, on_requests=(1,)),
             WriteFault(WriteFaultKind.COMMIT_THEN_STATUS, share=0.02),
             # People keep editing, between the push's read and its write (a field no
             # changeset edits: the write must leave it alone).
