@@ -12,9 +12,10 @@ from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import start_fetch
 from smuves_sync.push_start import start_push
 from smuves_sync.testing.fake_hubspot import PortalSpec, WriteFault, WriteFaultKind
+from smuves_sync.testing.push_bench import plant_changeset
 from smuves_sync.workers.runner import Runner
 from tests.support import Sync, query
-from tests.support.push import item_states, plant_changeset
+from tests.support.push import item_states
 from tests.support.sync import TOKEN
 
 PAGE = ContentType.SITE_PAGE
