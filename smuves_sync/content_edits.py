@@ -196,7 +196,9 @@ def read_cell(cell: str, kind: FieldKind, stored: Any) -> Any:
     if text.strip() == "":
         return None
     if kind is FieldKind.BOOL:
-        return _read_bool(text)
+        # HubDB may hold a boolean cell as 0 or 1: it stays a number.
+        flag = _read_bool(text)
+        return int(flag) if type(stored) is int else flag
     if kind in (FieldKind.NUMBER, FieldKind.INTEGER):
         return _read_number(text, kind)
     if kind is FieldKind.ID:

@@ -29,6 +29,7 @@ from smuves_sync.content_edits import (
     table_columns,
     updated_text,
 )
+from smuves_sync.content_text import escape_text, replace_unstorable
 from smuves_sync.db import Database
 from smuves_sync.db.changesets import NewItem, StoredBase, changeset_bases, changeset_slugs_taken
 from smuves_sync.db.versions import version_documents
@@ -98,7 +99,7 @@ async def _item(
             "invalid",
             None if base is None else base.version,
             None if base is None else base.updated,
-            reason=reason,
+            reason=replace_unstorable(reason),
         )
 
     if row.version_error is not None:
@@ -171,7 +172,8 @@ def _changed_cells(
         except CellError as error:
             raise CellError(f"{name}: {error}") from None
         if not same(kind, old, new):
-            fields[name], before[name] = new, old
+            # Keys as content is stored too: a HubDB column's name may hold a NUL.
+            fields[escape_text(name)], before[escape_text(name)] = new, old
     return fields, before
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from smuves_sync.changesets.compare import compare_rows
 from smuves_sync.changesets.files import ChangeRow, Changes
-from smuves_sync.content_text import unescape_value
+from smuves_sync.content_text import unescape_text, unescape_value
 from smuves_sync.db import Database
 from smuves_sync.db.changesets import (
     Changeset,
@@ -146,7 +146,13 @@ async def _rollback_items(
     db: Database, portal_id: int, content_type: ContentType, applied: Sequence[ChangesetItem]
 ) -> list[NewItem]:
     rows = [
-        ChangeRow(item.hubspot_id, item.applied_version, item.before, text=False, stored=True)
+        ChangeRow(
+            item.hubspot_id,
+            item.applied_version,
+            {unescape_text(name): value for name, value in item.before.items()},
+            text=False,
+            stored=True,
+        )
         for item in applied
     ]
     # Each is compared with the version the push produced (its `_updated` is that version's):

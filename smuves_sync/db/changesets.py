@@ -11,8 +11,9 @@ stored objects an import compares its rows with (changesets.sql).
     bases = await changeset_bases(db, portal_id, content_type, ids)   # {id: StoredBase}
     taken = await changeset_slugs_taken(db, portal_id, content_type, {id: slug})
 
-An item's `fields` and `before` hold values as content is stored: text Postgres cannot hold
-escaped by `smuves_sync.content_text` (whoever writes them to HubSpot unescapes them). Who may
+An item's `fields` and `before` hold keys and values as content is stored: text Postgres
+cannot hold escaped by `smuves_sync.content_text` (whoever writes them to HubSpot unescapes
+them, `content_text.unescape_value`). Who may
 insert is the database's: an owner or editor of the portal, as the changeset's owner, with
 items not yet pushed; a viewer's insert raises `NotPermitted`, an item naming another
 portal's changeset a `DatabaseError` (the composite foreign key).

@@ -54,6 +54,7 @@ async def _plant_tenant(factory: Factory, portal_id: int) -> Tenant:
     await factory.export(export_run)
     await factory.notification(user, run)
     await factory.schedule(portal, owner=user)
+    await factory.changeset(portal, {"hubspot_id": "1", "fields": {"name": "x"}})
     return Tenant(user, portal, job)
 
 

@@ -37,6 +37,8 @@ def test_text_round_trips(text: str) -> None:
     [
         (FieldKind.BOOL, True),
         (FieldKind.BOOL, False),
+        (FieldKind.BOOL, 1),
+        (FieldKind.BOOL, 0),
         (FieldKind.NUMBER, 12),
         (FieldKind.NUMBER, 12.5),
         (FieldKind.NUMBER, 1e20),
@@ -81,6 +83,12 @@ def test_a_nul_shows_as_the_replacement_character_and_cannot_be_written_back() -
 def test_a_bad_cell_says_why(kind: FieldKind, cell: str, said: str) -> None:
     with pytest.raises(CellError, match=said):
         read_cell(cell, kind, None)
+
+
+def test_a_boolean_held_as_a_number_stays_one() -> None:
+    assert read_cell("false", FieldKind.BOOL, 1) == 0
+    assert read_cell("TRUE", FieldKind.BOOL, None) is True
+    assert not same(FieldKind.BOOL, 1, read_cell("false", FieldKind.BOOL, 1))
 
 
 def test_an_unguarded_quote_stays() -> None:

@@ -8,7 +8,6 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from psycopg.types.json import Jsonb
 
 from smuves_sync.api import create_app
 from smuves_sync.db import Database, Pool
@@ -177,36 +176,20 @@ async def test_a_file_over_the_cap_is_422_though_larger_than_the_apis_own_cap_is
     assert len(await query(db, "changesets_all")) == 1
 
 
-async def _pushed(admin_pool: Pool, items: list[dict[str, Any]]) -> int:
-    [row] = await query(
-        admin_pool, "plant_pushed_changeset", portal_id=PORTAL, content_type=str(TYPE)
-    )
-    for item in items:
-        await query(
-            admin_pool,
-            "plant_changeset_item",
-            changeset_id=row["id"],
-            portal_id=PORTAL,
-            content_type=str(TYPE),
-            base_version=1,
-            **{**item, "fields": Jsonb(item["fields"]), "before": Jsonb(item["before"])},
-        )
-    return int(row["id"])
-
-
 async def test_a_rollback_puts_back_the_values_before_the_push(
-    client: httpx.AsyncClient, posts: int, alice: User, bob: User, admin_pool: Pool
+    client: httpx.AsyncClient, posts: int, alice: User, bob: User, factory: Factory
 ) -> None:
     """Post 1's push set htmlTitle Old (version 2); post 2's failed. The rollback changes post
     1 back, based on version 2."""
-    pushed = await _pushed(
-        admin_pool,
-        [
+    pushed = await factory.changeset(
+        PORTAL,
+        *_items(
             {"hubspot_id": "1", "state": "applied", "applied_version": 2,
              "fields": {"htmlTitle": "Old"}, "before": {"htmlTitle": None}},
             {"hubspot_id": "2", "state": "failed", "applied_version": None,
              "fields": {"htmlTitle": "X"}, "before": {"htmlTitle": None}},
-        ],
+        ),
+        content_type=TYPE,
     )  # fmt: skip
 
     viewer = await client.post(f"/v1/changesets/{pushed}/rollback", headers=bob.headers)
@@ -220,7 +203,7 @@ async def test_a_rollback_puts_back_the_values_before_the_push(
     [item] = body["items"]
     assert (item["hubspot_id"], item["base_version"], item["state"]) == ("1", 2, "pending")
     assert (item["fields"], item["before"]) == ({"htmlTitle": None}, {"htmlTitle": "Old"})
-    nothing = await _pushed(admin_pool, [])
+    nothing = await factory.changeset(PORTAL, content_type=TYPE)
     empty = await client.post(f"/v1/changesets/{nothing}/rollback", headers=alice.headers)
     assert empty.status_code == 422 and "no applied items" in empty.json()["message"]
 
@@ -256,3 +239,7 @@ async def test_an_edit_export_is_started_through_the_api(
     assert [r.status_code for r in (jsonl, table, field)] == [422, 422, 422]
     assert "cannot be edited" in table.json()["message"]
     assert "no editable field 'body'" in field.json()["message"]
+
+
+def _items(*items: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(items)

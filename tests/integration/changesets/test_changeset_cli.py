@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from psycopg.types.json import Jsonb
 
 from smuves_sync.db import Database
 from tests.integration.test_content_store import record
@@ -233,30 +232,14 @@ async def test_json_lines_name_fields_by_their_values(
     assert result["counts"] == {"changed": 0, "unchanged": 1, "invalid": 1}
 
 
-async def _plant_pushed(db: Database, portal: int, items: list[dict[str, Any]]) -> int:
-    [row] = await query(db, "plant_pushed_changeset", portal_id=portal, content_type=str(TYPE))
-    for item in items:
-        await query(
-            db,
-            "plant_changeset_item",
-            changeset_id=row["id"],
-            portal_id=portal,
-            content_type=str(TYPE),
-            base_version=1,
-            **{**item, "fields": Jsonb(item["fields"]), "before": Jsonb(item["before"])},
-        )
-    return int(row["id"])
-
-
 async def test_a_rollback_is_based_on_the_pushed_versions_and_warns_of_later_edits(
-    db: Database, db_url: str, portal: int
+    factory: Factory, db_url: str, portal: int
 ) -> None:
     """Post 1's push made version 1 (someone changed it since: version 2 now); post 2's push
     made its version 2 (still current) but someone has since put one field back."""
-    pushed = await _plant_pushed(
-        db,
+    pushed = await factory.changeset(
         portal,
-        [
+        *_items(
             {"hubspot_id": "1", "state": "applied", "applied_version": 1,
              "fields": {"name": "Post 1"}, "before": {"name": "Earlier"}},
             {"hubspot_id": "2", "state": "applied", "applied_version": 2,
@@ -264,7 +247,8 @@ async def test_a_rollback_is_based_on_the_pushed_versions_and_warns_of_later_edi
              "before": {"htmlTitle": None, "name": "Post 2"}},
             {"hubspot_id": "3", "state": "conflict", "applied_version": None,
              "fields": {"name": "x"}, "before": {"name": "y"}},
-        ],
+        ),
+        content_type=TYPE,
     )  # fmt: skip
 
     result = json_out(await invoke(db_url, "changeset", "rollback", str(pushed), "--json"))
@@ -282,3 +266,7 @@ async def test_a_rollback_is_based_on_the_pushed_versions_and_warns_of_later_edi
     assert (items["2"]["base_version"], items["2"]["fields"]) == (2, {"htmlTitle": None})
     assert items["2"]["before"] == {"htmlTitle": "Plain"} and items["2"]["warnings"] == []
     assert again.exit_code == 2 and "has no applied items" in again.stderr
+
+
+def _items(*items: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(items)
