@@ -20,6 +20,7 @@ lost lease stops the handler as a fetch's does (`LeaseLost`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 
@@ -48,6 +49,10 @@ from smuves_sync.workers.push_batch import BatchResult, PushBatch
 from smuves_sync.workers.push_tables import Tables, publish_tables, table_of
 
 log = logging.getLogger(__name__)
+
+# Batches of one push job sent at once: a batch's own time is mostly its two reads and its
+# transaction, not HubSpot's budget, which paces them all.
+_BATCHES_IN_FLIGHT = 4
 
 
 class PushJob:
@@ -102,6 +107,44 @@ class PushJob:
             self.job = await queue.checkpoint(job, None, self.processed)
 
 
+class _Step:
+    """One batch of a push job, from its items to their settled states."""
+
+    def __init__(
+        self,
+        push: PushJob,
+        batch: PushBatch,
+        tables: Tables,
+        client: HubSpotClient,
+        *,
+        rows: bool,
+        live: bool,
+    ) -> None:
+        self.push, self.batch, self.tables, self.client = push, batch, tables, client
+        self.rows, self.live = rows, live
+
+    async def run(
+        self, found: list[PushItem], seen: Mapping[str, str | None] | None, intent: int | None
+    ) -> None:
+        """Push the batch `found` (`seen`, `intent`: of an open intent) and settle it."""
+        tables, writer = self.tables, self.client.writer()
+        items = [i for i in found if i.hubspot_id not in tables.written]
+        table = table_of(items[0].hubspot_id) if self.rows and self.live and items else None
+        if table is not None and seen is None:
+            await tables.check_before(writer, table)
+        push = self.push
+        result = await self.batch.run(items, seen, push.commit_intent, push.mark_intent)
+        if self.rows and not self.live:
+            # Written to the tables' drafts, and so done: nothing is published.
+            result.outcomes += [Outcome(h, "applied") for h in result.written]
+            result.written = {}
+        tables.add(result)
+        if table is not None and seen is not None:
+            # Resumed: the drafts an earlier attempt wrote (just read back) are ours.
+            await tables.check_before(writer, table)
+        await push.settle(result, [intent] if intent is not None else [])
+
+
 async def handle_push(ctx: JobContext) -> None:
     """Push the job's type of its changeset's pending items; complete the job."""
     job = ctx.job
@@ -123,21 +166,15 @@ async def handle_push(ctx: JobContext) -> None:
             client.writer(), str(job.content_type), draft=draft, verify=not (rows and live)
         )
         tables = Tables()
-        async for found, seen, intent in _batches(push, rows):
-            items = [i for i in found if i.hubspot_id not in tables.written]
-            table = table_of(items[0].hubspot_id) if rows and live and items else None
-            if table is not None and seen is None:
-                await tables.check_before(client.writer(), table)
-            result = await batch.run(items, seen, push.commit_intent, push.mark_intent)
-            if rows and not live:
-                # Written to the tables' drafts, and so done: nothing is published.
-                result.outcomes += [Outcome(h, "applied") for h in result.written]
-                result.written = {}
-            tables.add(result)
-            if table is not None and seen is not None:
-                # Resumed: the drafts an earlier attempt wrote (just read back) are ours.
-                await tables.check_before(client.writer(), table)
-            await push.settle(result, [intent] if intent is not None else [])
+        step = _Step(push, batch, tables, client, rows=rows, live=live)
+        # Batches of pending items go a few at a time (HubDB rows one by one: their tables are
+        # checked in order); those of open intents first, each alone, before any pending one
+        # is read, so that no item is decided twice.
+        try:
+            await _run_batches(step, rows)
+        except ExceptionGroup as failed:
+            # The job fails (or parks, or stops) for what its first batch raised.
+            raise failed.exceptions[0] from None
         if tables.written:
             await publish_tables(push, client.writer(), batch, tables)
         log.info(
@@ -149,6 +186,18 @@ async def handle_push(ctx: JobContext) -> None:
         )
     async with ctx.db.for_job(push.job) as scoped:
         await ctx.queue(scoped).complete(push.job, processed=push.processed)
+
+
+async def _run_batches(step: _Step, rows: bool) -> None:
+    in_flight = asyncio.Semaphore(1 if rows else _BATCHES_IN_FLIGHT)
+    async with asyncio.TaskGroup() as group:
+        async for found, seen, intent in _batches(step.push, rows):
+            if intent is not None:
+                await step.run(found, seen, intent)
+                continue
+            await in_flight.acquire()
+            task = group.create_task(step.run(found, None, None))
+            task.add_done_callback(lambda _: in_flight.release())
 
 
 async def _batches(
