@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 
 # Batches of one push job sent at once: a batch's own time is mostly its two reads and its
 # transaction, not HubSpot's budget, which paces them all.
-_BATCHES_IN_FLIGHT = 4
+_BATCHES_IN_FLIGHT = 8
 
 
 class PushJob:
