@@ -95,7 +95,7 @@ def build_app(fake: FakeHubSpot) -> Starlette:
         routes.append(Route(path + "/{table}/rows/batch/read", read_rows, methods=["POST"]))
     for path in ACCOUNT_PATHS:
         routes.append(Route(path, _account_details(fake)))
-    routes.extend(write_routes(fake))  # writes, drafts, HubDB publish, their admin calls
+    routes[:0] = write_routes(fake)  # first: …/rows/draft before …/rows/{rowId}
     routes.extend(admin_routes(fake))
     return FakeApp(
         routes=routes,

@@ -19,6 +19,7 @@ from smuves_sync.testing.fake_hubspot.spec import (
     fault_from_text,
     poison_from_text,
 )
+from smuves_sync.testing.fake_hubspot.write_faults import write_fault_from_text
 
 DEMO_PORTAL = "1001:demo-token:200,50,100,3,100,8,40,60,4"
 
@@ -41,6 +42,12 @@ fault format   comma-separated key=value pairs of a fault rule:
                e.g. --fault kind=status,status=500,type=blog_post,share=1
                     --fault kind=rate_limit,on=3+4,type=site_page
                     --cursors offset --fault kind=drift,on=4,type=blog_post,deleted=1
+write faults   --write-fault with key=value pairs of a WriteFault (README, "Writes"):
+                 kind=rate_limit|status|reject_batch|refuse_input|commit_then_status|
+                      commit_then_drop|edit_after_read   type=…  portal_id=N  object_id=ID
+                 on=N+N+...  share=0..1  status=N  policy=…  field=F  value=TEXT  draft=true
+                 object_share=0..1
+               e.g. --write-fault kind=commit_then_status,type=site_page,share=0.02
 poison format  PORTAL_ID:kind=KIND,type=TYPE,slot=N[,table=N]  (one object served spoilt)
                  kind=nul_in_body|nul_in_key|nul_in_name|lone_surrogate|duplicate_id|
                       numeric_id|no_id|bad_field
@@ -105,6 +112,7 @@ def argument_parser() -> argparse.ArgumentParser:
     add("--retry-after", action="store_true", help="send Retry-After on limit 429s")
     add("--fault", action="append", default=[], help="a fault rule (repeatable), see below")
     add("--poison", action="append", default=[], help="a poisoned object (repeatable), see below")
+    add("--write-fault", action="append", default=[], help="a write fault (repeatable), see below")
     add("--fault-seed", type=int, default=0, help="seed of fault shares (default 0)")
     add(
         "--timestamps",
@@ -192,9 +200,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(FakeHubSpotRemote(args.url).advance(args.advance, churn), flush=True)
             return
         portals, config = setup_from_args(args)
+        write_faults = tuple(write_fault_from_text(text) for text in args.write_fault)
     except (ValueError, KeyError, TypeError) as exc:
         parser.error(str(exc))
     fake = FakeHubSpot(portals, config)
+    fake.set_write_faults(write_faults)
     for portal in portals:
         for _ in range(args.start_version):
             fake.advance(portal.portal_id, churn)

@@ -1,5 +1,6 @@
 """HubDB's write endpoints: rows are written to the table's draft, publishing copies it.
 
+    GET   /tables/{t}/rows/draft                   the draft table's rows (a listing)
     GET   /tables/{t}/rows/{rowId}/draft           the row in the draft table
     PATCH /tables/{t}/rows/{rowId}/draft           sparse by key and by cell -> 200 draft row
     POST  /tables/{t}/rows/draft/batch/update      ≤ 100 inputs {id, values, …} -> 200 / 207
@@ -25,7 +26,7 @@ from starlette.routing import Route
 from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.content import encode_json
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
-from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection
+from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, parse_query
 from smuves_sync.testing.fake_hubspot.text import iso_ms
 from smuves_sync.testing.fake_hubspot.write_http import (
     BATCH_LIMIT,
@@ -49,6 +50,7 @@ def hubdb_write_routes(fake: Any) -> list[Route]:
     for base in HUBDB_PATHS:
         table = base + "/{table}"
         entries = [
+            (table + "/rows/draft", list_draft_rows, "GET", False, ROWS, _no_ids),
             (table + "/rows/{rowId}/draft", get_row_draft, "GET", False, ROWS, _row_id),
             (table + "/rows/{rowId}/draft", patch_row_draft, "PATCH", True, ROWS, _row_id),
             (table + "/rows/draft/batch/update", batch_update_rows, "POST", True, ROWS, _rows),
@@ -76,6 +78,10 @@ def _prefix(portal: PortalModel, request: Request) -> str:
     if found is None:
         return "?:"
     return portal.collection(TABLES).builder.id_of(found[0]) + ":"
+
+
+def _no_ids(portal: PortalModel, request: Request, body: Any) -> list[str]:
+    return []  # a listing: people's edits follow by-id and batch reads only
 
 
 def _row_id(portal: PortalModel, request: Request, body: Any) -> list[str]:
@@ -115,6 +121,25 @@ def _draft_json(found: tuple[Collection, int]) -> dict[str, Any]:
 
 def _json(obj: dict[str, Any]) -> Response:
     return Response(encode_json(obj), media_type="application/json;charset=utf-8")
+
+
+def list_draft_rows(call: Call) -> Response:
+    """GET …/rows/draft: the draft rows in creation order, paged as the published listing
+    is (`limit`, `offset` or `after`; sorts and filters by the published values)."""
+    table_slot, _ = _table(call.portal, call.request)
+    query = parse_query(
+        call.request.query_params, max_limit=1000, allow_offset=True, property_param="properties"
+    )
+    rows = call.portal.collection(ROWS, table_slot)
+    selection = rows.select(query, offsets=call.portal.offset_cursors)
+    results = [_draft_json((rows, slot)) for slot in selection.slots]
+    body: dict[str, Any] = {"total": selection.total, "results": results}
+    body["type"] = "RANDOM_ACCESS" if query.offset is not None else "STREAMING"
+    if selection.next_after is not None:
+        body["paging"] = {"next": {"after": selection.next_after}}
+    elif selection.next_offset is not None:
+        body["paging"] = {"next": {"offset": selection.next_offset}}
+    return _json(body)
 
 
 def get_row_draft(call: Call) -> Response:

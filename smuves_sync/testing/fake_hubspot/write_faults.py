@@ -100,6 +100,29 @@ class WriteFault:
         return cls(**raw)
 
 
+def write_fault_from_text(text: str) -> WriteFault:
+    """Parse the launcher's `--write-fault` syntax: `kind=refuse_input,object_id=12,type=…`."""
+    raw: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"write fault option {part!r} is not key=value")
+        raw[key.strip()] = value.strip()
+    if "type" in raw:
+        raw["content_type"] = raw.pop("type")
+    if "on" in raw:
+        raw["on_requests"] = [int(n) for n in raw.pop("on").split("+") if n]
+    for name in ("portal_id", "status"):
+        if name in raw:
+            raw[name] = int(raw[name])
+    for name in ("share", "object_share"):
+        if name in raw:
+            raw[name] = float(raw[name])
+    if "draft" in raw:
+        raw["draft"] = raw["draft"].lower() == "true"
+    return WriteFault.from_json(raw)
+
+
 @dataclass(frozen=True, slots=True)
 class Fired:
     """What the rules decided for one write request."""
@@ -107,10 +130,6 @@ class Fired:
     before: WriteFault | None = None
     refused: frozenset[str] = frozenset()
     after: WriteFault | None = None
-
-    @property
-    def any(self) -> bool:
-        return self.before is not None or bool(self.refused) or self.after is not None
 
 
 class WriteFaultPlan:

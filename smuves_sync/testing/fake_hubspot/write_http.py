@@ -164,9 +164,15 @@ class Mode:
 
 
 def _answer(
-    fake: FakeHubSpot, portal_id: int, content_type: ContentType, op: Op, ids_of: IdsOf,
-    request: Request, raw: bytes, mode: Mode,
-) -> Response:  # fmt: skip
+    fake: FakeHubSpot,
+    portal_id: int,
+    content_type: ContentType,
+    op: Op,
+    ids_of: IdsOf,
+    request: Request,
+    raw: bytes,
+    mode: Mode,
+) -> Response:
     write = mode.write
     portal = fake.portal(portal_id)
     writes = fake.writes

@@ -117,3 +117,23 @@ async def test_a_draft_reset_drops_the_tables_draft_edits(serve: Serve) -> None:
     assert reset.status_code == 200
     assert draft == published
     assert fake.unpublished_rows(PORTAL, table) == []
+
+
+async def test_the_draft_rows_listing_pages_through_the_draft(serve: Serve) -> None:
+    fake = FakeHubSpot([SMALL])
+    table, rows = table_rows(fake, 40)
+    async with client(serve(fake)) as http:
+        await http.patch(f"{TABLES}/{table}/rows/{rows[25]}/draft", json={"name": "in draft"})
+        published = (await http.get(f"{TABLES}/{table}/rows", params={"limit": 1000})).json()
+        listed: list[dict[str, object]] = []
+        params: dict[str, str | int] = {"limit": 10}
+        while True:
+            page = (await http.get(f"{TABLES}/{table}/rows/draft", params=params)).json()
+            validate(HUBDB_V3, T + "/rows/draft", 200, page)
+            listed += page["results"]
+            if "paging" not in page:
+                break
+            params["after"] = page["paging"]["next"]["after"]
+    assert [r["id"] for r in listed] == [r["id"] for r in published["results"]]
+    changed = [r for r, p in zip(listed, published["results"], strict=True) if r != p]
+    assert [(r["id"], r["name"]) for r in changed] == [(rows[25], "in draft")]
