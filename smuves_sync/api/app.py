@@ -112,8 +112,7 @@ def create_app(
     install_edges(
         app, verifier=verifier, settings=settings, metrics_port=metrics_port, upload_path=upload
     )
-    modules = (portals, content, history, runs, exports, notifications, ops, changesets, push)
-    for module in modules:
+    for module in (portals, content, history, runs, exports, notifications, ops, changesets, push):
         app.include_router(module.router)
     return app
 
