@@ -20,6 +20,7 @@ import pytest
 
 from smuves_sync.models import ContentType, JobKind
 from smuves_sync.orchestrator import start_fetch
+from smuves_sync.push_start import start_push
 from smuves_sync.testing.fake_hubspot import PortalSpec, WriteFault, WriteFaultKind
 from smuves_sync.workers.runner import Runner
 from tests.acceptance.conftest import ProcessSync, Spawn, stop
@@ -92,15 +93,20 @@ def _value(obj: dict[str, Any], key: str) -> Any:
 
 
 async def _push_with_a_crash(
-    sync: ProcessSync, spawn: Spawn, env: dict[str, str], changeset: int, tmp: Path
+    sync: ProcessSync, spawn: Spawn, env: dict[str, str], changesets: list[int], tmp: Path
 ) -> None:
-    pushed = await smuves(env, "changeset", "push", str(changeset), "--no-wait", "--json")
+    """Push the changesets at once (the first with the CLI, the other as the API would start
+    it); SIGKILL the worker pushing them once an intent is committed, and let another finish."""
+    first_id, *others = changesets
+    pushed = await smuves(env, "changeset", "push", str(first_id), "--no-wait", "--json")
     assert pushed.code == 0, pushed.stdout + pushed.stderr
+    for changeset in others:
+        await start_push(sync.db, changeset)
     await query(sync.db, "set_job_lease", kind="push", lease=timedelta(seconds=2))
     first = await spawn(env, "worker", "--kinds", "push", log=tmp / "first.log")
 
     async def an_intent_committed() -> bool:
-        return bool(await query(sync.db, "push_intents_of_changeset", changeset_id=changeset))
+        return bool(await query(sync.db, "push_intents_of_changeset", changeset_id=first_id))
 
     await eventually(an_intent_committed, timeout=30)
     first.kill()  # SIGKILL mid-push: its intents stay open, its lease runs out
@@ -109,8 +115,11 @@ async def _push_with_a_crash(
     try:
 
         async def settled() -> bool:
-            states = await item_states(sync.db, changeset)
-            return all(state != "pending" for state, _ in states.values())
+            for changeset in changesets:
+                states = await item_states(sync.db, changeset)
+                if any(state == "pending" for state, _ in states.values()):
+                    return False
+            return True
 
         await eventually(settled, timeout=60)
     finally:
@@ -166,8 +175,8 @@ async def test_a_content_teams_round_trip_survives_hubspot_and_its_people(
             WriteFault(WriteFaultKind.EDIT_AFTER_READ, content_type=PAGE, object_share=0.03),
         )
     )
-    for changeset in (imported["changeset"], row_import["changeset"]):
-        await _push_with_a_crash(sync, spawn, env, changeset, tmp_path)
+    changesets = [imported["changeset"], row_import["changeset"]]
+    await _push_with_a_crash(sync, spawn, env, changesets, tmp_path)
     sync.fake.set_write_faults(())
 
     page_states = await item_states(sync.db, imported["changeset"])
