@@ -21,3 +21,10 @@ ORDER BY j.content_type
 SELECT p.state, p.hubspot_ids FROM public.push_intents AS p
 WHERE p.changeset_id = %(changeset_id)s
 ORDER BY p.id
+
+-- name: plant_push_intent
+-- A decided intent of a push job of the changeset (as the login role).
+INSERT INTO public.push_intents
+    (portal_id, changeset_id, job_id, content_type, hubspot_ids, seen_updated, state)
+VALUES (%(portal_id)s, %(changeset_id)s, %(job_id)s, 'site_page', ARRAY['1'], ARRAY['t0'],
+        'decided')
