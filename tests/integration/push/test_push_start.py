@@ -22,6 +22,7 @@ from smuves_sync.models import ContentType, JobKind
 from smuves_sync.push_start import start_push
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
+from smuves_sync.workers.runner import Runner
 from tests.support.factories import Factory
 
 PAGE = ContentType.SITE_PAGE
@@ -87,3 +88,17 @@ async def test_a_worker_settles_only_its_push_jobs_changeset(
             await push_intent_add(scoped, job, theirs.id, {"1": "t0"})
     async with worker_db.for_job(job) as scoped:
         assert await push_items_settle(scoped, mine.id, PAGE, [Outcome("1", "conflict")]) == 1
+
+
+async def test_a_push_that_fails_leaves_its_changeset_to_be_pushed_again(
+    factory: Factory, db: Database, worker_db: Database, settings: Settings
+) -> None:
+    """The changeset follows its push jobs: a job failed for good (here: the portal has no
+    token) sets it back to draft, its items still pending, and a new push may start."""
+    portal = await factory.portal(token_encrypted=None)
+    changeset = await _changeset(db, portal)
+    await start_push(db, changeset.id)
+    await Runner(worker_db, settings, kinds=[JobKind.PUSH], concurrency=1, burst=True).run()
+    after = await changeset_get(db, changeset.id)
+    assert after is not None and after.status == "draft"
+    assert (await start_push(db, changeset.id)).jobs
