@@ -7,11 +7,11 @@ PORTAL ?=
 TYPES ?=
 TYPE ?= site_page
 FORMAT ?= csv
-KINDS ?= fetch,export
+KINDS ?= fetch,export,push
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser test test-fast lint format migrate schema sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff export clean
+.PHONY: help install browser test test-fast lint format migrate schema sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff bench-push export clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -63,7 +63,7 @@ export: $(STAMP) ## export stored content: make export PORTAL=<id> [TYPE=site_pa
 	@test -n "$(PORTAL)" || { echo "usage: make export PORTAL=<portal id> [TYPE=..] [FORMAT=..]"; exit 2; }
 	$(BIN)/smuves export $(PORTAL) --type $(TYPE) --format $(FORMAT)
 
-worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export] [CONCURRENCY=4]
+worker: $(STAMP) ## run a worker until Ctrl-C: make worker [KINDS=fetch,export,push] [CONCURRENCY=4]
 	$(BIN)/smuves worker --kinds $(KINDS) --concurrency $(CONCURRENCY)
 
 serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JWT_AUDIENCE, SMUVES_SECRET_KEY); make serve [PORT=8000]
@@ -72,13 +72,16 @@ serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JW
 dashboard: $(STAMP) ## the operators' dashboard on :8800; open the link it prints. make dashboard [PORT=8800]
 	$(BIN)/smuves dashboard --port $(or $(PORT),8800)
 
-bench: bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff ## run every benchmark (extra flags for each: ARGS=...)
+bench: bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff bench-push ## run every benchmark (extra flags for each: ARGS=...)
 
 bench-queue: $(STAMP) ## benchmark queue drain rate and NOTIFY wake-up (scripts/bench_queue.py)
 	$(BIN)/python scripts/bench_queue.py $(ARGS)
 
 bench-fleet: $(STAMP) ## benchmark a fleet: N portals, K workers, a wave of schedules and a person's sync (scripts/bench_fleet.py)
 	$(BIN)/python scripts/bench_fleet.py $(ARGS)
+
+bench-push: $(STAMP) ## benchmark a push of 10,000 field edits against the fake at its rate limit (scripts/bench_push.py)
+	$(BIN)/python scripts/bench_push.py $(ARGS)
 
 bench-client: $(STAMP) ## benchmark the HubSpot client against the rate-limit bound (scripts/bench_client.py)
 	$(BIN)/python scripts/bench_client.py $(ARGS)

@@ -49,7 +49,7 @@ ALTER DOMAIN public.export_format OWNER TO smuves_owner;
 --
 
 CREATE DOMAIN public.job_kind AS text
-	CONSTRAINT job_kind_known CHECK ((VALUE = ANY (ARRAY['fetch'::text, 'export'::text])));
+	CONSTRAINT job_kind_known CHECK ((VALUE = ANY (ARRAY['fetch'::text, 'export'::text, 'push'::text])));
 
 
 ALTER DOMAIN public.job_kind OWNER TO smuves_owner;
@@ -188,6 +188,82 @@ CREATE FUNCTION public.app_user_sign_in(p_email text DEFAULT NULL::text, p_email
 
 ALTER FUNCTION public.app_user_sign_in(p_email text, p_email_verified boolean) OWNER TO smuves_owner;
 
+--
+-- Name: changeset_push_begin(bigint, bigint, text); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_changeset public.changesets;
+        v_run public.runs;
+    BEGIN
+        SELECT * INTO v_changeset FROM public.changesets AS c WHERE c.id = p_changeset_id
+        FOR UPDATE;
+        IF NOT FOUND OR NOT (public.operator_session()
+                             OR v_changeset.portal_id IN (SELECT public.member_portal_ids())) THEN
+            RETURN NULL;
+        END IF;
+        IF NOT public.operator_session()
+           AND v_changeset.portal_id NOT IN (SELECT public.editor_portal_ids()) THEN
+            RAISE EXCEPTION 'changeset_push_begin: only the owners and editors of portal % may '
+                            'push its changesets; a viewer may only read', v_changeset.portal_id
+                USING ERRCODE = 'insufficient_privilege', CONSTRAINT = 'portal_app_editor';
+        END IF;
+        SELECT * INTO v_run FROM public.runs AS r WHERE r.id = p_run_id;
+        IF NOT FOUND OR v_run.kind <> 'push' OR v_run.portal_id <> v_changeset.portal_id THEN
+            RAISE EXCEPTION 'changeset_push_begin: run % is no push of portal %',
+                            p_run_id, v_changeset.portal_id
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        IF v_changeset.status = 'pushing' THEN
+            RETURN v_changeset.status;
+        END IF;
+        UPDATE public.changesets AS c
+        SET status = 'pushing', run_id = p_run_id, publish = p_publish
+        WHERE c.id = p_changeset_id;
+        RETURN v_changeset.status;
+    END
+    $$;
+
+
+ALTER FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) OWNER TO smuves_owner;
+
+--
+-- Name: changesets_follow_push(); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.changesets_follow_push() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_id bigint;
+    BEGIN
+        SELECT c.id INTO v_id FROM public.changesets AS c
+        WHERE c.run_id = NEW.run_id AND c.portal_id = NEW.portal_id AND c.status = 'pushing'
+        FOR UPDATE;
+        IF NOT FOUND OR EXISTS (SELECT FROM public.jobs AS j
+                                WHERE j.run_id = NEW.run_id AND j.id <> NEW.id
+                                  AND j.status IN ('pending', 'running')) THEN
+            RETURN NULL;
+        END IF;
+        UPDATE public.changesets AS c
+        SET status = CASE WHEN EXISTS (SELECT FROM public.jobs AS j
+                                       WHERE j.run_id = NEW.run_id
+                                         AND j.status <> 'completed')
+                          THEN 'draft' ELSE 'pushed' END,
+            pushed_at = now()
+        WHERE c.id = v_id;
+        RETURN NULL;
+    END
+    $$;
+
+
+ALTER FUNCTION public.changesets_follow_push() OWNER TO smuves_owner;
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -308,6 +384,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
         v_now timestamptz := public.effective_now(p_now);
         v_fetch_lease interval;
         v_export_lease interval;
+        v_push_lease interval;
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
@@ -323,17 +400,18 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         SELECT max(l.lease) FILTER (WHERE l.kind = 'fetch'),
-               max(l.lease) FILTER (WHERE l.kind = 'export')
-        INTO v_fetch_lease, v_export_lease
+               max(l.lease) FILTER (WHERE l.kind = 'export'),
+               max(l.lease) FILTER (WHERE l.kind = 'push')
+        INTO v_fetch_lease, v_export_lease, v_push_lease
         FROM public.job_leases AS l;
 
         -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+                   WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
                      AND (p_run_id IS NULL OR j.run_id = p_run_id)) THEN
             WITH stale AS (
                 SELECT j.id FROM public.jobs AS j
-                WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+                WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
                   AND j.attempts >= j.max_attempts
                   AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
                   AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -372,7 +450,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
 
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
-            WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+            WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -566,6 +644,7 @@ CREATE TABLE public.content_versions (
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
     superseded_at timestamp with time zone,
     id bigint NOT NULL,
+    changeset_id bigint,
     CONSTRAINT content_versions_version_positive CHECK ((version > 0))
 );
 ALTER TABLE ONLY public.content_versions ALTER COLUMN document SET COMPRESSION lz4;
@@ -1291,20 +1370,21 @@ CREATE FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now 
 ALTER FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now timestamp with time zone) OWNER TO smuves_owner;
 
 --
--- Name: job_lease_expired(public.jobs, timestamp with time zone, interval, interval); Type: FUNCTION; Schema: public; Owner: smuves_owner
+-- Name: job_lease_expired(public.jobs, timestamp with time zone, interval, interval, interval); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
-CREATE FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) RETURNS boolean
+CREATE FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
         SELECT p_job.status = 'running'
-           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease)
+           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease, p_push_lease)
            AND p_job.heartbeat_at < p_now - CASE p_job.kind WHEN 'fetch' THEN p_fetch_lease
+                                                            WHEN 'push' THEN p_push_lease
                                                             ELSE p_export_lease END
     $$;
 
 
-ALTER FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) OWNER TO smuves_owner;
+ALTER FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) OWNER TO smuves_owner;
 
 --
 -- Name: job_to_pending(public.jobs); Type: FUNCTION; Schema: public; Owner: smuves_owner
@@ -1819,6 +1899,73 @@ CREATE FUNCTION public.prune_runs(p_older_than interval, p_dry_run boolean DEFAU
 ALTER FUNCTION public.prune_runs(p_older_than interval, p_dry_run boolean, p_now timestamp with time zone) OWNER TO smuves_owner;
 
 --
+-- Name: push_job_changeset(); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.push_job_changeset() RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_id bigint;
+    BEGIN
+        IF NOT public.worker_holds_lease() THEN
+            RETURN NULL;
+        END IF;
+        SELECT c.id INTO v_id
+        FROM public.jobs AS j
+        JOIN public.changesets AS c ON c.run_id = j.run_id AND c.portal_id = j.portal_id
+        WHERE j.id = nullif(current_setting('app.job_id', true), '')::bigint
+          AND j.kind = 'push';
+        RETURN v_id;
+    END
+    $$;
+
+
+ALTER FUNCTION public.push_job_changeset() OWNER TO smuves_owner;
+
+--
+-- Name: push_versions_attribute(text, text[]); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) RETURNS TABLE(hubspot_id text, version integer)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_changeset bigint := public.push_job_changeset();
+        v_portal bigint := public.current_app_portal();
+    BEGIN
+        IF v_changeset IS NULL THEN
+            RAISE EXCEPTION 'push_versions_attribute: no live lease of a push job'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN QUERY
+        WITH newest AS (
+            -- An object's current version number is its row's (content_history_begin keeps
+            -- it); a version past the first also stands in content_versions, to be marked.
+            SELECT c.hubspot_id, c.version
+            FROM public.content_items AS c
+            WHERE c.portal_id = v_portal AND c.content_type = p_content_type
+              AND c.hubspot_id = ANY (p_hubspot_ids)
+        ), marked AS (
+            UPDATE public.content_versions AS v
+            SET changeset_id = v_changeset
+            FROM newest AS n
+            WHERE v.portal_id = v_portal AND v.content_type = p_content_type
+              AND v.hubspot_id = n.hubspot_id AND v.version = n.version
+              AND v.changeset_id IS NULL
+            RETURNING v.hubspot_id
+        )
+        -- marked runs whether or not it is read (a data-modifying WITH always does).
+        SELECT n.hubspot_id, n.version FROM newest AS n;
+    END
+    $$;
+
+
+ALTER FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) OWNER TO smuves_owner;
+
+--
 -- Name: runs; Type: TABLE; Schema: public; Owner: smuves_owner
 --
 
@@ -2135,7 +2282,7 @@ CREATE FUNCTION public.runs_notify_settled() RETURNS trigger
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
                            '%s run %s of portal %s %s: %s of %s job(s) completed%s%s%s',
-                           CASE n.kind WHEN 'fetch' THEN 'Fetch' ELSE 'Export' END,
+                           CASE n.kind WHEN 'fetch' THEN 'Fetch' WHEN 'push' THEN 'Push' ELSE 'Export' END,
                            n.id, n.portal_id,
                            replace(n.status::text, '_', ' '),
                            c.completed, c.total,
@@ -2421,8 +2568,9 @@ CREATE FUNCTION public.worker_register(p_name text, p_host text, p_pid integer, 
         v_id bigint;
     BEGIN
         IF p_kinds IS NULL OR cardinality(p_kinds) = 0
-           OR NOT p_kinds <@ ARRAY['fetch', 'export'] THEN
-            RAISE EXCEPTION 'worker_register: kinds must be some of fetch, export; got %', p_kinds
+           OR NOT p_kinds <@ ARRAY['fetch', 'export', 'push'] THEN
+            RAISE EXCEPTION 'worker_register: kinds must be some of fetch, export, push; got %',
+                            p_kinds
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         IF p_heartbeat_every IS NULL OR p_heartbeat_every < interval '1 second'
@@ -2482,6 +2630,78 @@ ALTER TABLE ONLY public.app_users FORCE ROW LEVEL SECURITY;
 
 
 ALTER TABLE public.app_users OWNER TO smuves_owner;
+
+--
+-- Name: changeset_items; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.changeset_items (
+    changeset_id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    content_type public.content_type NOT NULL,
+    hubspot_id text NOT NULL,
+    base_version integer,
+    base_updated text,
+    fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    before jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text NOT NULL,
+    reason text,
+    warnings text[] DEFAULT '{}'::text[] NOT NULL,
+    applied_version integer,
+    applied_at timestamp with time zone,
+    CONSTRAINT changeset_items_before_object CHECK ((jsonb_typeof(before) = 'object'::text)),
+    CONSTRAINT changeset_items_fields_object CHECK ((jsonb_typeof(fields) = 'object'::text)),
+    CONSTRAINT changeset_items_hubspot_id_present CHECK ((hubspot_id <> ''::text)),
+    CONSTRAINT changeset_items_state_known CHECK ((state = ANY (ARRAY['pending'::text, 'unchanged'::text, 'invalid'::text, 'applied'::text, 'conflict'::text, 'failed'::text, 'held'::text])))
+);
+
+ALTER TABLE ONLY public.changeset_items FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.changeset_items OWNER TO smuves_owner;
+
+--
+-- Name: changesets; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.changesets (
+    id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    owner_id uuid,
+    content_type public.content_type,
+    source text NOT NULL,
+    rolls_back bigint,
+    filename text,
+    status text DEFAULT 'draft'::text NOT NULL,
+    publish text,
+    run_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    pushed_at timestamp with time zone,
+    CONSTRAINT changesets_filename_short CHECK ((length(filename) <= 255)),
+    CONSTRAINT changesets_publish_known CHECK ((publish = ANY (ARRAY['live'::text, 'draft'::text]))),
+    CONSTRAINT changesets_rolls_back_rollback CHECK (((source = 'rollback'::text) = (rolls_back IS NOT NULL))),
+    CONSTRAINT changesets_source_known CHECK ((source = ANY (ARRAY['import'::text, 'rollback'::text]))),
+    CONSTRAINT changesets_status_known CHECK ((status = ANY (ARRAY['draft'::text, 'pushing'::text, 'pushed'::text])))
+);
+
+ALTER TABLE ONLY public.changesets FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.changesets OWNER TO smuves_owner;
+
+--
+-- Name: changesets_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.changesets ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.changesets_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 
 --
 -- Name: content_history; Type: VIEW; Schema: public; Owner: smuves_owner
@@ -2635,8 +2855,12 @@ CREATE TABLE public.exports (
     finished_at timestamp with time zone,
     include_deleted boolean DEFAULT false NOT NULL,
     deleted_count bigint,
+    edit boolean DEFAULT false NOT NULL,
+    fields text[],
     CONSTRAINT exports_bytes_nonnegative CHECK ((bytes >= 0)),
     CONSTRAINT exports_deleted_count_nonnegative CHECK ((deleted_count >= 0)),
+    CONSTRAINT exports_edit_csv CHECK (((NOT edit) OR ((format)::text = 'csv'::text))),
+    CONSTRAINT exports_fields_edit CHECK (((fields IS NULL) OR edit)),
     CONSTRAINT exports_row_count_nonnegative CHECK ((row_count >= 0))
 );
 
@@ -2860,6 +3084,44 @@ ALTER TABLE ONLY public.portals FORCE ROW LEVEL SECURITY;
 ALTER TABLE public.portals OWNER TO smuves_owner;
 
 --
+-- Name: push_intents; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.push_intents (
+    id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    changeset_id bigint NOT NULL,
+    job_id bigint NOT NULL,
+    content_type public.content_type NOT NULL,
+    hubspot_ids text[] NOT NULL,
+    seen_updated text[] NOT NULL,
+    state text DEFAULT 'intended'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    decided_at timestamp with time zone,
+    CONSTRAINT push_intents_ids_sensible CHECK (((cardinality(hubspot_ids) >= 1) AND (cardinality(hubspot_ids) <= 100) AND (cardinality(seen_updated) = cardinality(hubspot_ids)))),
+    CONSTRAINT push_intents_state_known CHECK ((state = ANY (ARRAY['intended'::text, 'sent'::text, 'decided'::text])))
+);
+
+ALTER TABLE ONLY public.push_intents FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.push_intents OWNER TO smuves_owner;
+
+--
+-- Name: push_intents_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.push_intents ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.push_intents_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: runs_id_seq; Type: SEQUENCE; Schema: public; Owner: smuves_owner
 --
 
@@ -2934,7 +3196,7 @@ CREATE TABLE public.workers (
     CONSTRAINT workers_concurrency_sensible CHECK (((concurrency >= 1) AND (concurrency <= 10000))),
     CONSTRAINT workers_heartbeat_sensible CHECK (((heartbeat_every >= '00:00:01'::interval) AND (heartbeat_every <= '00:10:00'::interval))),
     CONSTRAINT workers_host_sensible CHECK (((length(host) >= 1) AND (length(host) <= 255))),
-    CONSTRAINT workers_kinds_known CHECK (((cardinality(kinds) > 0) AND (kinds <@ ARRAY['fetch'::text, 'export'::text]))),
+    CONSTRAINT workers_kinds_known CHECK (((cardinality(kinds) > 0) AND (kinds <@ ARRAY['fetch'::text, 'export'::text, 'push'::text]))),
     CONSTRAINT workers_name_sensible CHECK (((length(name) >= 1) AND (length(name) <= 200))),
     CONSTRAINT workers_pid_positive CHECK ((pid > 0)),
     CONSTRAINT workers_token_hash_sha256 CHECK ((octet_length(token_hash) = 32))
@@ -2973,6 +3235,30 @@ ALTER TABLE ONLY public.app_users
 
 ALTER TABLE ONLY public.app_users
     ADD CONSTRAINT app_users_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: changeset_items changeset_items_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changeset_items
+    ADD CONSTRAINT changeset_items_pkey PRIMARY KEY (changeset_id, content_type, hubspot_id);
+
+
+--
+-- Name: changesets changesets_id_portal_id_key; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_id_portal_id_key UNIQUE (id, portal_id);
+
+
+--
+-- Name: changesets changesets_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_pkey PRIMARY KEY (id);
 
 
 --
@@ -3120,6 +3406,14 @@ ALTER TABLE ONLY public.portals
 
 
 --
+-- Name: push_intents push_intents_pkey; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.push_intents
+    ADD CONSTRAINT push_intents_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: runs runs_id_portal_id_key; Type: CONSTRAINT; Schema: public; Owner: smuves_owner
 --
 
@@ -3165,6 +3459,13 @@ ALTER TABLE ONLY public.schema_migrations
 
 ALTER TABLE ONLY public.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: changesets_portal_created_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX changesets_portal_created_idx ON public.changesets USING btree (portal_id, created_at DESC);
 
 
 --
@@ -3336,6 +3637,20 @@ CREATE INDEX portals_owner_idx ON public.portals USING btree (owner_id);
 
 
 --
+-- Name: push_intents_job_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX push_intents_job_idx ON public.push_intents USING btree (job_id);
+
+
+--
+-- Name: push_intents_open_idx; Type: INDEX; Schema: public; Owner: smuves_owner
+--
+
+CREATE INDEX push_intents_open_idx ON public.push_intents USING btree (changeset_id, content_type) WHERE (state <> 'decided'::text);
+
+
+--
 -- Name: runs_created_idx; Type: INDEX; Schema: public; Owner: smuves_owner
 --
 
@@ -3434,6 +3749,13 @@ CREATE TRIGGER content_types_only_grow BEFORE DELETE OR UPDATE OR TRUNCATE ON pu
 
 
 --
+-- Name: jobs jobs_changesets_follow; Type: TRIGGER; Schema: public; Owner: smuves_owner
+--
+
+CREATE TRIGGER jobs_changesets_follow AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((((new.kind)::text = 'push'::text) AND ((old.status)::text IS DISTINCT FROM (new.status)::text) AND ((new.status)::text = ANY (ARRAY['completed'::text, 'failed'::text, 'stopped'::text])))) EXECUTE FUNCTION public.changesets_follow_push();
+
+
+--
 -- Name: jobs jobs_exports_follow; Type: TRIGGER; Schema: public; Owner: smuves_owner
 --
 
@@ -3480,6 +3802,38 @@ CREATE TRIGGER portals_delete_content AFTER DELETE ON public.portals REFERENCING
 --
 
 CREATE TRIGGER runs_notify_settled AFTER UPDATE ON public.runs REFERENCING OLD TABLE AS old_runs NEW TABLE AS new_runs FOR EACH STATEMENT EXECUTE FUNCTION public.runs_notify_settled();
+
+
+--
+-- Name: changeset_items changeset_items_changeset_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changeset_items
+    ADD CONSTRAINT changeset_items_changeset_fkey FOREIGN KEY (changeset_id, portal_id) REFERENCES public.changesets(id, portal_id) ON DELETE CASCADE;
+
+
+--
+-- Name: changesets changesets_owner_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES public.app_users(id) ON UPDATE CASCADE ON DELETE SET NULL;
+
+
+--
+-- Name: changesets changesets_portal_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_portal_id_fkey FOREIGN KEY (portal_id) REFERENCES public.portals(id) ON DELETE CASCADE;
+
+
+--
+-- Name: changesets changesets_rolls_back_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.changesets
+    ADD CONSTRAINT changesets_rolls_back_fkey FOREIGN KEY (rolls_back, portal_id) REFERENCES public.changesets(id, portal_id) ON DELETE CASCADE;
 
 
 --
@@ -3579,6 +3933,22 @@ ALTER TABLE ONLY public.portals
 
 
 --
+-- Name: push_intents push_intents_changeset_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.push_intents
+    ADD CONSTRAINT push_intents_changeset_fkey FOREIGN KEY (changeset_id, portal_id) REFERENCES public.changesets(id, portal_id) ON DELETE CASCADE;
+
+
+--
+-- Name: push_intents push_intents_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE ONLY public.push_intents
+    ADD CONSTRAINT push_intents_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(id) ON DELETE CASCADE;
+
+
+--
 -- Name: runs runs_owner_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: smuves_owner
 --
 
@@ -3630,6 +4000,95 @@ CREATE POLICY app_users_app ON public.app_users TO smuves_app USING (((id = publ
 --
 
 CREATE POLICY app_users_owner_all ON public.app_users TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: changeset_items; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.changeset_items ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: changeset_items changeset_items_app; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_app ON public.changeset_items TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
+
+
+--
+-- Name: changeset_items changeset_items_app_editor_insert; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_app_editor_insert ON public.changeset_items AS RESTRICTIVE FOR INSERT TO smuves_app WITH CHECK (((portal_id IN ( SELECT public.editor_portal_ids() AS editor_portal_ids)) AND (state = ANY (ARRAY['pending'::text, 'unchanged'::text, 'invalid'::text]))));
+
+
+--
+-- Name: changeset_items changeset_items_owner_all; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_owner_all ON public.changeset_items TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: changeset_items changeset_items_worker; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_worker ON public.changeset_items TO smuves_worker USING ((portal_id = public.current_app_portal())) WITH CHECK ((portal_id = public.current_app_portal()));
+
+
+--
+-- Name: changeset_items changeset_items_worker_lease; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_worker_lease ON public.changeset_items AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
+
+
+--
+-- Name: changeset_items changeset_items_worker_push; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changeset_items_worker_push ON public.changeset_items AS RESTRICTIVE FOR UPDATE TO smuves_worker USING ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset))) WITH CHECK ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)));
+
+
+--
+-- Name: changesets; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.changesets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: changesets changesets_app; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_app ON public.changesets TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
+
+
+--
+-- Name: changesets changesets_app_editor_insert; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_app_editor_insert ON public.changesets AS RESTRICTIVE FOR INSERT TO smuves_app WITH CHECK (((portal_id IN ( SELECT public.editor_portal_ids() AS editor_portal_ids)) AND (owner_id = public.current_app_user())));
+
+
+--
+-- Name: changesets changesets_owner_all; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_owner_all ON public.changesets TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: changesets changesets_worker; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_worker ON public.changesets TO smuves_worker USING ((portal_id = public.current_app_portal())) WITH CHECK ((portal_id = public.current_app_portal()));
+
+
+--
+-- Name: changesets changesets_worker_lease; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY changesets_worker_lease ON public.changesets AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
 
 
 --
@@ -4075,6 +4534,26 @@ CREATE POLICY portals_worker ON public.portals TO smuves_worker USING ((id = pub
 
 
 --
+-- Name: push_intents; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
+--
+
+ALTER TABLE public.push_intents ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: push_intents push_intents_owner_all; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY push_intents_owner_all ON public.push_intents TO smuves_owner USING (true) WITH CHECK (true);
+
+
+--
+-- Name: push_intents push_intents_worker_push; Type: POLICY; Schema: public; Owner: smuves_owner
+--
+
+CREATE POLICY push_intents_worker_push ON public.push_intents TO smuves_worker USING (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()))) WITH CHECK (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()) AND (job_id = (NULLIF(current_setting('app.job_id'::text, true), ''::text))::bigint)));
+
+
+--
 -- Name: runs; Type: ROW SECURITY; Schema: public; Owner: smuves_owner
 --
 
@@ -4204,6 +4683,21 @@ GRANT ALL ON FUNCTION public.advance_due_schedule(p_schedule_id bigint, p_next_r
 
 REVOKE ALL ON FUNCTION public.app_user_sign_in(p_email text, p_email_verified boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.app_user_sign_in(p_email text, p_email_verified boolean) TO smuves_app;
+
+
+--
+-- Name: FUNCTION changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.changeset_push_begin(p_changeset_id bigint, p_run_id bigint, p_publish text) TO smuves_app;
+
+
+--
+-- Name: FUNCTION changesets_follow_push(); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.changesets_follow_push() FROM PUBLIC;
 
 
 --
@@ -4469,6 +4963,34 @@ REVOKE ALL ON FUNCTION public.content_history_begin() FROM PUBLIC;
 --
 
 GRANT SELECT ON TABLE public.content_versions TO smuves_app;
+
+
+--
+-- Name: COLUMN content_versions.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(portal_id) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_versions.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(content_type) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_versions.hubspot_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(hubspot_id) ON TABLE public.content_versions TO smuves_worker;
+
+
+--
+-- Name: COLUMN content_versions.version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(version) ON TABLE public.content_versions TO smuves_worker;
 
 
 --
@@ -4814,10 +5336,10 @@ GRANT ALL ON FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, 
 
 
 --
--- Name: FUNCTION job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval); Type: ACL; Schema: public; Owner: smuves_owner
+-- Name: FUNCTION job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval); Type: ACL; Schema: public; Owner: smuves_owner
 --
 
-REVOKE ALL ON FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) FROM PUBLIC;
 
 
 --
@@ -4960,6 +5482,22 @@ REVOKE ALL ON FUNCTION public.prune_deleted_content(p_portal_id bigint, p_cutoff
 --
 
 REVOKE ALL ON FUNCTION public.prune_runs(p_older_than interval, p_dry_run boolean, p_now timestamp with time zone) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION push_job_changeset(); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.push_job_changeset() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.push_job_changeset() TO smuves_worker;
+
+
+--
+-- Name: FUNCTION push_versions_attribute(p_content_type text, p_hubspot_ids text[]); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) TO smuves_worker;
 
 
 --
@@ -5195,6 +5733,157 @@ GRANT ALL ON FUNCTION public.worker_unregister(p_id bigint, p_token uuid) TO smu
 
 
 --
+-- Name: TABLE changeset_items; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.changeset_items TO smuves_app;
+GRANT SELECT ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN changeset_items.changeset_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(changeset_id) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(portal_id) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(content_type) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.hubspot_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(hubspot_id) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.base_version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(base_version) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.base_updated; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(base_updated) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.fields; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(fields) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.before; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(before) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.state; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(state) ON TABLE public.changeset_items TO smuves_app;
+GRANT UPDATE(state) ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN changeset_items.reason; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(reason) ON TABLE public.changeset_items TO smuves_app;
+GRANT UPDATE(reason) ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN changeset_items.warnings; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(warnings) ON TABLE public.changeset_items TO smuves_app;
+
+
+--
+-- Name: COLUMN changeset_items.applied_version; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(applied_version) ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
+-- Name: COLUMN changeset_items.applied_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(applied_at) ON TABLE public.changeset_items TO smuves_worker;
+
+
+--
+-- Name: TABLE changesets; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.changesets TO smuves_app;
+GRANT SELECT ON TABLE public.changesets TO smuves_worker;
+
+
+--
+-- Name: COLUMN changesets.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(portal_id) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.owner_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(owner_id) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.content_type; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(content_type) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.source; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(source) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.rolls_back; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(rolls_back) ON TABLE public.changesets TO smuves_app;
+
+
+--
+-- Name: COLUMN changesets.filename; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(filename) ON TABLE public.changesets TO smuves_app;
+
+
+--
 -- Name: TABLE content_history; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
@@ -5336,6 +6025,20 @@ GRANT UPDATE(deleted_count) ON TABLE public.exports TO smuves_worker;
 
 
 --
+-- Name: COLUMN exports.edit; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(edit) ON TABLE public.exports TO smuves_app;
+
+
+--
+-- Name: COLUMN exports.fields; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(fields) ON TABLE public.exports TO smuves_app;
+
+
+--
 -- Name: TABLE fetch_reads; Type: ACL; Schema: public; Owner: smuves_owner
 --
 
@@ -5448,6 +6151,27 @@ GRANT SELECT(created_at) ON TABLE public.portals TO smuves_app;
 
 GRANT SELECT(token_rejected_at),UPDATE(token_rejected_at) ON TABLE public.portals TO smuves_app;
 GRANT SELECT(token_rejected_at) ON TABLE public.portals TO smuves_worker;
+
+
+--
+-- Name: TABLE push_intents; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT,INSERT ON TABLE public.push_intents TO smuves_worker;
+
+
+--
+-- Name: COLUMN push_intents.state; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(state) ON TABLE public.push_intents TO smuves_worker;
+
+
+--
+-- Name: COLUMN push_intents.decided_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT UPDATE(decided_at) ON TABLE public.push_intents TO smuves_worker;
 
 
 --

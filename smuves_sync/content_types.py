@@ -27,9 +27,10 @@ and one migration that adds the word to the database's list (the `content_type` 
 the raw object; an object it cannot read raises `RecordError`. `ContentTypeSpec.read_page`
 reads a listing's results one by one and sets each object it cannot read aside as a
 `RejectedObject`. How fields are read, and what a record and a reject hold, is
-`content_fields`. This module sits beside `models` (which re-exports `ContentType`): it
-imports nothing of the package but `errors`, `content_fields` and `content_text`, so every
-layer may use it.
+`content_fields`. A type that can be edited names its editable fields (`editable`, the
+allow-lists below; their kinds and cells are `content_edits`). This module sits beside
+`models` (which re-exports `ContentType`): it imports nothing of the package but `errors`,
+`content_fields`, `content_edits` and `content_text`, so every layer may use it.
 (The fake HubSpot of the tests knows the types by name: it stands in for HubSpot, so it spells
 out HubSpot's paths itself rather than reading the product's.)
 """
@@ -42,6 +43,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from smuves_sync.content_edits import Editable, FieldKind
 from smuves_sync.content_fields import (
     ContentRecord,
     FieldMap,
@@ -95,6 +97,9 @@ class ContentTypeSpec:
     archive_filter: str | None = None
     # The private-app scope HubSpot asks for to list it (named when it answers 403).
     scope: str = "content"
+    # The fields an edit export writes and a changeset may change (content_edits); None: the
+    # type cannot be edited.
+    editable: Editable | None = None
 
     def list_path(self, api_version: str, parent_id: str | None = None) -> str:
         """The list endpoint of this type for `api_version` (and the parent object)."""
@@ -165,11 +170,68 @@ def _page_paths(kind: str) -> dict[str, str]:
     return {"v3": f"/cms/v3/pages/{kind}", "2026-03": f"/cms/pages/2026-03/{kind}"}
 
 
+_TEXT, _SLUG, _BOOL = FieldKind.TEXT, FieldKind.SLUG, FieldKind.BOOL
+# The allow-lists of the types that can be edited (WRITES.md, "Writable fields"): what
+# HubSpot's descriptions say a PATCH may set, without the nested structures (layoutSections,
+# widgets), publication (state, publishDate), access rules and language groups.
+_PAGE_EDITS: dict[str, FieldKind] = {
+    "name": _TEXT,
+    "htmlTitle": _TEXT,
+    "metaDescription": _TEXT,
+    "slug": _SLUG,
+    "linkRelCanonicalUrl": _TEXT,
+    "featuredImage": _TEXT,
+    "featuredImageAltText": _TEXT,
+    "useFeaturedImage": _BOOL,
+}
+PAGE_EDITABLE = Editable(_PAGE_EDITS)
+POST_EDITABLE = Editable(
+    {**_PAGE_EDITS, "postSummary": _TEXT, "blogAuthorId": FieldKind.ID, "tagIds": FieldKind.IDS}
+)
+AUTHOR_EDITABLE = Editable(
+    dict.fromkeys(
+        (
+            "fullName",
+            "displayName",
+            "bio",
+            "email",
+            "website",
+            "twitter",
+            "facebook",
+            "linkedin",
+            "avatar",
+        ),
+        _TEXT,
+    ),
+    slugs=(),
+)
+TAG_EDITABLE = Editable({"name": _TEXT, "slug": _SLUG})
+# Every field of UrlMapping but id, created and updated.
+REDIRECT_EDITABLE = Editable(
+    {
+        "routePrefix": _TEXT,
+        "destination": _TEXT,
+        "redirectStyle": FieldKind.INTEGER,
+        "precedence": FieldKind.INTEGER,
+        "isOnlyAfterNotFound": _BOOL,
+        "isMatchFullUrl": _BOOL,
+        "isMatchQueryString": _BOOL,
+        "isPattern": _BOOL,
+        "isTrailingSlashOptional": _BOOL,
+        "isProtocolAgnostic": _BOOL,
+    },
+    slugs=(),
+)
+# A row's `path` is its page's slug within its table.
+ROW_EDITABLE = Editable({"path": _SLUG, "name": _TEXT}, values=True, slugs=())
+
+
 def _cms_type(
     name: str,
     paths: Mapping[str, str],
     fields: FieldMap | None = None,
     archive_filter: str = "archivedAt",
+    editable: Editable | None = None,
 ) -> ContentTypeSpec:
     """A type listed as pages and blog posts are: 100 a page, by creation time for a second
     pass, read back in batches to confirm what a listing did not show, deleted by archiving
@@ -182,6 +244,7 @@ def _cms_type(
         created_keyset=True,
         batch_read=True,
         archive_filter=archive_filter,
+        editable=editable,
     )
 
 
@@ -204,10 +267,12 @@ class ContentType(StrEnum):
             member.spec = spec
             return member
 
-    SITE_PAGE = _cms_type("site_page", _page_paths("site-pages"))
-    LANDING_PAGE = _cms_type("landing_page", _page_paths("landing-pages"))
+    SITE_PAGE = _cms_type("site_page", _page_paths("site-pages"), editable=PAGE_EDITABLE)
+    LANDING_PAGE = _cms_type("landing_page", _page_paths("landing-pages"), editable=PAGE_EDITABLE)
     BLOG_POST = _cms_type(
-        "blog_post", {"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"}
+        "blog_post",
+        {"v3": "/cms/v3/blogs/posts", "2026-03": "/cms/blogs/2026-03/posts"},
+        editable=POST_EDITABLE,
     )
     HUBDB_TABLE = ContentTypeSpec(
         name="hubdb_table",
@@ -237,6 +302,7 @@ class ContentType(StrEnum):
         parent_count_field="rowCount",
         change_filters=False,
         scope="hubdb",
+        editable=ROW_EDITABLE,
         # Rows of archived tables are not listed; the tables listing shows those tables.
         # Rows take neither `sort=createdAt` nor `createdAfter` (a second pass lists again);
         # `rows/batch/read` answers published rows only (no `archived`).
@@ -262,12 +328,14 @@ class ContentType(StrEnum):
         # `fullName` is what a reader sees; `name` is a shorter alternative, often the same.
         FieldMap(name=("fullName", "name"), url=(), state=(), archived=("deletedAt",)),
         archive_filter="deletedAt",
+        editable=AUTHOR_EDITABLE,
     )
     BLOG_TAG = _cms_type(
         "blog_tag",
         {"v3": "/cms/v3/blogs/tags", "2026-03": "/cms/blogs/2026-03/tags"},
         FieldMap(url=(), state=(), archived=("deletedAt",)),
         archive_filter="deletedAt",
+        editable=TAG_EDITABLE,
     )
     URL_REDIRECT = ContentTypeSpec(
         name="url_redirect",
@@ -283,6 +351,7 @@ class ContentType(StrEnum):
         ),
         # No batch read of redirects: an unseen one is asked about by id.
         created_keyset=True,
+        editable=REDIRECT_EDITABLE,
     )
     BLOG = ContentTypeSpec(
         name="blog",

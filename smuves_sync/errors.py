@@ -23,9 +23,12 @@
     ├── QueueError
     │   ├── LeaseLost               another worker took the job over; stop touching it
     │   └── AllDuplicateJobs        every requested type is already in flight (HTTP 409, exit 3)
+    │       └── ChangesetBeingPushed  a push of the changeset is in flight (409, exit 3)
     └── HubSpotError                carries portal id, content type, HTTP status, correlation id
         ├── HubSpotRetryableError   transport errors, 5xx, 423, 477: worth another attempt
-        │   └── HubSpotUnavailable  no connection, or 502/503/504: HubSpot, not the request
+        │   ├── HubSpotUnavailable  no connection, or 502/503/504: HubSpot, not the request
+        │   └── WriteOutcomeUnknown a write's answer was lost (timeout, 5xx, dropped): it
+        │                           may have committed; decided by reading back, never resent
         ├── HubSpotUnreachable      unavailable for longer than the outage bound (not retried)
         ├── HubSpotRateLimited      a 429 whose window is short (TEN_SECONDLY_ROLLING, SECONDLY)
         │   └── HubSpotDailyLimitReached   park the job until `resets_at`, keep its cursor
@@ -177,6 +180,19 @@ class AllDuplicateJobs(QueueError):
         self.run_ids = tuple(sorted(set(run_ids)))
 
 
+class ChangesetBeingPushed(AllDuplicateJobs):
+    """The changeset is being pushed already (HTTP 409, exit 3)."""
+
+    def __init__(self, portal_id: int, changeset_id: int, run_ids: Sequence[int]) -> None:
+        super().__init__(portal_id, run_ids)
+        runs = ", ".join(str(r) for r in self.run_ids) or "another push"
+        self.args = (
+            f"{self.code}: changeset {changeset_id} of portal {portal_id} is already being "
+            f"pushed (run {runs})",
+        )
+        self.changeset_id = changeset_id
+
+
 class HubSpotError(SmuvesError):
     """HubSpot answered with an error or could not be reached."""
 
@@ -216,6 +232,11 @@ class HubSpotUnavailable(HubSpotRetryableError):
     def __init__(self, message: str, *, cause: str, **context: object) -> None:
         super().__init__(message, **context)  # type: ignore[arg-type]
         self.cause = cause
+
+
+class WriteOutcomeUnknown(HubSpotRetryableError):
+    """A write was sent and its answer lost (a timeout, a 5xx, a dropped connection): HubSpot
+    may have applied it. Never sent again blindly: the objects are read back to decide."""
 
 
 class HubSpotUnreachable(HubSpotError):

@@ -15,6 +15,7 @@ from smuves_sync.content_types import ContentType as ContentType
 class JobKind(StrEnum):
     FETCH = "fetch"
     EXPORT = "export"
+    PUSH = "push"
 
 
 class JobPriority(IntEnum):
@@ -146,6 +147,10 @@ class Export:
     # How many deleted objects the file left out (or, with include_deleted, carries); None
     # until it is written.
     deleted_count: int | None
+    # An export made for editing (CSV): its columns are the id, the stored version, HubSpot's
+    # updated text and the type's editable fields (`fields`: those named; None: all of them).
+    edit: bool = False
+    fields: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

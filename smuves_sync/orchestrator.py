@@ -54,6 +54,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from smuves_sync.content_edits import export_fields
 from smuves_sync.db import Database
 from smuves_sync.db.exports import export_create
 from smuves_sync.db.jobs import job_enqueue, job_list_in_flight
@@ -326,16 +327,25 @@ async def start_export(
     owner_id: uuid.UUID | None = None,
     max_attempts: int | None = None,
     priority: JobPriority = JobPriority.INTERACTIVE,
+    edit: bool = False,
+    fields: Sequence[str] | None = None,
 ) -> ExportStarted:
     """Create an export run of one content type: its job and its exports row.
 
     The worker writes the file at its one place under SMUVES_EXPORT_DIR
     (`smuves_sync.export_files.export_file_path`), without the objects marked deleted unless
-    `include_deleted`. Raises `AllDuplicateJobs` when an export of that type is already in
-    flight.
+    `include_deleted`. With `edit`, an export for editing (CSV only) of `fields` (None: every
+    editable field of the type; `InvalidInput` for a type or field that cannot be edited).
+    Raises `AllDuplicateJobs` when an export of that type is already in flight.
     """
     (content_type,) = _requested([content_type])
     export_format = ExportFormat(export_format)
+    if edit and export_format is not ExportFormat.CSV:
+        raise InvalidInput("an export for editing is a CSV file (--format csv)")
+    if edit:
+        fields = export_fields(content_type, content_type.spec.editable, fields)
+    elif fields is not None:
+        raise InvalidInput("fields are chosen only for an export for editing (--edit)")
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
         run = await run_create(scoped, portal_id, JobKind.EXPORT, [content_type], owner_id=owner_id)
@@ -343,6 +353,13 @@ async def start_export(
         if not isinstance(found, Job):
             raise AllDuplicateJobs(portal_id, [found])
         export = await export_create(
-            scoped, run.id, portal_id, content_type, export_format, include_deleted=include_deleted
+            scoped,
+            run.id,
+            portal_id,
+            content_type,
+            export_format,
+            include_deleted=include_deleted,
+            edit=edit,
+            fields=fields,
         )
     return ExportStarted(run=run, job=found, export=export)

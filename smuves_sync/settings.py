@@ -105,6 +105,9 @@ class Settings(BaseSettings):
     # HTTP API edges.
     # Larger request bodies are refused (413) before they are read to the end.
     max_request_bytes: int = Field(default=1024 * 1024, ge=1)
+    # A changeset's file (`smuves changeset import`, POST /v1/portals/{id}/changesets) larger
+    # than this is refused whole (exit 2, 422).
+    changeset_max_bytes: int = Field(default=16 * 1024 * 1024, ge=1)
     # Set: /metrics on the API's port answers only `Authorization: Bearer <this>`. Unset: it is
     # served only on `smuves serve --metrics-port`, never on the tenants' port.
     metrics_token: SecretStr | None = None

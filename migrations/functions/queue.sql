@@ -57,6 +57,7 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
         v_now timestamptz := public.effective_now(p_now);
         v_fetch_lease interval;
         v_export_lease interval;
+        v_push_lease interval;
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
@@ -72,17 +73,18 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         SELECT max(l.lease) FILTER (WHERE l.kind = 'fetch'),
-               max(l.lease) FILTER (WHERE l.kind = 'export')
-        INTO v_fetch_lease, v_export_lease
+               max(l.lease) FILTER (WHERE l.kind = 'export'),
+               max(l.lease) FILTER (WHERE l.kind = 'push')
+        INTO v_fetch_lease, v_export_lease, v_push_lease
         FROM public.job_leases AS l;
 
         -- Leases rarely expire: one probe of jobs_lease_idx says whether any did.
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+                   WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
                      AND (p_run_id IS NULL OR j.run_id = p_run_id)) THEN
             WITH stale AS (
                 SELECT j.id FROM public.jobs AS j
-                WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+                WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
                   AND j.attempts >= j.max_attempts
                   AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
                   AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -121,7 +123,7 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
 
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
-            WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
+            WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
               AND (p_run_id IS NULL OR j.run_id = p_run_id)
@@ -442,20 +444,21 @@ REVOKE ALL ON FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid,
 GRANT EXECUTE ON FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now timestamp with time zone) TO smuves_worker;
 
 -- Whether job p_job's lease has expired at p_now: it is running and its last sign of life
--- (heartbeat_at) is older than its kind's lease. The comparison with the shorter lease is
+-- (heartbeat_at) is older than its kind's lease. The comparison with the shortest lease is
 -- implied by the one after it, and is there for the planner: it bounds a walk of
 -- jobs_lease_idx, which the kind-dependent one cannot. One SQL expression, STABLE (as
 -- timestamptz - interval is), no SET, not SECURITY DEFINER: the planner inlines it into the
 -- calling statement, which is planned as if the expression were written out there.
-CREATE OR REPLACE FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) RETURNS boolean
+CREATE OR REPLACE FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
         SELECT p_job.status = 'running'
-           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease)
+           AND p_job.heartbeat_at < p_now - least(p_fetch_lease, p_export_lease, p_push_lease)
            AND p_job.heartbeat_at < p_now - CASE p_job.kind WHEN 'fetch' THEN p_fetch_lease
+                                                            WHEN 'push' THEN p_push_lease
                                                             ELSE p_export_lease END
     $$;
-REVOKE ALL ON FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval) FROM PUBLIC, smuves_app, smuves_worker;
+REVOKE ALL ON FUNCTION public.job_lease_expired(p_job public.jobs, p_now timestamp with time zone, p_fetch_lease interval, p_export_lease interval, p_push_lease interval) FROM PUBLIC, smuves_app, smuves_worker;
 
 CREATE OR REPLACE FUNCTION public.job_to_pending(p_job public.jobs) RETURNS SETOF public.jobs
     LANGUAGE plpgsql

@@ -276,7 +276,7 @@ CREATE OR REPLACE FUNCTION public.runs_notify_settled() RETURNS trigger
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
                            '%s run %s of portal %s %s: %s of %s job(s) completed%s%s%s',
-                           CASE n.kind WHEN 'fetch' THEN 'Fetch' ELSE 'Export' END,
+                           CASE n.kind WHEN 'fetch' THEN 'Fetch' WHEN 'push' THEN 'Push' ELSE 'Export' END,
                            n.id, n.portal_id,
                            replace(n.status::text, '_', ' '),
                            c.completed, c.total,

@@ -182,6 +182,39 @@ CREATE POLICY app_users_app ON public.app_users TO smuves_app USING (((id = publ
 DROP POLICY IF EXISTS app_users_owner_all ON public.app_users;
 CREATE POLICY app_users_owner_all ON public.app_users TO smuves_owner USING (true) WITH CHECK (true);
 
+-- Changesets: members read their portals'; an owner or editor inserts them as their owner, with
+-- items not yet pushed (state pending, unchanged or invalid). A worker reads and updates them
+-- only under a live lease of one of the portal's jobs, as it does content.
+DROP POLICY IF EXISTS changeset_items_app ON public.changeset_items;
+CREATE POLICY changeset_items_app ON public.changeset_items TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
+
+DROP POLICY IF EXISTS changeset_items_app_editor_insert ON public.changeset_items;
+CREATE POLICY changeset_items_app_editor_insert ON public.changeset_items AS RESTRICTIVE FOR INSERT TO smuves_app WITH CHECK (((portal_id IN ( SELECT public.editor_portal_ids() AS editor_portal_ids)) AND (state = ANY (ARRAY['pending'::text, 'unchanged'::text, 'invalid'::text]))));
+
+DROP POLICY IF EXISTS changeset_items_owner_all ON public.changeset_items;
+CREATE POLICY changeset_items_owner_all ON public.changeset_items TO smuves_owner USING (true) WITH CHECK (true);
+
+DROP POLICY IF EXISTS changeset_items_worker ON public.changeset_items;
+CREATE POLICY changeset_items_worker ON public.changeset_items TO smuves_worker USING ((portal_id = public.current_app_portal())) WITH CHECK ((portal_id = public.current_app_portal()));
+
+DROP POLICY IF EXISTS changeset_items_worker_lease ON public.changeset_items;
+CREATE POLICY changeset_items_worker_lease ON public.changeset_items AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
+
+DROP POLICY IF EXISTS changesets_app ON public.changesets;
+CREATE POLICY changesets_app ON public.changesets TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
+
+DROP POLICY IF EXISTS changesets_app_editor_insert ON public.changesets;
+CREATE POLICY changesets_app_editor_insert ON public.changesets AS RESTRICTIVE FOR INSERT TO smuves_app WITH CHECK (((portal_id IN ( SELECT public.editor_portal_ids() AS editor_portal_ids)) AND (owner_id = public.current_app_user())));
+
+DROP POLICY IF EXISTS changesets_owner_all ON public.changesets;
+CREATE POLICY changesets_owner_all ON public.changesets TO smuves_owner USING (true) WITH CHECK (true);
+
+DROP POLICY IF EXISTS changesets_worker ON public.changesets;
+CREATE POLICY changesets_worker ON public.changesets TO smuves_worker USING ((portal_id = public.current_app_portal())) WITH CHECK ((portal_id = public.current_app_portal()));
+
+DROP POLICY IF EXISTS changesets_worker_lease ON public.changesets;
+CREATE POLICY changesets_worker_lease ON public.changesets AS RESTRICTIVE TO smuves_worker USING (( SELECT public.worker_holds_lease() AS worker_holds_lease)) WITH CHECK (( SELECT public.worker_holds_lease() AS worker_holds_lease));
+
 DROP POLICY IF EXISTS content_items_app ON public.content_items;
 CREATE POLICY content_items_app ON public.content_items TO smuves_app USING ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids))) WITH CHECK ((portal_id IN ( SELECT public.member_portal_ids() AS member_portal_ids)));
 
@@ -378,3 +411,15 @@ CREATE POLICY schedules_worker ON public.schedules TO smuves_worker USING ((port
 
 DROP POLICY IF EXISTS workers_owner_all ON public.workers;
 CREATE POLICY workers_owner_all ON public.workers TO smuves_owner USING (true) WITH CHECK (true);
+
+-- A push job's: the helper push_job_changeset is in functions/push.sql.
+-- A worker settles the items of one changeset only: the one its push job works, under that
+-- job's lease (changeset_items_worker and _worker_lease let it see its portal's, as it reads).
+DROP POLICY IF EXISTS changeset_items_worker_push ON public.changeset_items;
+CREATE POLICY changeset_items_worker_push ON public.changeset_items AS RESTRICTIVE FOR UPDATE TO smuves_worker USING ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset))) WITH CHECK ((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)));
+
+DROP POLICY IF EXISTS push_intents_owner_all ON public.push_intents;
+CREATE POLICY push_intents_owner_all ON public.push_intents TO smuves_owner USING (true) WITH CHECK (true);
+
+DROP POLICY IF EXISTS push_intents_worker_push ON public.push_intents;
+CREATE POLICY push_intents_worker_push ON public.push_intents TO smuves_worker USING (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()))) WITH CHECK (((changeset_id = ( SELECT public.push_job_changeset() AS push_job_changeset)) AND (portal_id = public.current_app_portal()) AND (job_id = (nullif(current_setting('app.job_id'::text, true), ''::text))::bigint)));

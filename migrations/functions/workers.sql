@@ -41,8 +41,9 @@ CREATE OR REPLACE FUNCTION public.worker_register(p_name text, p_host text, p_pi
         v_id bigint;
     BEGIN
         IF p_kinds IS NULL OR cardinality(p_kinds) = 0
-           OR NOT p_kinds <@ ARRAY['fetch', 'export'] THEN
-            RAISE EXCEPTION 'worker_register: kinds must be some of fetch, export; got %', p_kinds
+           OR NOT p_kinds <@ ARRAY['fetch', 'export', 'push'] THEN
+            RAISE EXCEPTION 'worker_register: kinds must be some of fetch, export, push; got %',
+                            p_kinds
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         IF p_heartbeat_every IS NULL OR p_heartbeat_every < interval '1 second'

@@ -23,7 +23,17 @@ from pydantic import SecretStr
 
 # Imported for its side effect: the HubSpot counters register with prometheus-client.
 import smuves_sync.metrics  # noqa: F401
-from smuves_sync.api import content, exports, history, notifications, ops, portals, runs
+from smuves_sync.api import (
+    changesets,
+    content,
+    exports,
+    history,
+    notifications,
+    ops,
+    portals,
+    push,
+    runs,
+)
 from smuves_sync.api.auth import TokenVerifier
 from smuves_sync.api.context import ApiContext
 from smuves_sync.api.edges import install_edges
@@ -98,10 +108,11 @@ def create_app(
     if pool is not None:
         app.state.context = context_for(pool)
     install_error_handlers(app)
+    upload = changesets.UPLOAD_PATH
     install_edges(
-        app, verifier=verifier, max_body=settings.max_request_bytes, metrics_port=metrics_port
+        app, verifier=verifier, settings=settings, metrics_port=metrics_port, upload_path=upload
     )
-    for module in (portals, content, history, runs, exports, notifications, ops):
+    for module in (portals, content, history, runs, exports, notifications, ops, changesets, push):
         app.include_router(module.router)
     return app
 

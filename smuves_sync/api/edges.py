@@ -19,6 +19,7 @@ Every answer here has the API's ``{"code", "message"}`` shape.
 from __future__ import annotations
 
 import logging
+import re
 
 from fastapi import FastAPI
 from starlette.routing import Match, Router
@@ -26,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from smuves_sync.api.auth import PRINCIPAL_STATE, TokenVerifier
 from smuves_sync.api.errors import ApiError, error_response
+from smuves_sync.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -105,21 +107,53 @@ def _too_large(limit: int) -> ApiError:
     return ApiError(413, "PAYLOAD_TOO_LARGE", f"the request body is larger than {limit} bytes")
 
 
-class LimitBody:
-    """Refuses request bodies larger than `limit` bytes with 413."""
+def _upload_too_large(limit: int) -> ApiError:
+    return ApiError(
+        422,
+        "CHANGESET_TOO_LARGE",
+        f"the changeset file is larger than the {limit} bytes a changeset may have "
+        "(SMUVES_CHANGESET_MAX_BYTES)",
+    )
 
-    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+
+class LimitBody:
+    """Refuses request bodies larger than `limit` bytes with 413; the POST bodies of
+    `upload_path` (a changeset's file) larger than `upload_limit` with 422."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        limit: int,
+        upload_limit: int | None = None,
+        upload_path: str | None = None,
+    ) -> None:
         self.app = app
-        self.limit = limit
+        self.default = (limit, _too_large(limit))
+        self.upload = (
+            None
+            if upload_path is None or upload_limit is None
+            else (re.compile(upload_path), (upload_limit, _upload_too_large(upload_limit)))
+        )
+
+    def _limit(self, scope: Scope) -> tuple[int, ApiError]:
+        if (
+            self.upload is not None
+            and scope.get("method") == "POST"
+            and self.upload[0].fullmatch(scope["path"])
+        ):
+            return self.upload[1]
+        return self.default
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on with a `receive` that counts; 413 once it goes over."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit, refusal = self._limit(scope)
         declared = _header(scope, b"content-length")
-        if declared is not None and declared.strip().isdigit() and int(declared) > self.limit:
-            await _answer(scope, receive, send, _too_large(self.limit))
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await _answer(scope, receive, send, refusal)
             return
         received = 0
         refused = started = False
@@ -131,11 +165,11 @@ class LimitBody:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
+                if received > limit:
                     refused = True
                     if not started:  # never a second answer after the app began its own
                         started = True
-                        await _answer(scope, receive, send, _too_large(self.limit))
+                        await _answer(scope, receive, send, refusal)
                     # The app sees a caller that went away, and stops reading.
                     return {"type": "http.disconnect"}
             return message
@@ -158,11 +192,22 @@ class LimitBody:
 
 
 def install_edges(
-    app: FastAPI, *, verifier: TokenVerifier, max_body: int, metrics_port: int | None = None
+    app: FastAPI,
+    *,
+    verifier: TokenVerifier,
+    settings: Settings,
+    metrics_port: int | None = None,
+    upload_path: str | None = None,
 ) -> None:
-    """Add the middlewares to `app`: Listeners (with `metrics_port`), Authenticate, LimitBody."""
+    """Add the middlewares to `app`: Listeners (with `metrics_port`), Authenticate, LimitBody
+    (the API's cap, SMUVES_MAX_REQUEST_BYTES; the changeset cap for POSTs of `upload_path`)."""
     # Starlette runs the middleware added last first.
-    app.add_middleware(LimitBody, limit=max_body)
+    app.add_middleware(
+        LimitBody,
+        limit=settings.max_request_bytes,
+        upload_limit=settings.changeset_max_bytes,
+        upload_path=upload_path,
+    )
     app.add_middleware(Authenticate, verifier=verifier, router=app.router)
     if metrics_port is not None:
         app.add_middleware(Listeners, metrics_port=metrics_port)

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Response, status
 
 from smuves_sync.api.auth import CurrentPrincipal
+from smuves_sync.api.changeset_schemas import ExportRequest
 from smuves_sync.api.context import Context, user_session
 from smuves_sync.api.errors import (
     ApiError,
@@ -20,7 +21,6 @@ from smuves_sync.api.params import PortalId, member_portal
 from smuves_sync.api.schemas import (
     ExportAccepted,
     ExportOut,
-    ExportRequest,
     FetchAccepted,
     FetchRequest,
     PortalConnect,
@@ -218,8 +218,9 @@ async def start_portal_export(
     portal_id: PortalId, body: ExportRequest, ctx: Context, principal: CurrentPrincipal
 ) -> ExportAccepted:
     """A worker writes the file; follow it with GET /v1/exports/{id}. The objects marked
-    deleted are left out unless `include_deleted`. Only the portal's owners and editors may
-    start one (403 FORBIDDEN for a viewer)."""
+    deleted are left out unless `include_deleted`. With `edit` (CSV), an export for editing
+    (of `fields`, default every editable field; 422 for a type or field that cannot be
+    edited). Only the portal's owners and editors may start one (403 FORBIDDEN for a viewer)."""
     async with user_session(ctx, principal) as db:
         await member_portal(db, portal_id)
         started = await start_export(
@@ -229,6 +230,8 @@ async def start_portal_export(
             body.format,
             include_deleted=body.include_deleted,
             owner_id=principal.user_id,
+            edit=body.edit,
+            fields=body.fields,
         )
     return ExportAccepted(
         run=RunOut.of(started.run, [started.job]), export=ExportOut.of(started.export)

@@ -24,7 +24,7 @@ from smuves_sync.db.fetch_reads import FetchRead
 from smuves_sync.db.notifications import Notification
 from smuves_sync.db.rejects import NO_REJECTS, RunRejects
 from smuves_sync.hubspot.account import token_shape
-from smuves_sync.models import ContentEvent, ContentType, Export, ExportFormat, Job, JobStatus, Run
+from smuves_sync.models import ContentEvent, ContentType, Export, Job, JobStatus, Run
 
 # Ids are bigint columns: anything larger could never name a row.
 MAX_ID = 2**63 - 1
@@ -75,14 +75,6 @@ class FetchRequest(_Request):
         default=False,
         description="Read every object, not only what changed since each type's last fetch.",
     )
-
-
-class ExportRequest(_Request):
-    """One content type, as CSV or JSON Lines."""
-
-    content_type: ContentType
-    format: ExportFormat = ExportFormat.CSV
-    include_deleted: bool = Field(default=False, description="keep objects gone from HubSpot")
 
 
 class _Out(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from smuves_sync.cli.admin import admin
+from smuves_sync.cli.changeset import changeset
 from smuves_sync.cli.common import refuse_undecodable
 from smuves_sync.cli.dashboard import dashboard
 from smuves_sync.cli.db import db
@@ -13,6 +14,7 @@ from smuves_sync.cli.export import export
 from smuves_sync.cli.history import changes, diff, history
 from smuves_sync.cli.ops import COMMANDS as OPS_COMMANDS
 from smuves_sync.cli.portal import portal
+from smuves_sync.cli.push import push as changeset_push
 from smuves_sync.cli.schedule import schedule
 from smuves_sync.cli.secret_key import secret_key
 from smuves_sync.cli.serve import serve
@@ -34,6 +36,7 @@ def cli() -> None:
     """smuves-sync: fetch HubSpot CMS content into Postgres, keep it fresh, export it."""
 
 
+changeset.add_command(changeset_push)
 cli.add_command(db)
 cli.add_command(portal)
 cli.add_command(sync)
@@ -43,7 +46,7 @@ cli.add_command(serve)
 cli.add_command(dashboard)
 cli.add_command(secret_key)
 cli.add_command(dev)
-for _command in (*OPS_COMMANDS, admin, schedule, history, diff, changes):
+for _command in (*OPS_COMMANDS, admin, schedule, history, diff, changes, changeset):
     cli.add_command(_command)
 
 

@@ -8,14 +8,18 @@ bytes. With --out this process, once the export has completed, copies that file 
 under the operator's own user and records FILE in the row's `path` with the operator's login
 (no runtime login may write that column, and no worker reads it); so --out needs the wait,
 and --no-wait refuses it. CSV cells that a spreadsheet would run as a formula are
-neutralised. The objects marked deleted (gone from HubSpot) are left out unless
---include-deleted keeps them; the last line says how many were left out, or included.
+neutralised. With --edit (CSV) the file is made for editing: `hubspot_id`, `_version`,
+`_updated` and one column per editable field (--fields: a few of them), which
+`smuves changeset import` reads back exactly. The objects marked deleted (gone from HubSpot)
+are left out unless --include-deleted keeps them; the last line says how many were left out,
+or included.
 Exit codes as for `smuves sync`.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -42,6 +46,8 @@ async def export_portal(
     wait: bool,
     console: Console,
     include_deleted: bool = False,
+    edit: bool = False,
+    fields: Sequence[str] | None = None,
 ) -> tuple[ExitCode, Export | None]:
     """Enqueue an export and (with `wait`) work it; the exit code and the export row."""
     (wanted,) = parse_content_types([content_type])
@@ -54,6 +60,8 @@ async def export_portal(
                 export_format,
                 include_deleted=include_deleted,
                 max_attempts=settings.max_attempts,
+                edit=edit,
+                fields=fields,
             )
         run = started.run
         console.print(f"run {run.id}: exporting {wanted} of portal {portal_id} as {export_format}")
@@ -111,6 +119,16 @@ def exported_rows(export: Export) -> str:
     is_flag=True,
     help="Keep the objects marked deleted (gone from HubSpot); left out by default.",
 )
+@click.option(
+    "--edit",
+    is_flag=True,
+    help="An export for editing: id, _version, _updated and the editable fields (CSV).",
+)
+@click.option(
+    "--fields",
+    default=None,
+    help="With --edit: only these editable fields, comma-separated (default: all).",
+)
 @click.pass_context
 def export(
     ctx: click.Context,
@@ -120,6 +138,8 @@ def export(
     out: Path | None,
     no_wait: bool,
     include_deleted: bool,
+    edit: bool,
+    fields: str | None,
 ) -> None:
     """Export PORTAL_ID's stored content of one type to a CSV or JSON Lines file."""
     if out is not None and no_wait:
@@ -142,6 +162,8 @@ def export(
             wait=not no_wait,
             console=console,
             include_deleted=include_deleted,
+            edit=edit,
+            fields=None if fields is None else fields.split(","),
         )
     )
     ctx.exit(int(code))

@@ -1,4 +1,4 @@
-"""`smuves worker --kinds fetch,export --concurrency N [--burst]`: a long-running worker.
+"""`smuves worker --kinds fetch,export,push --concurrency N [--burst]`: a long-running worker.
 
 It reconciles runs at start and every SMUVES_RECONCILE_INTERVAL_SECONDS, fires due schedules,
 claims jobs up to its free slots, wakes on NOTIFY (polling as a fallback), keeps leases alive
@@ -59,8 +59,8 @@ async def run_worker(
     settings: Settings, kinds: tuple[JobKind, ...], concurrency: int, burst: bool
 ) -> RunnerStats:
     """Work jobs of `kinds` until SIGTERM / SIGINT (or, with `burst`, until none is left)."""
-    if JobKind.FETCH in kinds:
-        # Fetch jobs decrypt portal tokens: a missing or invalid key is refused before anything.
+    if JobKind.FETCH in kinds or JobKind.PUSH in kinds:
+        # Fetch and push jobs decrypt portal tokens: a missing or invalid key is refused first.
         TokenCipher(settings.secret_key)
     async with worker_database(settings, max_size=2 * concurrency + 4) as (db, conninfo):
         runner = Runner(
@@ -98,7 +98,7 @@ async def run_worker(
 
 
 @click.command("worker")
-@click.option("--kinds", default="fetch,export", show_default=True, help="Job kinds to work.")
+@click.option("--kinds", default="fetch,export,push", show_default=True, help="Job kinds to work.")
 @concurrency_option(maximum=256, default=4, help="Jobs worked at once.")
 @click.option("--burst", is_flag=True, help="Exit when nothing is left to claim.")
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")

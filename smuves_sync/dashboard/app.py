@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from smuves_sync.dashboard import actions, events, pages, signin
+from smuves_sync.dashboard import actions, changesets, events, pages, push, signin
 from smuves_sync.dashboard.auth import DashboardAuth
 from smuves_sync.dashboard.web import DashboardContext, Missing, refusal
 from smuves_sync.db import Pool
@@ -125,6 +125,8 @@ def create_dashboard_app(settings: Settings, *, pool: Pool, auth: DashboardAuth)
         Route("/dead-letter/retry-all", actions.retry_all, methods=["POST"]),
         Route("/portals", pages.portals),
         Route("/portals/{portal_id:int}/sync", actions.sync, methods=["POST"]),
+        Route("/changesets/{changeset_id:int}", changesets.changeset_page),
+        Route("/changesets/{changeset_id:int}/push", push.push, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(

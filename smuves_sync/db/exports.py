@@ -14,6 +14,8 @@ runtime roles may not write `path`, which records only an operator's copy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
 from smuves_sync.models import ContentType, Export, ExportFormat
@@ -27,14 +29,19 @@ async def export_create(
     export_format: ExportFormat,
     *,
     include_deleted: bool,
+    edit: bool = False,
+    fields: Sequence[str] | None = None,
 ) -> Export:
-    """A pending export of run `run_id`; `include_deleted` keeps the objects marked deleted."""
+    """A pending export of run `run_id`; `include_deleted` keeps the objects marked deleted;
+    `edit` makes it an export for editing, of `fields` (None: every editable field)."""
     params = {
         "run_id": run_id,
         "portal_id": portal_id,
         "content_type": str(content_type),
         "format": str(export_format),
         "include_deleted": include_deleted,
+        "edit": edit,
+        "fields": None if fields is None else list(fields),
     }
     return await db.only("export_create", params, row=model_row(Export))
 

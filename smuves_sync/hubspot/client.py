@@ -41,7 +41,8 @@ The client is a facade: each request goes through its `transport.Transport` (tok
 retries, bounded answers, the 429 mapping), the full listings are `listing.Listing`'s, the
 questions by id `confirm.Confirmer`'s and an incremental fetch's listings (what changed since a
 moment, ids only, changed parents) `changes.Changes`'s, all three built by the client over its
-one transport. `requests` counts what it sent.
+one transport, and so are its writes (`writer()`, `writes.Writer`). `requests` counts what it
+sent.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from smuves_sync.hubspot.retry import RetryPolicy
 from smuves_sync.hubspot.transport import Transport
 from smuves_sync.hubspot.whole import missed_why
 from smuves_sync.hubspot.windows import WindowAnswer, Windows
+from smuves_sync.hubspot.writes import Writer
 from smuves_sync.settings import Settings
 
 __all__ = ["HubSpotClient", "verify_portal_token"]
@@ -124,6 +126,7 @@ class HubSpotClient:
         self._confirmer = Confirmer(self._transport, registry, self._api_version)
         self._changes = Changes(self._transport, registry, self._api_version)
         self._windows = Windows(self._transport, registry, self._api_version)
+        self._writer = Writer(self._transport, registry, self._api_version)
 
     def __repr__(self) -> str:
         return (
@@ -282,6 +285,11 @@ class HubSpotClient:
         still holds (live or archived, as records) and which it answers 404 for (`confirm`;
         `states`: only there)."""
         return await self._confirmer.confirm(content_type, hubspot_ids, states=states)
+
+    def writer(self) -> Writer:
+        """The portal's write path (`writes.Writer`), over this client's one transport and
+        budget: never retried, a lost answer raised as `WriteOutcomeUnknown`."""
+        return self._writer
 
     def spec(self, content_type: str) -> ContentTypeSpec:
         """The registered spec of `content_type`."""

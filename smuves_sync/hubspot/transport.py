@@ -28,9 +28,11 @@ from smuves_sync.errors import (
     HubSpotDailyLimitReached,
     HubSpotError,
     HubSpotRateLimited,
+    HubSpotRetryableError,
     HubSpotUnavailable,
     MalformedResponse,
     ResponseTooLarge,
+    WriteOutcomeUnknown,
 )
 from smuves_sync.hubspot.lanes import Lane
 from smuves_sync.hubspot.limit_headers import MAX_DAILY_RESET_SECONDS, parse_retry_after
@@ -45,6 +47,19 @@ log = logging.getLogger(__name__)
 # An error answer is read this far at most: its message and ids sit at the start, and a
 # 5xx or 429 with a runaway body must still be retried or waited on as what it is.
 _ERROR_BODY_BYTES = 64 * 1024
+
+
+def _parsed(
+    content: bytes, headers: httpx.Headers, request: str, status: int, context: dict[str, Any]
+) -> dict[str, Any]:
+    """A successful answer's JSON object; {} for an answer without a body (204: push-live,
+    publish)."""
+    if status == 204 or (not request.startswith("GET ") and not content.strip()):
+        return {}
+    try:
+        return json_object(content, headers)
+    except ValueError as exc:
+        raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
 
 
 class _BearerAuth(httpx.Auth):
@@ -122,6 +137,42 @@ class Transport:
 
         return await self._run(asked, send)
 
+    async def write(
+        self,
+        asked: str,
+        method: str,
+        path: str,
+        body: Mapping[str, Any] | None,
+        params: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Send one write (PATCH, or a POST that changes something) through the budget, never
+        retried: HubSpot has no idempotency key on CMS writes, so a lost answer (a timeout, a
+        dropped connection, a 5xx) raises `WriteOutcomeUnknown` for the caller to decide by
+        reading the objects back. A short-window 429 is refused before processing: it waits on
+        the portal's budget and goes again, spending nothing. The JSON object answered (200,
+        207; {} for a 204)."""
+        waits = 0
+        while True:
+            try:
+                return await self._send_once(asked, path, params or {}, None, body, method)
+            except HubSpotDailyLimitReached:
+                raise
+            except HubSpotRateLimited as exc:
+                waits += 1
+                if waits > self._retry.max_rate_limit_waits:
+                    raise
+                delay = self.budget.rate_limited(exc.policy, exc.retry_after)
+                if delay > 0:
+                    await self._clock.sleep(delay)
+            except HubSpotRetryableError as exc:
+                raise WriteOutcomeUnknown(
+                    f"the answer to {method} {path} was lost ({exc}); it may have been applied",
+                    portal_id=self.portal_id,
+                    content_type=str(asked),
+                    status=exc.status,
+                    correlation_id=exc.correlation_id,
+                ) from exc
+
     async def _run(
         self, asked: str, send: Callable[[], Awaitable[dict[str, Any]]]
     ) -> dict[str, Any]:
@@ -143,6 +194,7 @@ class Transport:
         params: Mapping[str, str],
         lane: Lane | None,
         body: Mapping[str, Any] | None = None,
+        method: str | None = None,
     ) -> dict[str, Any]:
         context: dict[str, Any] = {"portal_id": self.portal_id, "content_type": str(asked)}
         resets_at = self.budget.daily_resets_at()
@@ -154,7 +206,7 @@ class Transport:
             )
         await self.budget.acquire(lane)
         self.requests += 1
-        method = "GET" if body is None else "POST"
+        method = method or ("GET" if body is None else "POST")
         request = f"{method} {path}"
         status: int | None = None
         try:
@@ -191,10 +243,7 @@ class Transport:
                 correlation_id=headers.get("X-HubSpot-Correlation-Id"),
                 **context,
             )
-        try:
-            return json_object(content, headers)
-        except ValueError as exc:
-            raise MalformedResponse(f"{request}: {exc}", status=status, **context) from None
+        return _parsed(content, headers, request, status, context)
 
     def _rate_limit_error(
         self, content: bytes, headers: httpx.Headers, request: str, context: dict[str, Any]

@@ -41,7 +41,11 @@ from smuves_sync.settings import Settings
 # How often a claim reads the leases again (an operator may change them), and the leases
 # before the first read (DESIGN §4).
 _LEASES_REREAD_SECONDS = 300.0
-_DEFAULT_LEASES = {JobKind.FETCH: timedelta(minutes=5), JobKind.EXPORT: timedelta(minutes=2)}
+_DEFAULT_LEASES = {
+    JobKind.FETCH: timedelta(minutes=5),
+    JobKind.EXPORT: timedelta(minutes=2),
+    JobKind.PUSH: timedelta(minutes=2),
+}
 
 
 def default_worker_id(prefix: str | None = None) -> str:

@@ -9,7 +9,8 @@ next to its final name; the exports row (rows, bytes, deleted objects) and the j
 completion are committed together, and only then is the file moved into place. A completion refused
 (the run was stopped, or the lease was lost to another worker) removes the written file: no
 file is published that no exports row owns. CSV cells a spreadsheet would run as a formula are
-neutralised by `export_format`. The objects marked deleted (gone from HubSpot) are left out
+neutralised by `export_format`. An export made for editing (`exports.edit`) is written by
+`export_edit` instead. The objects marked deleted (gone from HubSpot) are left out
 unless the export's row says to include them (`exports.include_deleted`, set when it was
 created); how many it left out, or carries, is counted when the export starts.
 """
@@ -18,14 +19,17 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
+from smuves_sync.db import Database
 from smuves_sync.db.content import content_export_counts, content_rows
 from smuves_sync.db.exports import export_of_run, export_record_file
 from smuves_sync.errors import NotFound
 from smuves_sync.export_files import export_file_path
-from smuves_sync.models import ExportFormat
+from smuves_sync.models import Export, ExportFormat
 from smuves_sync.workers.context import JobContext
-from smuves_sync.workers.export_format import write_export
+from smuves_sync.workers.export_edit import write_edit_export
+from smuves_sync.workers.export_format import ExportResult, write_export
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +51,10 @@ async def handle_export(ctx: JobContext) -> None:
     partial = path.with_name(path.name + ".part")
     try:
         async with ctx.db.for_job(job) as scoped:
-            rows = content_rows(
-                scoped,
-                portal_id,
-                content_type,
-                with_data=export.format is ExportFormat.JSONL,
-                include_deleted=export.include_deleted,
-            )
-            result = await write_export(rows, partial, export.format)
+            if export.edit:
+                result = await write_edit_export(scoped, export, partial)
+            else:
+                result = await _write_rows(scoped, export, partial)
         async with ctx.db.for_job(job) as scoped:
             await export_record_file(scoped, export.id, result.rows, result.bytes, counts.deleted)
             await ctx.queue(scoped).complete(job, processed=result.rows)
@@ -67,3 +67,14 @@ async def handle_export(ctx: JobContext) -> None:
     # that no exports row owns.
     os.replace(partial, path)
     log.info("job %s: exported %d rows (%d bytes) to %s", job.id, result.rows, result.bytes, path)
+
+
+async def _write_rows(scoped: Database, export: Export, partial: Path) -> ExportResult:
+    rows = content_rows(
+        scoped,
+        export.portal_id,
+        export.content_type,
+        with_data=export.format is ExportFormat.JSONL,
+        include_deleted=export.include_deleted,
+    )
+    return await write_export(rows, partial, export.format)

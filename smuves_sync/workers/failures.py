@@ -52,7 +52,7 @@ from smuves_sync.errors import (
     TokenKeyMissing,
 )
 from smuves_sync.hubspot.outage import duration_words
-from smuves_sync.models import ContentType, Job, JobKind
+from smuves_sync.models import ContentType, Job
 from smuves_sync.queue import error_text
 
 # How long a job whose token this worker cannot decrypt waits before it is tried again: long
@@ -119,7 +119,7 @@ def unreachable_note(job: Job, error: HubSpotUnreachable, *, operator: bool) -> 
 def public_message(job: Job, error: BaseException) -> str:
     """What the portal's users are told of `error`: a category, what to do, and HubSpot's
     correlation id; nothing of the error's own text that could name our hosts or files."""
-    what = "export" if job.kind is JobKind.EXPORT else "fetch"
+    what = str(job.kind)
     again = _again(job)
     if isinstance(error, HubSpotUnreachable):
         return unreachable_note(job, error, operator=False)
@@ -218,7 +218,7 @@ def outcome_for(job: Job, error: BaseException) -> Park | Fail | FailRun:
         return Fail(error_text(error), retryable=error.retryable, public=public)
     # An error nobody foresaw (a bug, a lost database connection): worth another attempt,
     # and the attempts bound how often it repeats.
-    what = "export" if job.kind is JobKind.EXPORT else "fetch"
+    what = str(job.kind)
     return Fail(
         f"unexpected error during the {what}: {error_text(error)}", retryable=True, public=public
     )

@@ -40,7 +40,9 @@ from smuves_sync.workers.sweep import prepare_seen, sweep_and_finish
 log = logging.getLogger(__name__)
 
 
-async def _token(ctx: JobContext) -> SecretStr:
+async def portal_token(ctx: JobContext) -> SecretStr:
+    """The job's portal's token, decrypted: the database hands it only to the holder of a
+    live lease on one of the portal's jobs; refused when HubSpot refused it already."""
     found = await ctx.queue().portal_credentials(ctx.job)
     if found.token_rejected_at is not None:
         # HubSpot refused this token already: asking again would only be refused too.
@@ -58,7 +60,7 @@ async def _token(ctx: JobContext) -> SecretStr:
 async def handle_fetch(ctx: JobContext) -> None:
     """Fetch the job's content type into content_items, resumably; complete the job."""
     job = ctx.job
-    token = await _token(ctx)
+    token = await portal_token(ctx)
     async with HubSpotClient(job.portal_id, token, ctx.settings, ctx.limits) as client:
         job = await prepare_seen(ctx, job)
         spec = client.spec(job.content_type)

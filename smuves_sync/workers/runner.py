@@ -51,6 +51,7 @@ from smuves_sync.workers.failures import FailRun, Park, outcome_for
 from smuves_sync.workers.fetch import handle_fetch
 from smuves_sync.workers.hubspot_minutes import PROCESS_MINUTES
 from smuves_sync.workers.presence import Presence
+from smuves_sync.workers.push import handle_push
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ T = TypeVar("T")
 DEFAULT_HANDLERS: Mapping[JobKind, Handler] = {
     JobKind.FETCH: handle_fetch,
     JobKind.EXPORT: handle_export,
+    JobKind.PUSH: handle_push,
 }
 
 _DB_RETRY_FIRST = 0.5

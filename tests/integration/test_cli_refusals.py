@@ -31,6 +31,9 @@ ID_COMMANDS = [
     ("admin", "requeue", BIG),
     ("admin", "retry-failed", "--portal", BIG),
     ("admin", "retry-failed", "--run", BIG),
+    ("changeset", "import", BIG, "edits.csv"),
+    ("changeset", "show", BIG),
+    ("changeset", "rollback", BIG),
 ]
 
 

@@ -58,6 +58,9 @@ EXPECTED_TABLES = {
     "hubspot_minutes",
     "operator_actions",
     "dashboard_confirmations",
+    "changesets",
+    "changeset_items",
+    "push_intents",
     "workers",
 }
 

@@ -22,6 +22,7 @@ from tests.support.sql import query_as
 APP = [
     "DELETE ON portals",
     "EXECUTE ON FUNCTION app_user_sign_in(text,boolean)",
+    "EXECUTE ON FUNCTION changeset_push_begin(bigint,bigint,text)",
     "EXECUTE ON FUNCTION current_app_user()",
     "EXECUTE ON FUNCTION editor_portal_ids()",
     "EXECUTE ON FUNCTION enqueue_job(bigint,text,smallint,integer,timestamp with time zone,"
@@ -34,9 +35,12 @@ APP = [
     "EXECUTE ON FUNCTION portal_token_for_member(bigint)",
     "EXECUTE ON FUNCTION run_rejects_note(bigint)",
     "EXECUTE ON FUNCTION stop_run(bigint,timestamp with time zone)",
+    "INSERT (changeset_id, portal_id, content_type, hubspot_id, base_version, base_updated, "
+    "fields, before, state, reason, warnings) ON changeset_items",
     "INSERT (id, name, owner_id, token_encrypted, time_zone) ON portals",
+    "INSERT (portal_id, owner_id, content_type, source, rolls_back, filename) ON changesets",
     "INSERT (portal_id, owner_id, kind, content_types, full_read) ON runs",
-    "INSERT (run_id, portal_id, content_type, format, include_deleted) ON exports",
+    "INSERT (run_id, portal_id, content_type, format, include_deleted, edit, fields) ON exports",
     "SELECT (id, name, owner_id, created_at, token_rejected_at) ON portals",
     "SELECT (id, portal_id, owner_id, kind, status, content_types, created_at, started_at, "
     "finished_at) ON runs",
@@ -52,6 +56,8 @@ APP = [
     "SELECT (portal_id, user_id, role) ON portal_members",
     "SELECT (run_id, content_type, reason) ON content_rejects",
     "SELECT (version) ON schema_migrations",
+    "SELECT ON changeset_items",
+    "SELECT ON changesets",
     "SELECT ON content_history",
     "SELECT ON content_versions",
     "SELECT ON exports",
@@ -83,6 +89,8 @@ WORKER = [
     "EXECUTE ON FUNCTION park_job(bigint,uuid,timestamp with time zone,text,timestamp with "
     "time zone)",
     "EXECUTE ON FUNCTION portal_token(bigint,uuid)",
+    "EXECUTE ON FUNCTION push_job_changeset()",
+    "EXECUTE ON FUNCTION push_versions_attribute(text,text[])",
     "EXECUTE ON FUNCTION reconcile_stuck_runs(timestamp with time zone)",
     "EXECUTE ON FUNCTION record_hubspot_minute(bigint,bigint,timestamp with time zone)",
     "EXECUTE ON FUNCTION release_job(bigint,uuid,timestamp with time zone)",
@@ -100,22 +108,29 @@ WORKER = [
     "INSERT ON content_syncs",
     "INSERT ON fetch_reads",
     "INSERT ON fetch_seen",
+    "INSERT ON push_intents",
     "SELECT (id, run_id, portal_id, kind, content_type, status, attempts, max_attempts, "
     "run_after, locked_at, locked_by, heartbeat_at, total, processed, cursor, last_error, "
     "last_error_public, idempotency_key, created_at, finished_at, priority, fair_at) ON jobs",
     "SELECT (id, token_rejected_at) ON portals",
+    "SELECT (portal_id, content_type, hubspot_id, version) ON content_versions",
     "SELECT (portal_id, owner_id, content_types, enabled, next_run_at) ON schedules",
+    "SELECT ON changeset_items",
+    "SELECT ON changesets",
     "SELECT ON content_items",
     "SELECT ON content_syncs",
     "SELECT ON exports",
     "SELECT ON fetch_reads",
     "SELECT ON fetch_seen",
     "SELECT ON job_leases",
+    "SELECT ON push_intents",
     "SELECT ON runs",
     "UPDATE (portal_id, content_type, hubspot_id, name, slug, url, state, language, "
     "hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run, changed_run, "
     "changed_at, translated_from_id) ON content_items",
     "UPDATE (row_count, bytes, deleted_count) ON exports",
+    "UPDATE (state, decided_at) ON push_intents",
+    "UPDATE (state, reason, applied_version, applied_at) ON changeset_items",
     "UPDATE ON content_syncs",
     "UPDATE ON fetch_reads",
     "USAGE ON SEQUENCE content_versions_id_seq",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -357,6 +357,33 @@ class Factory:
             format=str(format),
             status=str(status),
         )
+
+    async def changeset(
+        self,
+        portal_id: int,
+        *items: Mapping[str, Any],
+        content_type: ContentType = ContentType.SITE_PAGE,
+    ) -> int:
+        """A pushed changeset of the portal with `items` (each: hubspot_id, state, fields,
+        before, applied_version); returns its id."""
+        changeset_id = await self._plant(
+            "plant_pushed_changeset", portal_id=portal_id, content_type=str(content_type)
+        )
+        for item in items:
+            await query(
+                self.pool,
+                "plant_changeset_item",
+                changeset_id=changeset_id,
+                portal_id=portal_id,
+                content_type=str(content_type),
+                base_version=item.get("base_version", 1),
+                hubspot_id=item["hubspot_id"],
+                state=item.get("state", "applied"),
+                fields=Jsonb(dict(item.get("fields", {}))),
+                before=Jsonb(dict(item.get("before", {}))),
+                applied_version=item.get("applied_version"),
+            )
+        return changeset_id
 
     async def notification(
         self, user_id: uuid.UUID, run: Run | None = None, *, kind: str = "run_finished"

@@ -3,9 +3,12 @@
 -- (smuves_sync/export_files.py): the runtime roles may not write `path` at all.
 
 -- name: export_create
--- include_deleted: whether the file keeps the objects marked deleted (the worker reads it).
-INSERT INTO public.exports (run_id, portal_id, content_type, format, include_deleted)
-VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(include_deleted)s)
+-- include_deleted: whether the file keeps the objects marked deleted (the worker reads it);
+-- edit, fields: an export made for editing, and the editable fields it writes (NULL: all).
+INSERT INTO public.exports (run_id, portal_id, content_type, format, include_deleted, edit,
+                            fields)
+VALUES (%(run_id)s, %(portal_id)s, %(content_type)s, %(format)s, %(include_deleted)s,
+        %(edit)s, %(fields)s)
 RETURNING *
 
 -- name: export_of_run

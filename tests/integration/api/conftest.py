@@ -131,7 +131,9 @@ async def plant_one_of_everything(
     export_file.write_text("hubspot_id\n1\n")
     await query(factory.pool, "plant_export_file", export_id=export_id, row_count=1, bytes=13)
     notification = await factory.notification(owner.id, run)
+    changeset = await factory.changeset(portal, {"hubspot_id": hubspot_id})
     return {
+        "changeset_id": changeset,
         "portal_id": portal,
         "run_id": run.id,
         "export_id": export_id,

@@ -43,6 +43,10 @@ PUBLIC_ROUTES = {
 BODIES: dict[tuple[str, str], Any] = {
     ("POST", "/v1/portals/{portal_id}/fetches"): {"content_types": ["site_page"]},
     ("POST", "/v1/portals/{portal_id}/exports"): {"content_type": "site_page"},
+    ("POST", "/v1/portals/{portal_id}/changesets"): {
+        "content_type": "site_page",
+        "changes": [{"hubspot_id": "1", "fields": {"name": "mine"}}],
+    },
 }
 
 
