@@ -30,6 +30,7 @@ from smuves_sync.models import ContentType
 from smuves_sync.testing.fake_hubspot.admin import admin_routes
 from smuves_sync.testing.fake_hubspot.bodies import (
     account_details_body,
+    batch_read_response,
     error_body,
     json_response,
     rate_limit_body,
@@ -368,7 +369,7 @@ def _batch(
     archived: bool | None = None,
 ) -> Response:
     """A batch read's answer: 200 with every object asked for, else 207 with the rest named
-    in one OBJECT_NOT_FOUND error (BatchResponse…, BatchResponse…WithErrors)."""
+    in one OBJECT_NOT_FOUND error (`bodies.batch_read_response`)."""
     wanted = _archived_param(request) if archived is None else archived
     results: list[str] = []
     missing: list[str] = []
@@ -379,26 +380,4 @@ def _batch(
             collection, slot = hit
             served = served_json(collection.poisons, collection.builder, collection.life, slot)
             results.append(served[-1])
-    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    head: dict[str, Any] = {
-        "status": "COMPLETE",
-        "requestedAt": now,
-        "startedAt": now,
-        "completedAt": now,
-    }
-    if missing:
-        head["numErrors"] = 1
-        head["errors"] = [
-            {
-                "status": "error",
-                "category": "OBJECT_NOT_FOUND",
-                "message": f"Could not find {len(missing)} of the objects asked for",
-                "context": {"ids": missing},
-                "errors": [],
-                "links": {},
-            }
-        ]
-    body = json.dumps(head)[:-1] + ',"results":[' + ",".join(results) + "]}"
-    return Response(
-        body, status_code=207 if missing else 200, media_type="application/json;charset=utf-8"
-    )
+    return batch_read_response(results, missing)

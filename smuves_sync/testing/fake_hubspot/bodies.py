@@ -1,12 +1,13 @@
 """HubSpot's error bodies (the specs' `Error` schema plus the documented `status` field and,
-for 429s, `errorType`, `policyName` and `requestId`), and the account details of a portal
-(`PortalInformationResponse` of the AccountInfo spec). Never echoes a token."""
+for 429s, `errorType`, `policyName` and `requestId`), the account details of a portal
+(`PortalInformationResponse` of the AccountInfo spec) and a batch read's answer. Never echoes
+a token."""
 
 from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -92,3 +93,31 @@ def account_details_body(portal_id: int, time_zone: str, now: datetime) -> dict[
         "uiDomain": "app.hubspot.com",
         "dataHostingLocation": "na1",
     }
+
+
+def batch_read_response(results: list[str], missing: list[str]) -> Response:
+    """A batch read's answer from the served JSON of the objects found: 200, else 207 with the
+    ids not found named in one OBJECT_NOT_FOUND error (BatchResponse…, …WithErrors)."""
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    head: dict[str, Any] = {
+        "status": "COMPLETE",
+        "requestedAt": now,
+        "startedAt": now,
+        "completedAt": now,
+    }
+    if missing:
+        head["numErrors"] = 1
+        head["errors"] = [
+            {
+                "status": "error",
+                "category": "OBJECT_NOT_FOUND",
+                "message": f"Could not find {len(missing)} of the objects asked for",
+                "context": {"ids": missing},
+                "errors": [],
+                "links": {},
+            }
+        ]
+    body = json.dumps(head)[:-1] + ',"results":[' + ",".join(results) + "]}"
+    return Response(
+        body, status_code=207 if missing else 200, media_type="application/json;charset=utf-8"
+    )
