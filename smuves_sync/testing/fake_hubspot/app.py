@@ -41,7 +41,8 @@ from smuves_sync.testing.fake_hubspot.poison import served_dicts, served_json
 from smuves_sync.testing.fake_hubspot.portal import PortalModel
 from smuves_sync.testing.fake_hubspot.query import BadRequest, Collection, ListQuery, parse_query
 from smuves_sync.testing.fake_hubspot.spec import FaultKind, FaultRule
-from smuves_sync.testing.fake_hubspot.write_routes import FakeApp, write_routes
+from smuves_sync.testing.fake_hubspot.write_http import FakeApp
+from smuves_sync.testing.fake_hubspot.write_routes import write_routes
 
 PAGE_PATHS = {
     ContentType.SITE_PAGE: ("/cms/v3/pages/site-pages", "/cms/pages/2026-03/site-pages"),

@@ -33,7 +33,6 @@ from smuves_sync.testing.fake_hubspot.text import iso_ms
 from smuves_sync.testing.fake_hubspot.write_admin import write_admin_routes
 from smuves_sync.testing.fake_hubspot.write_http import (
     Call,
-    FakeApp,
     IdsOf,
     Op,
     WriteNotFound,
@@ -54,7 +53,7 @@ WRITE_PATHS = {
     ContentType.BLOG_TAG: ("/cms/v3/blogs/tags", "/cms/blogs/2026-03/tags"),
     ContentType.URL_REDIRECT: ("/cms/v3/url-redirects", "/cms/url-redirects/2026-03"),
 }
-__all__ = ["FakeApp", "write_routes"]  # FakeApp: the app class the write endpoints need
+__all__ = ["write_routes"]
 BATCH_TYPES = (*PAGE_TYPES, ContentType.BLOG_AUTHOR, ContentType.BLOG_TAG)
 
 
