@@ -311,7 +311,6 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
-        v_claimed public.jobs[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
@@ -370,6 +369,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
             END IF;
         END IF;
 
+        RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
             WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
@@ -433,15 +433,14 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
               AND r.id IN (SELECT claimed.run_id FROM claimed)
               AND r.status = 'pending'
         )
-        SELECT array_agg(claimed ORDER BY claimed.id) INTO v_claimed FROM claimed;
-        RETURN QUERY SELECT * FROM unnest(v_claimed);
+        -- returned as the statement makes them: gathered into a jobs[] first, each row went
+        -- through text (the CTE's row type is not jobs), a tenth of a batch's claim
+        SELECT * FROM claimed ORDER BY claimed.id;
 
         IF v_settle IS NOT NULL THEN
-            -- locked by the claim's pass over runs above, but for those with a claimed job
-            PERFORM public.settle_locked_runs(
-                ARRAY(SELECT s.id FROM unnest(v_settle) AS s (id)
-                      WHERE s.id NOT IN (SELECT c.run_id FROM unnest(v_claimed) AS c)),
-                v_now);
+            -- locked by the claim's pass over runs above, but for those with a claimed job,
+            -- which cannot settle (that job is running: settle_locked_runs passes them over)
+            PERFORM public.settle_locked_runs(v_settle, v_now);
         END IF;
     END
     $$;
@@ -1899,9 +1898,11 @@ ALTER FUNCTION public.retry_failed_jobs(p_portal_id bigint, p_run_id bigint, p_n
 --
 
 CREATE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    BEGIN
+        RETURN (
         SELECT CASE WHEN count(*) = 1 THEN max(r.note)
                     ELSE string_agg(r.types || ': ' || r.note, '; ' ORDER BY r.types) END
         FROM (
@@ -1911,7 +1912,8 @@ CREATE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
             WHERE j.run_id = p_run_id AND j.status = 'failed'
             GROUP BY 1
         ) AS r
-        HAVING count(*) > 0
+        HAVING count(*) > 0);
+    END
     $$;
 
 
@@ -1922,9 +1924,11 @@ ALTER FUNCTION public.run_failures_note(p_run_id bigint) OWNER TO smuves_owner;
 --
 
 CREATE FUNCTION public.run_rejects_note(p_run_id bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    BEGIN
+        RETURN (
         WITH by_type AS (
             SELECT r.content_type::text AS content_type, count(*) AS objects,
                    mode() WITHIN GROUP (ORDER BY r.reason) AS reason,
@@ -1944,7 +1948,8 @@ CREATE FUNCTION public.run_rejects_note(p_run_id bigint) RETURNS text
                                              ELSE '' END),
                                  ', ' ORDER BY t.objects DESC, t.content_type))
         FROM by_type AS t
-        HAVING count(*) > 0
+        HAVING count(*) > 0);
+    END
     $$;
 
 
@@ -1992,6 +1997,10 @@ CREATE FUNCTION public.runs_notify_settled() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
+        IF NOT EXISTS (SELECT FROM new_runs AS n
+                       WHERE n.status IN ('completed', 'partially_failed', 'failed')) THEN
+            RETURN NULL;
+        END IF;
         PERFORM public.notify_run_owners(ARRAY(
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
@@ -2051,19 +2060,21 @@ ALTER FUNCTION public.schedule_is_due(p_schedule public.schedules, p_now timesta
 --
 
 CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_generic_plan'
+    LANGUAGE plpgsql
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
+        v_finished bigint[];
     BEGIN
-        RETURN QUERY
-        WITH finished AS (
+        v_finished := ARRAY(
             SELECT given.id FROM unnest(p_run_ids) AS given (id)
             WHERE NOT EXISTS (SELECT FROM public.jobs AS j
-                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running'))
-        ), counts AS (
+                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running')));
+        IF cardinality(v_finished) = 0 THEN
+            RETURN;
+        END IF;
+        RETURN QUERY
+        WITH counts AS (
             SELECT j.run_id,
                    count(*) AS total,
                    count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
@@ -2071,7 +2082,7 @@ CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wi
                    count(*) FILTER (WHERE j.status = 'failed') AS failed,
                    count(*) FILTER (WHERE j.status = 'stopped') AS stopped
             FROM public.jobs AS j
-            WHERE j.run_id = ANY (ARRAY(SELECT finished.id FROM finished))
+            WHERE j.run_id = ANY (v_finished)
             GROUP BY j.run_id
         )
         UPDATE public.runs AS r
@@ -2097,9 +2108,7 @@ ALTER FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wit
 --
 
 CREATE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_generic_plan'
+    LANGUAGE plpgsql
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());

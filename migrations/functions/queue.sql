@@ -60,7 +60,6 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
-        v_claimed public.jobs[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
@@ -119,6 +118,7 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
             END IF;
         END IF;
 
+        RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
             WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease)
@@ -182,15 +182,14 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
               AND r.id IN (SELECT claimed.run_id FROM claimed)
               AND r.status = 'pending'
         )
-        SELECT array_agg(claimed ORDER BY claimed.id) INTO v_claimed FROM claimed;
-        RETURN QUERY SELECT * FROM unnest(v_claimed);
+        -- returned as the statement makes them: gathered into a jobs[] first, each row went
+        -- through text (the CTE's row type is not jobs), a tenth of a batch's claim
+        SELECT * FROM claimed ORDER BY claimed.id;
 
         IF v_settle IS NOT NULL THEN
-            -- locked by the claim's pass over runs above, but for those with a claimed job
-            PERFORM public.settle_locked_runs(
-                ARRAY(SELECT s.id FROM unnest(v_settle) AS s (id)
-                      WHERE s.id NOT IN (SELECT c.run_id FROM unnest(v_claimed) AS c)),
-                v_now);
+            -- locked by the claim's pass over runs above, but for those with a claimed job,
+            -- which cannot settle (that job is running: settle_locked_runs passes them over)
+            PERFORM public.settle_locked_runs(v_settle, v_now);
         END IF;
     END
     $$;
