@@ -490,12 +490,30 @@ CREATE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], 
     DECLARE
         v_now timestamptz := public.effective_now(p_now);
         v_done bigint;
+        v_job public.jobs;
     BEGIN
         IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
            OR (p_processed IS NOT NULL
                AND cardinality(p_processed) IS DISTINCT FROM cardinality(p_job_ids)) THEN
             RAISE EXCEPTION 'complete_jobs: ids, lease tokens and processed counts differ in length'
                 USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        IF cardinality(p_job_ids) = 1 THEN
+            UPDATE public.jobs AS j
+            SET status = 'completed',
+                finished_at = v_now,
+                processed = coalesce(p_processed[1], j.processed)
+            WHERE j.id = p_job_ids[1] AND j.lease_token = p_lease_tokens[1]
+              AND j.status = 'running'
+            RETURNING j.* INTO v_job;
+            IF FOUND THEN
+                RETURN NEXT v_job;
+                IF p_settle THEN
+                    PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
+                END IF;
+            END IF;
+            RETURN;
         END IF;
 
         RETURN QUERY
@@ -1920,6 +1938,20 @@ CREATE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
 ALTER FUNCTION public.run_failures_note(p_run_id bigint) OWNER TO smuves_owner;
 
 --
+-- Name: run_finished(bigint); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.run_finished(p_run_id bigint) RETURNS SETOF boolean
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT NOT EXISTS (SELECT FROM public.jobs AS j
+                           WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running'))
+    $$;
+
+
+ALTER FUNCTION public.run_finished(p_run_id bigint) OWNER TO smuves_owner;
+
+--
 -- Name: run_rejects_note(bigint); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
@@ -2066,10 +2098,8 @@ CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wi
         v_now timestamptz := coalesce(p_now, now());
         v_finished bigint[];
     BEGIN
-        v_finished := ARRAY(
-            SELECT given.id FROM unnest(p_run_ids) AS given (id)
-            WHERE NOT EXISTS (SELECT FROM public.jobs AS j
-                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running')));
+        v_finished := ARRAY(SELECT given.id FROM unnest(p_run_ids) AS given (id)
+                            WHERE (SELECT * FROM public.run_finished(given.id)));
         IF cardinality(v_finished) = 0 THEN
             RETURN;
         END IF;
@@ -2118,7 +2148,11 @@ CREATE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time
         ORDER BY r.id
         FOR NO KEY UPDATE;
 
-        RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        -- most calls finish one job of a run that has more: the probe alone, then
+        IF EXISTS (SELECT FROM unnest(p_run_ids) AS given (id)
+                   WHERE (SELECT * FROM public.run_finished(given.id))) THEN
+            RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        END IF;
     END
     $$;
 
@@ -4777,6 +4811,13 @@ REVOKE ALL ON FUNCTION public.retry_failed_jobs(p_portal_id bigint, p_run_id big
 --
 
 REVOKE ALL ON FUNCTION public.run_failures_note(p_run_id bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION run_finished(p_run_id bigint); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.run_finished(p_run_id bigint) FROM PUBLIC;
 
 
 --

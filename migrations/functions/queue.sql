@@ -218,7 +218,8 @@ REVOKE ALL ON FUNCTION public.complete_job(p_job_id bigint, p_lease_token uuid, 
 -- Complete a batch of leased jobs, locked in claim order (job rows in id order, then their
 -- runs), updating the rows where they were locked, and without settling their runs when
 -- p_settle is false: the caller settles them in the same transaction (claim_jobs'
--- p_settle_run_ids). Returns the jobs completed.
+-- p_settle_run_ids). Returns the jobs completed. One job (a worker with one slot, complete_job)
+-- takes the short way: one row has no order to lock in, and the run to settle is its own.
 CREATE OR REPLACE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], p_processed bigint[] DEFAULT NULL::bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_settle boolean DEFAULT true) RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -227,12 +228,30 @@ CREATE OR REPLACE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_toke
     DECLARE
         v_now timestamptz := public.effective_now(p_now);
         v_done bigint;
+        v_job public.jobs;
     BEGIN
         IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
            OR (p_processed IS NOT NULL
                AND cardinality(p_processed) IS DISTINCT FROM cardinality(p_job_ids)) THEN
             RAISE EXCEPTION 'complete_jobs: ids, lease tokens and processed counts differ in length'
                 USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        IF cardinality(p_job_ids) = 1 THEN
+            UPDATE public.jobs AS j
+            SET status = 'completed',
+                finished_at = v_now,
+                processed = coalesce(p_processed[1], j.processed)
+            WHERE j.id = p_job_ids[1] AND j.lease_token = p_lease_tokens[1]
+              AND j.status = 'running'
+            RETURNING j.* INTO v_job;
+            IF FOUND THEN
+                RETURN NEXT v_job;
+                IF p_settle THEN
+                    PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
+                END IF;
+            END IF;
+            RETURN;
         END IF;
 
         RETURN QUERY

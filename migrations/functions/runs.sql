@@ -326,6 +326,18 @@ REVOKE ALL ON FUNCTION public.runs_notify_settled() FROM PUBLIC, smuves_app, smu
 
 CREATE OR REPLACE TRIGGER runs_notify_settled AFTER UPDATE ON public.runs REFERENCING OLD TABLE AS old_runs NEW TABLE AS new_runs FOR EACH STATEMENT EXECUTE FUNCTION public.runs_notify_settled();
 
+-- Whether run p_run_id has no job pending or running (a run without jobs counts as finished:
+-- settling leaves it alone, having nothing to count). One SQL statement, STABLE, no SET, not
+-- SECURITY DEFINER, as job_within_portal_cap: used as `(SELECT * FROM public.run_finished(…))`
+-- the planner writes it into the caller's statement, a probe of jobs_run_idx.
+CREATE OR REPLACE FUNCTION public.run_finished(p_run_id bigint) RETURNS SETOF boolean
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT NOT EXISTS (SELECT FROM public.jobs AS j
+                           WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running'))
+    $$;
+REVOKE ALL ON FUNCTION public.run_finished(p_run_id bigint) FROM PUBLIC, smuves_app, smuves_worker;
+
 -- settle_runs without its locks: the caller has locked the runs p_run_ids that are
 -- pending or running FOR NO KEY UPDATE (in id order, after its job rows), so that the
 -- count below sees every job change committed before it could lock them. A run with a job
@@ -343,10 +355,8 @@ CREATE OR REPLACE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now t
         v_now timestamptz := coalesce(p_now, now());
         v_finished bigint[];
     BEGIN
-        v_finished := ARRAY(
-            SELECT given.id FROM unnest(p_run_ids) AS given (id)
-            WHERE NOT EXISTS (SELECT FROM public.jobs AS j
-                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running')));
+        v_finished := ARRAY(SELECT given.id FROM unnest(p_run_ids) AS given (id)
+                            WHERE (SELECT * FROM public.run_finished(given.id)));
         IF cardinality(v_finished) = 0 THEN
             RETURN;
         END IF;
@@ -401,7 +411,11 @@ CREATE OR REPLACE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestam
         ORDER BY r.id
         FOR NO KEY UPDATE;
 
-        RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        -- most calls finish one job of a run that has more: the probe alone, then
+        IF EXISTS (SELECT FROM unnest(p_run_ids) AS given (id)
+                   WHERE (SELECT * FROM public.run_finished(given.id))) THEN
+            RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        END IF;
     END
     $$;
 REVOKE ALL ON FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time zone) FROM PUBLIC, smuves_app, smuves_worker;
