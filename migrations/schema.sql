@@ -388,7 +388,6 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
-        v_claimed public.jobs[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
@@ -448,6 +447,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
             END IF;
         END IF;
 
+        RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
             WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
@@ -511,15 +511,14 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
               AND r.id IN (SELECT claimed.run_id FROM claimed)
               AND r.status = 'pending'
         )
-        SELECT array_agg(claimed ORDER BY claimed.id) INTO v_claimed FROM claimed;
-        RETURN QUERY SELECT * FROM unnest(v_claimed);
+        -- returned as the statement makes them: gathered into a jobs[] first, each row went
+        -- through text (the CTE's row type is not jobs), a tenth of a batch's claim
+        SELECT * FROM claimed ORDER BY claimed.id;
 
         IF v_settle IS NOT NULL THEN
-            -- locked by the claim's pass over runs above, but for those with a claimed job
-            PERFORM public.settle_locked_runs(
-                ARRAY(SELECT s.id FROM unnest(v_settle) AS s (id)
-                      WHERE s.id NOT IN (SELECT c.run_id FROM unnest(v_claimed) AS c)),
-                v_now);
+            -- locked by the claim's pass over runs above, but for those with a claimed job,
+            -- which cannot settle (that job is running: settle_locked_runs passes them over)
+            PERFORM public.settle_locked_runs(v_settle, v_now);
         END IF;
     END
     $$;
@@ -569,12 +568,30 @@ CREATE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], 
     DECLARE
         v_now timestamptz := public.effective_now(p_now);
         v_done bigint;
+        v_job public.jobs;
     BEGIN
         IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
            OR (p_processed IS NOT NULL
                AND cardinality(p_processed) IS DISTINCT FROM cardinality(p_job_ids)) THEN
             RAISE EXCEPTION 'complete_jobs: ids, lease tokens and processed counts differ in length'
                 USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        IF cardinality(p_job_ids) = 1 THEN
+            UPDATE public.jobs AS j
+            SET status = 'completed',
+                finished_at = v_now,
+                processed = coalesce(p_processed[1], j.processed)
+            WHERE j.id = p_job_ids[1] AND j.lease_token = p_lease_tokens[1]
+              AND j.status = 'running'
+            RETURNING j.* INTO v_job;
+            IF FOUND THEN
+                RETURN NEXT v_job;
+                IF p_settle THEN
+                    PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
+                END IF;
+            END IF;
+            RETURN;
         END IF;
 
         RETURN QUERY
@@ -2185,9 +2202,11 @@ ALTER FUNCTION public.retry_failed_jobs(p_portal_id bigint, p_run_id bigint, p_n
 --
 
 CREATE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    BEGIN
+        RETURN (
         SELECT CASE WHEN count(*) = 1 THEN max(r.note)
                     ELSE string_agg(r.types || ': ' || r.note, '; ' ORDER BY r.types) END
         FROM (
@@ -2197,20 +2216,37 @@ CREATE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
             WHERE j.run_id = p_run_id AND j.status = 'failed'
             GROUP BY 1
         ) AS r
-        HAVING count(*) > 0
+        HAVING count(*) > 0);
+    END
     $$;
 
 
 ALTER FUNCTION public.run_failures_note(p_run_id bigint) OWNER TO smuves_owner;
 
 --
+-- Name: run_finished(bigint); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.run_finished(p_run_id bigint) RETURNS SETOF boolean
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT NOT EXISTS (SELECT FROM public.jobs AS j
+                           WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running'))
+    $$;
+
+
+ALTER FUNCTION public.run_finished(p_run_id bigint) OWNER TO smuves_owner;
+
+--
 -- Name: run_rejects_note(bigint); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
 CREATE FUNCTION public.run_rejects_note(p_run_id bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    BEGIN
+        RETURN (
         WITH by_type AS (
             SELECT r.content_type::text AS content_type, count(*) AS objects,
                    mode() WITHIN GROUP (ORDER BY r.reason) AS reason,
@@ -2230,7 +2266,8 @@ CREATE FUNCTION public.run_rejects_note(p_run_id bigint) RETURNS text
                                              ELSE '' END),
                                  ', ' ORDER BY t.objects DESC, t.content_type))
         FROM by_type AS t
-        HAVING count(*) > 0
+        HAVING count(*) > 0);
+    END
     $$;
 
 
@@ -2278,6 +2315,10 @@ CREATE FUNCTION public.runs_notify_settled() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
+        IF NOT EXISTS (SELECT FROM new_runs AS n
+                       WHERE n.status IN ('completed', 'partially_failed', 'failed')) THEN
+            RETURN NULL;
+        END IF;
         PERFORM public.notify_run_owners(ARRAY(
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
@@ -2337,19 +2378,19 @@ ALTER FUNCTION public.schedule_is_due(p_schedule public.schedules, p_now timesta
 --
 
 CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_generic_plan'
+    LANGUAGE plpgsql
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
+        v_finished bigint[];
     BEGIN
+        v_finished := ARRAY(SELECT given.id FROM unnest(p_run_ids) AS given (id)
+                            WHERE (SELECT * FROM public.run_finished(given.id)));
+        IF cardinality(v_finished) = 0 THEN
+            RETURN;
+        END IF;
         RETURN QUERY
-        WITH finished AS (
-            SELECT given.id FROM unnest(p_run_ids) AS given (id)
-            WHERE NOT EXISTS (SELECT FROM public.jobs AS j
-                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running'))
-        ), counts AS (
+        WITH counts AS (
             SELECT j.run_id,
                    count(*) AS total,
                    count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
@@ -2357,7 +2398,7 @@ CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wi
                    count(*) FILTER (WHERE j.status = 'failed') AS failed,
                    count(*) FILTER (WHERE j.status = 'stopped') AS stopped
             FROM public.jobs AS j
-            WHERE j.run_id = ANY (ARRAY(SELECT finished.id FROM finished))
+            WHERE j.run_id = ANY (v_finished)
             GROUP BY j.run_id
         )
         UPDATE public.runs AS r
@@ -2383,9 +2424,7 @@ ALTER FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wit
 --
 
 CREATE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_generic_plan'
+    LANGUAGE plpgsql
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
@@ -2395,7 +2434,11 @@ CREATE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time
         ORDER BY r.id
         FOR NO KEY UPDATE;
 
-        RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        -- most calls finish one job of a run that has more: the probe alone, then
+        IF EXISTS (SELECT FROM unnest(p_run_ids) AS given (id)
+                   WHERE (SELECT * FROM public.run_finished(given.id))) THEN
+            RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        END IF;
     END
     $$;
 
@@ -5625,6 +5668,13 @@ REVOKE ALL ON FUNCTION public.retry_failed_jobs(p_portal_id bigint, p_run_id big
 --
 
 REVOKE ALL ON FUNCTION public.run_failures_note(p_run_id bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION run_finished(p_run_id bigint); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.run_finished(p_run_id bigint) FROM PUBLIC;
 
 
 --

@@ -61,7 +61,6 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
         v_failed_runs bigint[];
         v_settle bigint[] := p_settle_run_ids;
         v_notices public.run_notice[];
-        v_claimed public.jobs[];
     BEGIN
         IF p_limit IS NULL OR p_limit < 1 THEN
             RAISE EXCEPTION 'claim_jobs: p_limit must be at least 1, got %', p_limit
@@ -121,6 +120,7 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
             END IF;
         END IF;
 
+        RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
             WHERE public.job_lease_expired(j, v_now, v_fetch_lease, v_export_lease, v_push_lease)
@@ -184,15 +184,14 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
               AND r.id IN (SELECT claimed.run_id FROM claimed)
               AND r.status = 'pending'
         )
-        SELECT array_agg(claimed ORDER BY claimed.id) INTO v_claimed FROM claimed;
-        RETURN QUERY SELECT * FROM unnest(v_claimed);
+        -- returned as the statement makes them: gathered into a jobs[] first, each row went
+        -- through text (the CTE's row type is not jobs), a tenth of a batch's claim
+        SELECT * FROM claimed ORDER BY claimed.id;
 
         IF v_settle IS NOT NULL THEN
-            -- locked by the claim's pass over runs above, but for those with a claimed job
-            PERFORM public.settle_locked_runs(
-                ARRAY(SELECT s.id FROM unnest(v_settle) AS s (id)
-                      WHERE s.id NOT IN (SELECT c.run_id FROM unnest(v_claimed) AS c)),
-                v_now);
+            -- locked by the claim's pass over runs above, but for those with a claimed job,
+            -- which cannot settle (that job is running: settle_locked_runs passes them over)
+            PERFORM public.settle_locked_runs(v_settle, v_now);
         END IF;
     END
     $$;
@@ -221,7 +220,8 @@ REVOKE ALL ON FUNCTION public.complete_job(p_job_id bigint, p_lease_token uuid, 
 -- Complete a batch of leased jobs, locked in claim order (job rows in id order, then their
 -- runs), updating the rows where they were locked, and without settling their runs when
 -- p_settle is false: the caller settles them in the same transaction (claim_jobs'
--- p_settle_run_ids). Returns the jobs completed.
+-- p_settle_run_ids). Returns the jobs completed. One job (a worker with one slot, complete_job)
+-- takes the short way: one row has no order to lock in, and the run to settle is its own.
 CREATE OR REPLACE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], p_processed bigint[] DEFAULT NULL::bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_settle boolean DEFAULT true) RETURNS SETOF public.jobs
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -230,12 +230,30 @@ CREATE OR REPLACE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_toke
     DECLARE
         v_now timestamptz := public.effective_now(p_now);
         v_done bigint;
+        v_job public.jobs;
     BEGIN
         IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens)
            OR (p_processed IS NOT NULL
                AND cardinality(p_processed) IS DISTINCT FROM cardinality(p_job_ids)) THEN
             RAISE EXCEPTION 'complete_jobs: ids, lease tokens and processed counts differ in length'
                 USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+
+        IF cardinality(p_job_ids) = 1 THEN
+            UPDATE public.jobs AS j
+            SET status = 'completed',
+                finished_at = v_now,
+                processed = coalesce(p_processed[1], j.processed)
+            WHERE j.id = p_job_ids[1] AND j.lease_token = p_lease_tokens[1]
+              AND j.status = 'running'
+            RETURNING j.* INTO v_job;
+            IF FOUND THEN
+                RETURN NEXT v_job;
+                IF p_settle THEN
+                    PERFORM public.settle_runs(ARRAY[v_job.run_id], v_now);
+                END IF;
+            END IF;
+            RETURN;
         END IF;
 
         RETURN QUERY

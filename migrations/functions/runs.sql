@@ -181,11 +181,15 @@ REVOKE ALL ON FUNCTION public.reconcile_stuck_runs(p_now timestamp with time zon
 GRANT EXECUTE ON FUNCTION public.reconcile_stuck_runs(p_now timestamp with time zone) TO smuves_worker;
 
 -- Why run p_run_id's failed jobs failed, as their users are told: one reason when they all
--- failed alike, else "types: reason" per reason; NULL when none failed.
+-- failed alike, else "types: reason" per reason; NULL when none failed. plpgsql rather than
+-- sql, as run_rejects_note: a sql function with a SET clause plans its query again in every
+-- statement that calls it, and each run that settles calls both (runs_notify_settled).
 CREATE OR REPLACE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    BEGIN
+        RETURN (
         SELECT CASE WHEN count(*) = 1 THEN max(r.note)
                     ELSE string_agg(r.types || ': ' || r.note, '; ' ORDER BY r.types) END
         FROM (
@@ -195,18 +199,21 @@ CREATE OR REPLACE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS tex
             WHERE j.run_id = p_run_id AND j.status = 'failed'
             GROUP BY 1
         ) AS r
-        HAVING count(*) > 0
+        HAVING count(*) > 0);
+    END
     $$;
 REVOKE ALL ON FUNCTION public.run_failures_note(p_run_id bigint) FROM PUBLIC, smuves_app, smuves_worker;
 
 -- "3 objects could not be stored: site_page 2 (<the commonest reason>; and 1 other reason),
 -- blog_post 1 (<its reason>)" for run p_run_id, or NULL when it stored everything: per type
 -- how many, with the commonest reason (and how many other reasons there were). Runs with its caller's rights, so
--- row-level security decides what it counts.
+-- row-level security decides what it counts. plpgsql, which keeps its plan for the session.
 CREATE OR REPLACE FUNCTION public.run_rejects_note(p_run_id bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    BEGIN
+        RETURN (
         WITH by_type AS (
             SELECT r.content_type::text AS content_type, count(*) AS objects,
                    mode() WITHIN GROUP (ORDER BY r.reason) AS reason,
@@ -226,7 +233,8 @@ CREATE OR REPLACE FUNCTION public.run_rejects_note(p_run_id bigint) RETURNS text
                                              ELSE '' END),
                                  ', ' ORDER BY t.objects DESC, t.content_type))
         FROM by_type AS t
-        HAVING count(*) > 0
+        HAVING count(*) > 0);
+    END
     $$;
 REVOKE ALL ON FUNCTION public.run_rejects_note(p_run_id bigint) FROM PUBLIC, smuves_app, smuves_worker;
 GRANT EXECUTE ON FUNCTION public.run_rejects_note(p_run_id bigint) TO smuves_app;
@@ -266,12 +274,18 @@ CREATE OR REPLACE FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text,
 REVOKE ALL ON FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now timestamp with time zone) FROM PUBLIC, smuves_app, smuves_worker;
 
 -- The note of a settled run (runs_notify_settled of the content rejects), now also saying
--- why its jobs failed.
+-- why its jobs failed. The trigger is per statement, so it fires for every update of runs (a
+-- claim starting its runs, a completion that settles none): the one-line probe first leaves
+-- those at that, without the notice's plan.
 CREATE OR REPLACE FUNCTION public.runs_notify_settled() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
+        IF NOT EXISTS (SELECT FROM new_runs AS n
+                       WHERE n.status IN ('completed', 'partially_failed', 'failed')) THEN
+            RETURN NULL;
+        END IF;
         PERFORM public.notify_run_owners(ARRAY(
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
@@ -312,24 +326,42 @@ REVOKE ALL ON FUNCTION public.runs_notify_settled() FROM PUBLIC, smuves_app, smu
 
 CREATE OR REPLACE TRIGGER runs_notify_settled AFTER UPDATE ON public.runs REFERENCING OLD TABLE AS old_runs NEW TABLE AS new_runs FOR EACH STATEMENT EXECUTE FUNCTION public.runs_notify_settled();
 
+-- Whether run p_run_id has no job pending or running (a run without jobs counts as finished:
+-- settling leaves it alone, having nothing to count). One SQL statement, STABLE, no SET, not
+-- SECURITY DEFINER, as job_within_portal_cap: used as `(SELECT * FROM public.run_finished(…))`
+-- the planner writes it into the caller's statement, a probe of jobs_run_idx.
+CREATE OR REPLACE FUNCTION public.run_finished(p_run_id bigint) RETURNS SETOF boolean
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT NOT EXISTS (SELECT FROM public.jobs AS j
+                           WHERE j.run_id = p_run_id AND j.status IN ('pending', 'running'))
+    $$;
+REVOKE ALL ON FUNCTION public.run_finished(p_run_id bigint) FROM PUBLIC, smuves_app, smuves_worker;
+
 -- settle_runs without its locks: the caller has locked the runs p_run_ids that are
 -- pending or running FOR NO KEY UPDATE (in id order, after its job rows), so that the
--- count below sees every job change committed before it could lock them. Not granted: it
--- runs inside settle_runs and claim_jobs.
+-- count below sees every job change committed before it could lock them. A run with a job
+-- still open is left as it is; most completions finish one job of a run that has others, so
+-- the probe for a finished run comes first, alone, and the counting and the update (with
+-- the runs' trigger) only when it finds one. Not granted: it runs inside settle_runs and
+-- claim_jobs. No SECURITY DEFINER, no SET clause (as settle_runs): it runs only inside the
+-- queue's functions, whose search_path is pinned, with their rights, and a completion calls
+-- it for every batch, where switching the user and the settings on each call cost as much as
+-- the probe.
 CREATE OR REPLACE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_generic_plan'
+    LANGUAGE plpgsql
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
+        v_finished bigint[];
     BEGIN
+        v_finished := ARRAY(SELECT given.id FROM unnest(p_run_ids) AS given (id)
+                            WHERE (SELECT * FROM public.run_finished(given.id)));
+        IF cardinality(v_finished) = 0 THEN
+            RETURN;
+        END IF;
         RETURN QUERY
-        WITH finished AS (
-            SELECT given.id FROM unnest(p_run_ids) AS given (id)
-            WHERE NOT EXISTS (SELECT FROM public.jobs AS j
-                              WHERE j.run_id = given.id AND j.status IN ('pending', 'running'))
-        ), counts AS (
+        WITH counts AS (
             SELECT j.run_id,
                    count(*) AS total,
                    count(*) FILTER (WHERE j.status IN ('pending', 'running')) AS open,
@@ -337,7 +369,7 @@ CREATE OR REPLACE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now t
                    count(*) FILTER (WHERE j.status = 'failed') AS failed,
                    count(*) FILTER (WHERE j.status = 'stopped') AS stopped
             FROM public.jobs AS j
-            WHERE j.run_id = ANY (ARRAY(SELECT finished.id FROM finished))
+            WHERE j.run_id = ANY (v_finished)
             GROUP BY j.run_id
         )
         UPDATE public.runs AS r
@@ -366,11 +398,10 @@ REVOKE ALL ON FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now times
 -- settled by settle_locked_runs, whose count sees every job change committed before the
 -- lock was granted: two workers finishing a run's last two jobs at once cannot both miss the
 -- end. A fair claim takes one job of many runs, so each run is looked at only until an open
--- job of it turns up.
+-- job of it turns up. Runs inside the queue's and the runs' functions only (not granted), with
+-- their pinned search_path and rights: no SECURITY DEFINER, no SET clause.
 CREATE OR REPLACE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.runs
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_generic_plan'
+    LANGUAGE plpgsql
     AS $$
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
@@ -380,7 +411,11 @@ CREATE OR REPLACE FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestam
         ORDER BY r.id
         FOR NO KEY UPDATE;
 
-        RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        -- most calls finish one job of a run that has more: the probe alone, then
+        IF EXISTS (SELECT FROM unnest(p_run_ids) AS given (id)
+                   WHERE (SELECT * FROM public.run_finished(given.id))) THEN
+            RETURN QUERY SELECT * FROM public.settle_locked_runs(p_run_ids, v_now);
+        END IF;
     END
     $$;
 REVOKE ALL ON FUNCTION public.settle_runs(p_run_ids bigint[], p_now timestamp with time zone) FROM PUBLIC, smuves_app, smuves_worker;
