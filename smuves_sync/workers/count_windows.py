@@ -61,6 +61,8 @@ class _Window:
     stored: Sequence[Stored]
     total: int
     ids: tuple[str, ...] | None = None
+    # HubSpot's answer when the window was counted by a request of its own: its first page.
+    answer: WindowAnswer | None = None
 
 
 @dataclass(slots=True)
@@ -92,6 +94,12 @@ def split_cost(total: int, differences: int, page_size: int) -> int:
     halvings = max(math.ceil(math.log2(max(total, 1) / page_size)), 0)
     shared = min(int(math.log2(differences)), halvings)
     return differences * (halvings - shared + 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
+
+
+def _listing(total: int, differences: int, page_size: int, answer: WindowAnswer | None) -> int:
+    """`listing_cost` of a window, less its first page when its count brought that page."""
+    cost = listing_cost(total, differences, page_size)
+    return cost - 1 if answer is not None and answer.after is not None else cost
 
 
 def _split_at(stored: Sequence[Stored]) -> int | None:
@@ -154,7 +162,7 @@ async def find_by_windows(
         return None
     before = client.requests
     found = WindowsFound()
-    todo = [_Window(None, None, stored, counted, ids)]
+    todo = [_Window(None, None, stored, counted, ids, root)]
     while todo:
         window = todo.pop()
         await _visit(writer, client, window, archived, found, todo)
@@ -192,7 +200,7 @@ async def _visit(
             content_type, archived=archived, start_ms=window.start, end_ms=window.end
         )
         found.counted += 1
-        window.total, window.ids = answer.total, answer.ids
+        window.total, window.ids, window.answer = answer.total, answer.ids, answer
         if window.ids is None:  # it grew past a page meanwhile: take it again
             todo.append(window)
             return
@@ -201,9 +209,13 @@ async def _visit(
         return
     cut = _split_at(window.stored)
     split = split_cost(window.total, differences, page)
-    if cut is None or split >= listing_cost(window.total, differences, page):
+    if cut is None or split >= _listing(window.total, differences, page, window.answer):
         ids = await client.window_ids(
-            content_type, archived=archived, start_ms=window.start, end_ms=window.end
+            content_type,
+            archived=archived,
+            start_ms=window.start,
+            end_ms=window.end,
+            opened=window.answer,
         )
         _compare(window, ids, found.unsure, found.extra)
         return
@@ -211,7 +223,7 @@ async def _visit(
     left = _Window(window.start, at, window.stored[:cut], 0)
     answer = await client.window(content_type, archived=archived, start_ms=left.start, end_ms=at)
     found.counted += 1
-    left.total, left.ids = answer.total, answer.ids
+    left.total, left.ids, left.answer = answer.total, answer.ids, answer
     right = _Window(at, window.end, window.stored[cut:], max(window.total - answer.total, 0))
     todo += [right, left]
 
