@@ -96,12 +96,6 @@ def split_cost(total: int, differences: int, page_size: int) -> int:
     return differences * (halvings - shared + 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
 
 
-def _listing(total: int, differences: int, page_size: int, answer: WindowAnswer | None) -> int:
-    """`listing_cost` of a window, less its first page when its count brought that page."""
-    cost = listing_cost(total, differences, page_size)
-    return cost - 1 if answer is not None and answer.after is not None else cost
-
-
 def _split_at(stored: Sequence[Stored]) -> int | None:
     """Where to split a window's stored objects: the index of the first object of the right
     part, nearest the middle, with a creation time of its own (a window cannot split within
@@ -209,7 +203,9 @@ async def _visit(
         return
     cut = _split_at(window.stored)
     split = split_cost(window.total, differences, page)
-    if cut is None or split >= _listing(window.total, differences, page, window.answer):
+    # A window its count answered lists from its second page, a request less than priced; the
+    # price stays a fresh listing's, so that a tie goes to halving (whose estimate runs high).
+    if cut is None or split >= listing_cost(window.total, differences, page):
         ids = await client.window_ids(
             content_type,
             archived=archived,
