@@ -42,9 +42,11 @@ from smuves_sync.hubspot.listing import Page, PortalReader, announces_next, resu
 from smuves_sync.hubspot.opening import (
     Answer,
     Opening,
+    StoredAmong,
     changed_on,
     count_value,
     newest_first_order,
+    nothing_left,
     second_page,
     update_ms,
 )
@@ -96,13 +98,17 @@ class Changes(PortalReader):
         *,
         parent_id: str | None = None,
         stored_live: int | None = None,
+        stored_among: StoredAmong | None = None,
     ) -> Opening:
         """Ask each pass its first page (the requests `changed_pages` starts with) and count what
         changed: the page's changed objects when it reaches back to `since_ms`, else HubSpot's
         count of the objects updated after it (``limit=1``: one request more, made only when more
         than a page changed). With `stored_live` (the live objects stored): when the live pass
         lists no change and counts exactly that many, no live object left it (an archived one
-        would have), and the archived pass is not asked (`Opening.skipped`)."""
+        would have), and the archived pass is not asked (`Opening.skipped`). With `stored_among`
+        too (how many of some ids are stored live), a type whose archiving moves `updated` skips
+        it likewise when the live pass's first answer lists every change and counts what is
+        stored live plus the changes not stored live (`opening.nothing_left`)."""
         spec = self._registry.get(content_type)
         path = spec.list_path(self._api_version, parent_id)
         passes = [False, True] if spec.archived_pass else [False]
@@ -113,9 +119,18 @@ class Changes(PortalReader):
         lane = self._transport.lane(len(passes))
         try:
             for archived in passes:
-                if archived and stored_live is not None and changed == 0:
-                    live_total = count_value(answers[False][0].get("total"))
-                    if live_total == stored_live:
+                if archived and stored_live is not None:
+                    whole = changed is not None and False not in seconds
+                    left = await nothing_left(
+                        spec,
+                        answers[False],
+                        changed if whole else None,
+                        since_ms,
+                        parent_id,
+                        stored_live,
+                        stored_among,
+                    )
+                    if left:
                         return Opening(answers, changed, costs, skipped=True)
                 before = self._transport.requests
                 by_archive = archived and spec.archive_filter is not None

@@ -67,7 +67,7 @@ from smuves_sync.hubspot.changes import Changes, ParentState, parent_states
 from smuves_sync.hubspot.confirm import Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Baseline, Cursor
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
-from smuves_sync.hubspot.opening import Opening
+from smuves_sync.hubspot.opening import Opening, StoredAmong
 from smuves_sync.hubspot.paging import ListingBound
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
@@ -302,12 +302,17 @@ class HubSpotClient:
         *,
         parent_id: str | None = None,
         stored_live: int | None = None,
+        stored_among: StoredAmong | None = None,
     ) -> Opening:
         """The first answer of each pass of a change listing and how many objects changed
         after `since_ms` (epoch milliseconds), when HubSpot says; the archived pass not asked
         when the live one shows that nothing left it (`Changes.open_changes`)."""
         return await self._changes.open_changes(
-            content_type, since_ms, parent_id=parent_id, stored_live=stored_live
+            content_type,
+            since_ms,
+            parent_id=parent_id,
+            stored_live=stored_live,
+            stored_among=stored_among,
         )
 
     def changed_pages(
@@ -341,11 +346,18 @@ class HubSpotClient:
         )
 
     async def window_ids(
-        self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
+        self,
+        content_type: str,
+        *,
+        archived: bool,
+        start_ms: int | None,
+        end_ms: int | None,
+        opened: WindowAnswer | None = None,
     ) -> list[str]:
-        """Every id of the objects created in `[start_ms, end_ms)` (`Windows.window_ids`)."""
+        """Every id of the objects created in `[start_ms, end_ms)`, from the second page when
+        `opened` (the window's count) has the first (`Windows.window_ids`)."""
         return await self._windows.window_ids(
-            content_type, archived=archived, start_ms=start_ms, end_ms=end_ms
+            content_type, archived=archived, start_ms=start_ms, end_ms=end_ms, opened=opened
         )
 
     async def confirm_in(

@@ -11,7 +11,7 @@ ignores the sort) is counted by a ``limit=1`` request.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,8 @@ def count_value(value: object) -> int | None:
 
 # One answer of a listing: its body, its results, whether it announces another page.
 Answer = tuple[dict[str, Any], list[Any], bool]
+# How many of some ids (as stored) the store holds live, of the type being read.
+StoredAmong = Callable[[list[str]], Awaitable[int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +92,34 @@ def second_page(
         return None
     newer = tuple(r for r, ms in zip(records, times, strict=True) if ms is not None and ms > oldest)
     return Position(updated_before=oldest + 1), Page(newer, "", archived, rejects=rejects).objects
+
+
+async def nothing_left(
+    spec: ContentTypeSpec,
+    live: Answer,
+    changed: int | None,
+    since_ms: int,
+    parent_id: str | None,
+    stored_live: int,
+    stored_among: StoredAmong | None,
+) -> bool:
+    """Whether no object left the live pass since `since_ms`: its count is what is stored
+    live plus the changes its first answer lists (`changed`: all of them, or None) that are
+    not stored live. Every object that entered the live listing was created or un-archived,
+    and so listed as changed (for a type whose archiving moves `updated`): what is stored
+    live less what left, plus what entered, is the count only when nothing left."""
+    live_total = count_value(live[0].get("total"))
+    if live_total is None or changed is None:
+        return False
+    if changed == 0:
+        return live_total == stored_live
+    if stored_among is None or spec.archive_filter is not None:
+        return False
+    records, rejects = spec.read_page(live[1], parent_id=parent_id, archived_pass=False)
+    times = [update_ms(record) for record in records]
+    ids = [
+        r.hubspot_id for r, ms in zip(records, times, strict=True) if ms is None or ms > since_ms
+    ]
+    if rejects or len(ids) != changed:
+        return False
+    return live_total == stored_live + len(ids) - await stored_among(ids)

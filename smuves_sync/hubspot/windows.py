@@ -33,10 +33,14 @@ from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position, iso
 
 @dataclass(frozen=True, slots=True)
 class WindowAnswer:
-    """HubSpot's count of a creation-time window, and its ids when one page held them all."""
+    """HubSpot's count of a creation-time window, and its ids when one page held them all;
+    else the ids its first page showed and where its second starts (`window_ids` goes on from
+    there instead of asking the first page again)."""
 
     total: int
     ids: tuple[str, ...] | None
+    first: tuple[str, ...] = ()
+    after: Position | None = None
 
 
 def _own(raw: object, id_field: str) -> str | None:
@@ -61,17 +65,18 @@ class Windows(PortalReader):
         try:
             results = results_of(body, spec.page_size)
             more = announces_next(body)
-        except ValueError as exc:
+            after = ForwardPaging().advance(body, len(results))
+        except (ValueError, PagingError) as exc:
             raise self._transport.malformed(spec.name, f"GET {path}: {exc}") from None
         total = body.get("total")
         if not isinstance(total, int) or isinstance(total, bool) or total < 0:
             raise self._transport.malformed(spec.name, f"GET {path}: no count (total)")
-        if more or len(results) != total:
-            return WindowAnswer(total, None)
         ids = [_own(raw, spec.id_field) for raw in results]
-        if any(own is None for own in ids):  # an object without a usable id: counted only
-            return WindowAnswer(total, None)
-        return WindowAnswer(total, tuple(own for own in ids if own is not None))
+        first = tuple(own for own in ids if own is not None)
+        if more or len(results) != total or len(first) != len(ids):
+            # Not all of it on one page (or an object without a usable id: counted only).
+            return WindowAnswer(total, None, first, after)
+        return WindowAnswer(total, first, first)
 
     async def listed_ids(
         self, content_type: str, *, archived: bool, parent_id: str | None = None
@@ -106,15 +111,25 @@ class Windows(PortalReader):
             position = nxt
 
     async def window_ids(
-        self, content_type: str, *, archived: bool, start_ms: int | None, end_ms: int | None
+        self,
+        content_type: str,
+        *,
+        archived: bool,
+        start_ms: int | None,
+        end_ms: int | None,
+        opened: WindowAnswer | None = None,
     ) -> list[str]:
-        """Every id of the objects created in `[start_ms, end_ms)`, page after page."""
+        """Every id of the objects created in `[start_ms, end_ms)`, page after page; from the
+        second page on when `opened` (the window's count, asked with the same query) has the
+        first."""
         spec = self._registry.get(content_type)
         path = spec.list_path(self._api_version)
         params = self._params(spec.page_size, spec.id_field, archived, start_ms, end_ms)
-        paging = ForwardPaging()
         position = Position()
         ids: list[str] = []
+        if opened is not None and opened.after is not None:
+            position, ids = opened.after, list(opened.first)
+        paging = ForwardPaging(position)
         while True:
             body = await self._transport.get(spec.name, path, {**params, **position.query()})
             try:

@@ -61,6 +61,8 @@ class _Window:
     stored: Sequence[Stored]
     total: int
     ids: tuple[str, ...] | None = None
+    # HubSpot's answer when the window was counted by a request of its own: its first page.
+    answer: WindowAnswer | None = None
 
 
 @dataclass(slots=True)
@@ -154,7 +156,7 @@ async def find_by_windows(
         return None
     before = client.requests
     found = WindowsFound()
-    todo = [_Window(None, None, stored, counted, ids)]
+    todo = [_Window(None, None, stored, counted, ids, root)]
     while todo:
         window = todo.pop()
         await _visit(writer, client, window, archived, found, todo)
@@ -192,7 +194,7 @@ async def _visit(
             content_type, archived=archived, start_ms=window.start, end_ms=window.end
         )
         found.counted += 1
-        window.total, window.ids = answer.total, answer.ids
+        window.total, window.ids, window.answer = answer.total, answer.ids, answer
         if window.ids is None:  # it grew past a page meanwhile: take it again
             todo.append(window)
             return
@@ -201,9 +203,15 @@ async def _visit(
         return
     cut = _split_at(window.stored)
     split = split_cost(window.total, differences, page)
+    # A window its count answered lists from its second page, a request less than priced; the
+    # price stays a fresh listing's, so that a tie goes to halving (whose estimate runs high).
     if cut is None or split >= listing_cost(window.total, differences, page):
         ids = await client.window_ids(
-            content_type, archived=archived, start_ms=window.start, end_ms=window.end
+            content_type,
+            archived=archived,
+            start_ms=window.start,
+            end_ms=window.end,
+            opened=window.answer,
         )
         _compare(window, ids, found.unsure, found.extra)
         return
@@ -211,7 +219,7 @@ async def _visit(
     left = _Window(window.start, at, window.stored[:cut], 0)
     answer = await client.window(content_type, archived=archived, start_ms=left.start, end_ms=at)
     found.counted += 1
-    left.total, left.ids = answer.total, answer.ids
+    left.total, left.ids, left.answer = answer.total, answer.ids, answer
     right = _Window(at, window.end, window.stored[cut:], max(window.total - answer.total, 0))
     todo += [right, left]
 

@@ -41,11 +41,12 @@ from smuves_sync.db.fetch_seen import (
     PresentCounts,
     fetch_seen_children_present,
     fetch_seen_present_counts,
+    fetch_seen_stored_live,
 )
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
-from smuves_sync.hubspot.opening import Opening
+from smuves_sync.hubspot.opening import Opening, StoredAmong
 from smuves_sync.workers.count_windows import find_by_windows
 from smuves_sync.workers.id_listing import list_pass
 from smuves_sync.workers.page_writer import PageWriter
@@ -98,7 +99,10 @@ class ChangesRead:
             # (unless nothing is stored live that could have been archived).
             quiet = client.spec(job.content_type).archive_filter is None or held.live == 0
             opening = await client.open_changes(
-                job.content_type, self.since_ms, stored_live=held.live if quiet else None
+                job.content_type,
+                self.since_ms,
+                stored_live=held.live if quiet else None,
+                stored_among=_stored_among(writer),
             )
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
@@ -118,6 +122,16 @@ class ChangesRead:
         return ReadDone(
             tuple(checked.scopes), passes.written + checked.written, checked.deleted, costs
         )
+
+
+def _stored_among(writer: PageWriter) -> StoredAmong:
+    """How many of some ids the store holds live, of the job's portal and type."""
+
+    async def among(hubspot_ids: list[str]) -> int:
+        async with writer.reading() as scoped:
+            return len(await fetch_seen_stored_live(scoped, writer.job, hubspot_ids))
+
+    return among
 
 
 async def _stored(writer: PageWriter) -> PresentCounts:
@@ -356,7 +370,11 @@ class ChildChangesRead:
         content_type = writer.job.content_type
         spec = client.spec(content_type)
         opening = await client.open_changes(
-            content_type, self.since_ms, parent_id=parent_id, stored_live=held
+            content_type,
+            self.since_ms,
+            parent_id=parent_id,
+            stored_live=held,
+            stored_among=_stored_among(writer),
         )
         if opening.changed is not None:
             total = writer.job.processed + opening.changed + later
