@@ -14,7 +14,11 @@ from tests.support import T0, query
 from tests.support.factories import Factory
 
 MINUTE = timedelta(minutes=1)
-LEASES: dict[str, Any] = {"fetch_lease": 5 * MINUTE, "export_lease": 2 * MINUTE}
+LEASES: dict[str, Any] = {
+    "fetch_lease": 5 * MINUTE,
+    "export_lease": 2 * MINUTE,
+    "push_lease": 4 * MINUTE,
+}
 
 
 async def _running(factory: Factory, kind: JobKind, silent_for: timedelta) -> Job:
@@ -38,6 +42,8 @@ async def test_a_lease_expires_after_its_kinds_lease(factory: Factory, admin_poo
     fetch_6 = await _running(factory, JobKind.FETCH, 6 * MINUTE)
     export_1 = await _running(factory, JobKind.EXPORT, 1 * MINUTE)
     export_3 = await _running(factory, JobKind.EXPORT, 3 * MINUTE)
+    push_3 = await _running(factory, JobKind.PUSH, 3 * MINUTE)
+    push_5 = await _running(factory, JobKind.PUSH, 5 * MINUTE)
     pending = await factory.job()
 
     rows = await query(admin_pool, "queue_helpers_lease_expired", now=T0, **LEASES)
@@ -47,6 +53,8 @@ async def test_a_lease_expires_after_its_kinds_lease(factory: Factory, admin_poo
         fetch_6.id: True,
         export_1.id: False,
         export_3.id: True,
+        push_3.id: False,
+        push_5.id: True,
         pending.id: False,
     }
 

@@ -1,7 +1,7 @@
 -- The helpers the queue functions share (migrations/functions/queue.sql), called directly.
 
 -- name: queue_helpers_lease_expired
-SELECT j.id, public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s) AS expired
+SELECT j.id, public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s, %(push_lease)s) AS expired
 FROM public.jobs AS j
 ORDER BY j.id
 
@@ -12,7 +12,7 @@ SET LOCAL enable_seqscan = off
 -- The statement shape of claim_jobs's expired-lease look-ups.
 EXPLAIN (FORMAT JSON)
 SELECT j.id FROM public.jobs AS j
-WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s)
+WHERE public.job_lease_expired(j, %(now)s, %(fetch_lease)s, %(export_lease)s, %(push_lease)s)
 ORDER BY j.heartbeat_at
 
 -- name: queue_helpers_explain_portal_cap

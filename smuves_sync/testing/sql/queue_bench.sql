@@ -13,17 +13,18 @@ CREATE FUNCTION public.bench_claim_fifo(p_worker text, p_kinds text[], p_limit i
         v_now timestamptz := now();
         p_fetch_lease interval := '5 minutes';
         p_export_lease interval := '2 minutes';
+        p_push_lease interval := '2 minutes';
     BEGIN
         -- the first claim's probe of expired leases (none expire in the benchmark)
         IF EXISTS (SELECT FROM public.jobs AS j
-                   WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)) THEN
+                   WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease, p_push_lease)) THEN
             RAISE EXCEPTION 'bench_claim_fifo: an expired lease';
         END IF;
 
         RETURN QUERY
         WITH stale AS (
             SELECT j.id FROM public.jobs AS j
-            WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease)
+            WHERE public.job_lease_expired(j, v_now, p_fetch_lease, p_export_lease, p_push_lease)
               AND j.attempts < j.max_attempts
               AND (p_kinds IS NULL OR j.kind = ANY (p_kinds))
             ORDER BY j.heartbeat_at
