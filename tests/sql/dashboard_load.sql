@@ -70,9 +70,9 @@ FROM public.portals AS p WHERE p.id > 9000000
 
 -- name: load_seed_content
 INSERT INTO public.content_items (portal_id, content_type, hubspot_id, name, archived, data,
-                                  first_seen_run, changed_run)
+                                  first_seen_run, changed_run, version)
 SELECT 9000000 + p, t, t || '-' || i, 'Object ' || i, i %% 20 = 0,
-       jsonb_build_object('id', i), 1, 1
+       jsonb_build_object('id', i), 1, 1, 1
 FROM generate_series(1, 20) AS p,
      unnest('{site_page,landing_page,blog_post,hubdb_table,hubdb_row}'::text[]) AS t,
      generate_series(1, 500) AS i

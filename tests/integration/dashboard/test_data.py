@@ -59,7 +59,7 @@ async def test_counts_by_kind_and_state_stop_at_the_cap(db: Database, factory: F
     assert found[export_, JobState.COMPLETED_DAY] == (2, True)
     assert found[export_, JobState.STOPPED] == (1, False)
     assert len(counts) == len(JobKind) * len(JobState)
-    assert ages == {fetch: timedelta(minutes=5), export_: None}
+    assert ages == {fetch: timedelta(minutes=5), export_: None, JobKind.PUSH: None}
 
 
 async def test_completed_per_minute_has_every_minute_oldest_first(
