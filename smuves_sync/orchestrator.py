@@ -232,7 +232,7 @@ async def _require_portal(db: Database, portal_id: int, *, fetch: bool = False) 
         raise PortalNeedsReconnect(portal_id)
 
 
-async def _enqueue_or_holder(
+async def enqueue_or_holder(
     db: Database,
     run: Run,
     content_type: ContentType,
@@ -298,7 +298,7 @@ async def start_fetch(
         jobs: list[Job] = []
         skipped: dict[ContentType, int] = {}
         for content_type in types:
-            found = await _enqueue_or_holder(
+            found = await enqueue_or_holder(
                 scoped,
                 run,
                 content_type,
@@ -349,7 +349,7 @@ async def start_export(
     async with db.for_portal(portal_id) as scoped:
         await _require_portal(scoped, portal_id)
         run = await run_create(scoped, portal_id, JobKind.EXPORT, [content_type], owner_id=owner_id)
-        found = await _enqueue_or_holder(scoped, run, content_type, max_attempts, priority)
+        found = await enqueue_or_holder(scoped, run, content_type, max_attempts, priority)
         if not isinstance(found, Job):
             raise AllDuplicateJobs(portal_id, [found])
         export = await export_create(

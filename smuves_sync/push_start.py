@@ -19,7 +19,7 @@ from smuves_sync.db.push import push_begin, push_start_plan
 from smuves_sync.db.runs import run_create
 from smuves_sync.errors import ChangesetBeingPushed, InvalidInput, NotFound
 from smuves_sync.models import Job, JobKind, JobPriority
-from smuves_sync.orchestrator import FetchStarted, _enqueue_or_holder, parse_content_types
+from smuves_sync.orchestrator import FetchStarted, enqueue_or_holder, parse_content_types
 
 
 async def start_push(
@@ -51,7 +51,7 @@ async def start_push(
             raise ChangesetBeingPushed(found.portal_id, changeset_id, [])
         jobs: list[Job] = []
         for content_type in types:
-            job = await _enqueue_or_holder(
+            job = await enqueue_or_holder(
                 scoped, run, content_type, max_attempts, JobPriority.INTERACTIVE
             )
             if not isinstance(job, Job):
