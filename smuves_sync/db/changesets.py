@@ -32,7 +32,6 @@ from psycopg.types.json import Jsonb
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
-from smuves_sync.db.versions import versions_current
 from smuves_sync.models import ContentType
 
 # The states of an item; the first three are an import's, the others a push's.
@@ -186,14 +185,9 @@ async def changeset_bases(
         "hubspot_ids": list(hubspot_ids),
     }
     rows = await db.all("changeset_bases", params, row=dict_row)
-    versions = await versions_current(db, portal_id, content_type, hubspot_ids)
     return {
         row["hubspot_id"]: StoredBase(
-            row["hubspot_id"],
-            row["data"],
-            row["deleted_at"],
-            row["slug"],
-            versions.get(row["hubspot_id"]),
+            row["hubspot_id"], row["data"], row["deleted_at"], row["slug"], row["version"]
         )
         for row in rows
     }

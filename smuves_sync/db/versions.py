@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from psycopg.rows import dict_row, scalar_row
+from psycopg.rows import scalar_row
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import KeysetPage, model_row
@@ -295,16 +295,3 @@ class _PruneBatch:
     documents_moved: int
     last_recorded_at: datetime | None
     last_id: int | None
-
-
-async def versions_current(
-    db: Database, portal_id: int, content_type: ContentType, hubspot_ids: Sequence[str]
-) -> dict[str, int]:
-    """The current stored version of each object named (absent: no version recorded)."""
-    params = {
-        "portal_id": portal_id,
-        "content_type": str(content_type),
-        "hubspot_ids": list(hubspot_ids),
-    }
-    rows = await db.all("versions_current", params, row=dict_row)
-    return {row["hubspot_id"]: row["version"] for row in rows}

@@ -1,20 +1,19 @@
 """The export made for editing: a CSV of each object's id, stored version, HubSpot's updated
 text and its editable fields, which `smuves changeset import` reads back exactly.
 
-Columns: `hubspot_id`, `_version` (the object's current stored version, from
-`db.versions.versions_current`, the one lookup of it), `_updated` (HubSpot's own `updated` /
+Columns: `hubspot_id`, `_version` (the object's current stored version, its row's
+`version`), `_updated` (HubSpot's own `updated` /
 `updatedAt` text of that version), then one column per field by HubSpot's name: the export's
 `fields`, or every editable field of the type (`ContentTypeSpec.editable`); HubDB rows get one
 `values.<column>` column per column of the portal's tables, in table and column order (a row
 whose table lacks a column leaves its cell empty). Each cell is `content_edits.write_cell` of
-the stored value. Rows stream as the other exports' do; the versions are looked up per batch
-of rows on the same transaction.
+the stored value. Rows stream as the other exports' do.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +26,9 @@ from smuves_sync.content_edits import (
 )
 from smuves_sync.db import Database
 from smuves_sync.db.content import content_rows
-from smuves_sync.db.versions import versions_current
 from smuves_sync.export_files import open_export_file
 from smuves_sync.models import ContentType, Export
 from smuves_sync.workers.export_format import ExportResult
-
-# Rows whose versions are looked up in one statement.
-VERSION_BATCH = 500
 
 
 async def edit_columns(scoped: Database, export: Export) -> tuple[str, ...]:
@@ -66,7 +61,6 @@ async def write_edit_export(scoped: Database, export: Export, path: Path) -> Exp
     with open_export_file(path) as stream:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(["hubspot_id", "_version", "_updated", *columns])
-        batch: list[dict[str, Any]] = []
         rows = content_rows(
             scoped,
             export.portal_id,
@@ -75,34 +69,19 @@ async def write_edit_export(scoped: Database, export: Export, path: Path) -> Exp
             include_deleted=export.include_deleted,
         )
         async for row in rows:
-            batch.append(row)
-            if len(batch) >= VERSION_BATCH:
-                count += await _flush(scoped, export, writer, columns, batch)
-        count += await _flush(scoped, export, writer, columns, batch)
+            writer.writerow(_edit_row(row, columns))
+            count += 1
     return ExportResult(rows=count, bytes=path.stat().st_size)
 
 
-async def _flush(
-    scoped: Database,
-    export: Export,
-    writer: Any,
-    columns: Sequence[str],
-    batch: list[dict[str, Any]],
-) -> int:
-    ids = [row["hubspot_id"] for row in batch]
-    versions = await versions_current(scoped, export.portal_id, export.content_type, ids)
-    for row in batch:
-        data = row["data"] or {}
-        version = versions.get(row["hubspot_id"])
-        updated = updated_text(data)
-        writer.writerow(
-            [
-                row["hubspot_id"],
-                "" if version is None else str(version),
-                "" if updated is None else write_cell(updated),
-                *(write_cell(stored_value(data, name)) for name in columns),
-            ]
-        )
-    done = len(batch)
-    batch.clear()
-    return done
+def _edit_row(row: Mapping[str, Any], columns: Sequence[str]) -> list[str]:
+    """One object's line: its id, version, HubSpot's updated text, then its editable cells."""
+    data = row["data"] or {}
+    version = row["version"]
+    updated = updated_text(data)
+    return [
+        row["hubspot_id"],
+        "" if version is None else str(version),
+        "" if updated is None else write_cell(updated),
+        *(write_cell(stored_value(data, name)) for name in columns),
+    ]

@@ -43,9 +43,9 @@ WHERE changeset_id = %(changeset_id)s
 GROUP BY state
 
 -- name: changeset_bases
--- The stored objects an import's rows name: each one's current document, deletion mark and
--- slug (the object's version comes from versions_current, its one home).
-SELECT c.hubspot_id, c.data, c.deleted_at, c.slug
+-- The stored objects an import's rows name: each one's current document, deletion mark, slug
+-- and current version number.
+SELECT c.hubspot_id, c.data, c.deleted_at, c.slug, c.version
 FROM public.content_items AS c
 WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s
   AND c.hubspot_id = ANY (%(hubspot_ids)s::text[])

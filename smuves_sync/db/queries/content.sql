@@ -88,9 +88,11 @@ WHERE c.deleted_at IS NOT NULL
 -- name: content_export_rows
 -- Read through a server-side cursor; `data` only when the format carries it, the objects
 -- marked deleted only when asked for. `synced_at`: when a sync last confirmed the row as it
--- is (content_page says how).
+-- is (content_page says how); `version`: the object's current version number (the edit
+-- export's `_version`).
 SELECT c.hubspot_id, c.content_type::text AS content_type, c.name, c.slug, c.url, c.state,
        c.language, c.translated_from_id, c.hubspot_updated_at, c.archived, c.deleted_at,
+       c.version,
        greatest(c.changed_at, s.confirmed_at) AS synced_at,
        CASE WHEN %(with_data)s THEN c.data END AS data
 FROM public.content_items AS c

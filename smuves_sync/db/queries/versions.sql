@@ -105,11 +105,3 @@ SELECT * FROM public.prune_deleted_content(
 SELECT * FROM public.prune_content_versions(
     %(portal_id)s, %(cutoff)s, coalesce(%(after_at)s::timestamptz, '-infinity'),
     coalesce(%(after_id)s::bigint, 0), %(limit)s, %(dry_run)s)
-
--- name: versions_current
--- The current version number of each of the objects named (the edit export's and the
--- changesets' `_version`): the row's own, as version_latest reads it for one object.
-SELECT c.hubspot_id, c.version
-FROM public.content_items AS c
-WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s::text
-  AND c.hubspot_id = ANY (%(hubspot_ids)s::text[])
