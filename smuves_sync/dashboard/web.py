@@ -215,27 +215,18 @@ def operator_action(handler: ActionHandler) -> Callable[[Request], Awaitable[Res
         session = session_of(request)
         if session is None:
             return refusal(request, 401, "Not signed in", "Sign in to the dashboard first.")
-        refused = {"path": request.url.path}
+
+        async def audit_refusal(reason: str) -> None:
+            target = {"path": request.url.path}
+            db = context_of(request).db
+            await audit(db, request, session, "action_refused", target, {"refused": reason})
+
         if not same_origin(request):
-            await audit(
-                context_of(request).db,
-                request,
-                session,
-                "action_refused",
-                refused,
-                {"refused": "another_origin"},
-            )
+            await audit_refusal("another_origin")
             return refusal(request, 403, "Refused", "This form was sent from another site.")
         form = await read_form(request)
         if form is None or not DashboardAuth.csrf_ok(session, form.one("csrf")):
-            await audit(
-                context_of(request).db,
-                request,
-                session,
-                "action_refused",
-                refused,
-                {"refused": "csrf"},
-            )
+            await audit_refusal("csrf")
             return refusal(
                 request,
                 403,
