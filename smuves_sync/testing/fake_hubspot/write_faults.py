@@ -30,6 +30,7 @@ What each kind does (a write request answers as if the fault were HubSpot's):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
@@ -154,20 +155,27 @@ class WriteFaultPlan:
         draw = mix64(self._salt ^ (index << 40) ^ number) / 2.0**64
         return draw < rule.share
 
-    def decide(self, portal_id: int, content_type: ContentType, ids: list[str]) -> Fired:
-        """Count one write request naming `ids` against the rules; what fires (first wins)."""
-        before: WriteFault | None = None
-        after: WriteFault | None = None
-        refused: set[str] = set()
+    def _firing(
+        self, portal_id: int, content_type: ContentType, ids: list[str], *, edits_after_read: bool
+    ) -> Iterator[tuple[int, WriteFault]]:
+        """The (index, rule) of the rules of one family (the people's edits after a read, or
+        the others) that match a request naming `ids` and fire on it; each match is counted."""
         for index, rule in enumerate(self.rules):
-            if rule.kind is WriteFaultKind.EDIT_AFTER_READ:
+            if (rule.kind is WriteFaultKind.EDIT_AFTER_READ) is not edits_after_read:
                 continue
             if not self._matches(rule, portal_id, content_type):
                 continue
             if rule.object_id and rule.object_id not in ids:
                 continue
-            if not self._fires(index, rule):
-                continue
+            if self._fires(index, rule):
+                yield index, rule
+
+    def decide(self, portal_id: int, content_type: ContentType, ids: list[str]) -> Fired:
+        """Count one write request naming `ids` against the rules; what fires (first wins)."""
+        before: WriteFault | None = None
+        after: WriteFault | None = None
+        refused: set[str] = set()
+        for _, rule in self._firing(portal_id, content_type, ids, edits_after_read=False):
             if rule.kind in BEFORE:
                 before = before or rule
             elif rule.kind in AFTER:
@@ -181,15 +189,7 @@ class WriteFaultPlan:
     ) -> list[tuple[WriteFault, str]]:
         """The (rule, object id) edits people make after a read that served `ids`."""
         edits: list[tuple[WriteFault, str]] = []
-        for index, rule in enumerate(self.rules):
-            if rule.kind is not WriteFaultKind.EDIT_AFTER_READ:
-                continue
-            if not self._matches(rule, portal_id, content_type):
-                continue
-            if rule.object_id and rule.object_id not in ids:
-                continue
-            if not self._fires(index, rule):
-                continue
+        for index, rule in self._firing(portal_id, content_type, ids, edits_after_read=True):
             targets = (
                 [rule.object_id]
                 if rule.object_id
