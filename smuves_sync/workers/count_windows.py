@@ -296,9 +296,11 @@ async def _settle(
     HubSpot holds, mark the gone deleted."""
     content_type = writer.job.content_type
     asked = sorted(found.missing | found.unsure)
+    # One that another window listed is in the pass after all: asked in both states.
+    bracketed = found.bracketed - found.extra
     for at in range(0, len(asked), BATCH_READ_SIZE):
         answer = await _confirm_missing(
-            client, content_type, asked[at : at + BATCH_READ_SIZE], archived, found.bracketed
+            client, content_type, asked[at : at + BATCH_READ_SIZE], archived, bracketed
         )
         written, deleted = await writer.confirmed(answer)
         found.written, found.deleted = found.written + written, found.deleted + deleted
