@@ -2946,6 +2946,7 @@ CREATE TABLE public.fetch_reads (
     archived_pass_requests bigint DEFAULT 0 NOT NULL,
     count_window_requests bigint DEFAULT 0 NOT NULL,
     full_read_requests bigint DEFAULT 0 NOT NULL,
+    parent_states jsonb,
     CONSTRAINT fetch_reads_changed_nonnegative CHECK ((changed >= 0)),
     CONSTRAINT fetch_reads_deleted_nonnegative CHECK ((deleted >= 0)),
     CONSTRAINT fetch_reads_deletion_costs_nonnegative CHECK (((archived_pass_requests >= 0) AND (count_window_requests >= 0) AND (full_read_requests >= 0))),

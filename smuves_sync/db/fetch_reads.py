@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
+
+from psycopg.types.json import Jsonb
 
 from smuves_sync.db.database import Database
 from smuves_sync.db.rows import model_row
@@ -108,6 +110,36 @@ async def fetch_read_start(
 async def fetch_read_get(db: Database, job_id: int) -> FetchRead | None:
     """How job `job_id` reads, if its listing has started."""
     return await db.one("fetch_read_get", {"job_id": job_id}, row=model_row(FetchRead))
+
+
+@dataclass(frozen=True, slots=True)
+class RunParents:
+    """A run's fetch job of a parent type (HubDB tables): its status, when its listing began
+    and what it kept of every live parent (`fetch_read_parents_keep`; None: nothing kept)."""
+
+    status: str
+    listing_started_at: datetime | None
+    states: list[dict[str, Any]] | None
+    now: datetime  # the database's clock
+
+
+async def fetch_read_parents_keep(db: Database, job_id: int, states: list[dict[str, Any]]) -> None:
+    """Keep what job `job_id`'s listing showed of every live parent of its type."""
+    await db.execute("fetch_read_parents_keep", {"job_id": job_id, "states": Jsonb(states)})
+
+
+async def fetch_read_run_parents(
+    db: Database, run_id: int, portal_id: int, content_type: str
+) -> RunParents | None:
+    """Run `run_id`'s fetch job of `content_type` (a parent type), if it has one."""
+    params = {"run_id": run_id, "portal_id": portal_id, "content_type": content_type}
+    return await db.one("fetch_read_run_parents", params, row=model_row(RunParents))
+
+
+async def fetch_read_began_by(db: Database, job_id: int, at: datetime) -> None:
+    """Take job `job_id`'s listing to have begun no later than `at`: what it reads was listed
+    then, so the next fetch reads what changed since."""
+    await db.execute("fetch_read_began_by", {"job_id": job_id, "at": at})
 
 
 async def fetch_read_add(

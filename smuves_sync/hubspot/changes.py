@@ -88,6 +88,23 @@ def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[P
     return states
 
 
+def listed_parents(
+    child: ContentTypeSpec, parent: ContentTypeSpec, opening: Opening
+) -> list[ParentState] | None:
+    """The states of every live parent (`parent`: HubDB tables of rows, `child`), when the
+    opening of the parent type's change listing holds its whole live listing in one answer
+    (no next page, as many objects as its count); else None."""
+    answer = opening.answers.get(False)
+    if answer is None:
+        return None
+    body, results, more = answer
+    if more or count_value(body.get("total")) != len(results):
+        return None
+    # As the parents' own listing reads them: an object that cannot be read has no children.
+    records, _ = parent.read_page(results, archived_pass=False)
+    return parent_states(child, list(records))
+
+
 class Changes(PortalReader):
     """The listings of an incremental fetch of one portal's content types."""
 

@@ -8,14 +8,18 @@ has stored what changed and a pass still counts other than what is stored for it
 1. The pass's stored objects are read with their creation time (their documents' `createdAt`
    or `created`), sorted. HubSpot's count of the whole pass is the root window's.
 2. A window whose count equals what is stored created within it is taken as it is. One whose
-   count differs is split at the creation time of its middle stored object; the left part is
-   counted (`HubSpotClient.window`: one request, `createdAfter`/`createdBefore`, which also
-   lists the part's ids when they fit on one page) and the right part's count is the window's
-   less the left's, asked nothing.
+   count differs is split at the creation time of its middle stored object (of its hundredth,
+   for a window of at most two pages); the left part is counted (`HubSpotClient.window`: one
+   request, `createdAfter`/`createdBefore`, which also lists the part's ids when they fit on
+   one page) and the right part's count is the window's less the left's, asked nothing. A
+   counted window of more than a page is first compared with the page its count brought (its
+   oldest objects: `_past_first_page`), and only the rest of it goes on.
 3. A part that one page lists is compared id by id with what is stored in it. What is stored
-   and not listed is asked for by id, live and archived (it may have been archived, or sit on a
-   boundary HubSpot drew otherwise); what HubSpot no longer holds is marked deleted. What is
-   listed and not stored is read by id and stored.
+   and not listed is asked for by id, in the other state and then in the pass's own (it may
+   have been archived or un-archived, or sit on a boundary HubSpot drew otherwise), the own
+   state skipped for what lies between two objects the answer listed (`_confirm_missing`);
+   what HubSpot no longer holds is marked deleted. What is listed and not stored is read by id
+   and stored.
 4. Each window is split only while the estimate of finding its differences by halving
    (`split_cost`: about a count per halving and difference, the halvings above them shared) is
    below listing it (`listing_cost`: its pages, and two batch reads per 100 it did not show);
@@ -35,13 +39,14 @@ from __future__ import annotations
 
 import logging
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from smuves_sync.content_fields import RecordError
 from smuves_sync.db.fetch_seen import fetch_seen_created
 from smuves_sync.hubspot.client import HubSpotClient
-from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
+from smuves_sync.hubspot.confirm import BATCH_READ_SIZE, Confirmation
 from smuves_sync.hubspot.windows import WindowAnswer
 from smuves_sync.workers.page_writer import PageWriter
 
@@ -77,6 +82,9 @@ class WindowsFound:
     missing: set[str] = field(default_factory=set)
     unsure: set[str] = field(default_factory=set)
     extra: set[str] = field(default_factory=set)
+    # Of `missing`, those whose creation time lies strictly between two objects the same
+    # one-page answer listed: not in the pass under any boundary HubSpot drew.
+    bracketed: set[str] = field(default_factory=set)
 
 
 def listing_cost(total: int, differences: int, page_size: int) -> int:
@@ -96,11 +104,13 @@ def split_cost(total: int, differences: int, page_size: int) -> int:
     return differences * (halvings - shared + 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
 
 
-def _split_at(stored: Sequence[Stored]) -> int | None:
+def _split_at(stored: Sequence[Stored], page: int | None = None) -> int | None:
     """Where to split a window's stored objects: the index of the first object of the right
-    part, nearest the middle, with a creation time of its own (a window cannot split within
-    one millisecond); None when there is none."""
-    middle = len(stored) // 2
+    part, nearest the middle (with `page`, of a window of at most two pages: nearest a page
+    from the start, the most its count lists, leaving the right part the smallest), with a
+    creation time of its own (a window cannot split within one millisecond); None when there
+    is none."""
+    middle = page if page is not None and len(stored) > page else len(stored) // 2
     for index in sorted(range(1, len(stored)), key=lambda i: abs(i - middle)):
         if stored[index - 1][0] < stored[index][0]:
             return index
@@ -199,13 +209,18 @@ async def _visit(
             todo.append(window)
             return
     if window.ids is not None:
-        _compare(window, window.ids, found.missing, found.extra)
+        _compare(window, window.ids, found.missing, found.extra, found.bracketed)
         return
-    cut = _split_at(window.stored)
+    rest = _past_first_page(window, found, page)
+    if rest is not None:
+        todo.append(rest)
+        return
+    cut = _split_at(window.stored, page if window.total <= 2 * page else None)
     split = split_cost(window.total, differences, page)
-    # A window its count answered lists from its second page, a request less than priced; the
-    # price stays a fresh listing's, so that a tie goes to halving (whose estimate runs high).
-    if cut is None or split >= listing_cost(window.total, differences, page):
+    # A tie goes to halving, whose estimate runs high: its parts' first pages are compared as
+    # they come (`_past_first_page`), and what its one-page parts do not list is asked about
+    # in one state (`_confirm_missing`), what a listing of several pages does not in both.
+    if cut is None or split > listing_cost(window.total, differences, page):
         ids = await client.window_ids(
             content_type,
             archived=archived,
@@ -224,27 +239,99 @@ async def _visit(
     todo += [right, left]
 
 
-def _compare(window: _Window, ids: Sequence[str], missing: set[str], extra: set[str]) -> None:
-    """What the window stores and HubSpot does not list, and the other way round."""
+def _past_first_page(window: _Window, found: WindowsFound, page: int) -> _Window | None:
+    """What is left of a window whose count answered its first page (its oldest objects: a
+    listing's default order is by creation), once that page is compared: the part created from
+    the newest of them on, with its count (the window's less what the page showed before it),
+    asked nothing. None when the page cannot be placed: not a whole page of distinct ids (one
+    without a usable id may be anywhere), an id it shows is not stored in the window (its
+    creation time unknown), or it is not oldest first."""
+    answer = window.answer
+    if answer is None or window.ids is not None:
+        return None
+    if len(answer.first) != page or len(set(answer.first)) != page:
+        return None
+    times = dict((hubspot_id, created) for created, hubspot_id in window.stored)
+    shown = [times.get(hubspot_id) for hubspot_id in answer.first]
+    known = [created for created in shown if created is not None]
+    if len(known) != len(shown) or known != sorted(known):
+        return None
+    newest = known[-1]
+    cut = bisect_left(window.stored, (newest, ""))
+    if cut == 0:  # the whole page within one millisecond: nothing is placed before it
+        return None
+    before = [i for i, created in zip(answer.first, known, strict=True) if created < newest]
+    listed = _Window(window.start, newest, window.stored[:cut], len(before))
+    _compare(listed, before, found.missing, found.extra, found.bracketed)
+    return _Window(newest, window.end, window.stored[cut:], max(window.total - len(before), 0))
+
+
+def _compare(
+    window: _Window,
+    ids: Sequence[str],
+    missing: set[str],
+    extra: set[str],
+    bracketed: set[str] | None = None,
+) -> None:
+    """What the window stores and HubSpot does not list, and the other way round; with
+    `bracketed` (`ids`: one answer listing the whole window), which of the missing lie
+    strictly between two listed objects' creation times."""
     mine = {hubspot_id for _, hubspot_id in window.stored}
     listed = set(ids)
-    missing.update(mine - listed)
+    gone = mine - listed
+    missing.update(gone)
     extra.update(listed - mine)
+    if bracketed is None or not gone:
+        return
+    times = [created for created, hubspot_id in window.stored if hubspot_id in listed]
+    if times:  # window.stored is sorted: the earliest and the latest listed
+        bracketed.update(i for t, i in window.stored if i in gone and times[0] < t < times[-1])
 
 
 async def _settle(
     writer: PageWriter, client: HubSpotClient, archived: bool, found: WindowsFound
 ) -> None:
     """Ask about what the windows showed: what is stored and not listed in the pass is asked
-    for by id in both states (a window's listing is HubSpot's word on one window; by id, a
-    boundary HubSpot drew otherwise cannot delete an object), what is listed and not stored in
-    this one; store what HubSpot holds, mark the gone deleted."""
+    for by id (`_confirm_missing`), what is listed and not stored in this one; store what
+    HubSpot holds, mark the gone deleted."""
     content_type = writer.job.content_type
     asked = sorted(found.missing | found.unsure)
+    # One that another window listed is in the pass after all: asked in both states.
+    bracketed = found.bracketed - found.extra
     for at in range(0, len(asked), BATCH_READ_SIZE):
-        answer = await client.confirm(content_type, asked[at : at + BATCH_READ_SIZE])
+        answer = await _confirm_missing(
+            client, content_type, asked[at : at + BATCH_READ_SIZE], archived, bracketed
+        )
         written, deleted = await writer.confirmed(answer)
         found.written, found.deleted = found.written + written, found.deleted + deleted
     if found.extra:
         answer = await client.confirm_in(content_type, sorted(found.extra), archived=archived)
         found.written += await writer.store(answer.present, answer.rejects)
+
+
+async def _confirm_missing(
+    client: HubSpotClient,
+    content_type: str,
+    ids: list[str],
+    archived: bool,
+    bracketed: set[str],
+) -> Confirmation:
+    """Ask about stored objects a pass's windows did not list: in the other state first (live,
+    for the archived pass), then, for those it does not hold, in the pass's own state too,
+    except the bracketed ones. A window's listing is HubSpot's word on one window, and asked by
+    id a boundary HubSpot drew otherwise cannot delete an object; but one whose creation time
+    lies between two objects that one answer listed whole is in no boundary's way: that answer
+    says the pass does not hold it, and one batch read settles it."""
+    if not client.spec(content_type).archived_pass:
+        return await client.confirm(content_type, ids)
+    other = await client.confirm_in(content_type, ids, archived=not archived)
+    again = [hubspot_id for hubspot_id in other.gone if hubspot_id not in bracketed]
+    if not again:
+        return other
+    own = await client.confirm_in(content_type, again, archived=archived)
+    return Confirmation(
+        other.present + own.present,
+        tuple(i for i in other.gone if i in bracketed) + own.gone,
+        (),
+        other.rejects + own.rejects,
+    )

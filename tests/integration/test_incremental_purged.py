@@ -123,3 +123,53 @@ async def test_a_deleted_hubdb_row_is_found_by_its_tables_row_count(sync: Sync) 
     # their ids (one page) and the row asked about.
     assert _requests(fake, portal, ContentType.HUBDB_ROW) <= 5
     assert table
+
+
+async def test_a_purge_between_two_listed_archived_objects_takes_one_batch_read(
+    sync: Sync,
+) -> None:
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
+    binned = _ids(fake, portal, PAGES, archived=True)
+    # A purge and an archival later, the archived pass's count lists it whole, on one page.
+    assert len(binned) <= 100
+    purged = binned[len(binned) // 2]
+    fake.purge(portal, PAGES, [purged])
+    fake.archive(portal, PAGES, _ids(fake, portal, PAGES, archived=False)[7:8])
+
+    fake.reset_stats()
+    run = await fetch(sync, portal)
+    await exact(sync, portal)
+    assert purged in await _gone(sync, portal, PAGES)
+    read = (await reads(sync, portal, run))[str(PAGES)]
+    assert read["deleted"] == 1 and read["full_read_requests"] == 0
+    # The live pass, what was archived since, the archived pass's count (its ids with it) and
+    # the purged page asked about live only: the listing showed objects created before and
+    # after it, so no boundary explains its absence from the archived pass.
+    assert _requests(fake, portal, PAGES) == 4
+    assert fake.stats(portal).by_status.get(207, 0) == 1
+
+
+async def test_a_windows_first_page_settles_the_oldest_objects_it_lists(sync: Sync) -> None:
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
+    fake.archive(portal, PAGES, _ids(fake, portal, PAGES, archived=False)[:550])
+    await fetch(sync, portal)
+    binned = _ids(fake, portal, PAGES, archived=True)
+    assert len(binned) > 600  # windows, not a listing of the archived ids, are the cheaper way
+    # One purge among the oldest hundred, which the archived pass's count lists, one later.
+    purged = [binned[10], binned[400]]
+    fake.purge(portal, PAGES, purged)
+    fake.archive(portal, PAGES, _ids(fake, portal, PAGES, archived=False)[7:8])
+
+    fake.reset_stats()
+    run = await fetch(sync, portal)
+    await exact(sync, portal)
+    assert set(purged) <= await _gone(sync, portal, PAGES)
+    read = (await reads(sync, portal, run))[str(PAGES)]
+    assert read["deleted"] == 2 and read["full_read_requests"] == 0
+    # The archived pass's count (its oldest hundred compared: the first purge), the rest
+    # counted down to a page of ids (the second: two counts), one batch read.
+    assert read["count_window_requests"] <= 4

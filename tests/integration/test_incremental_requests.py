@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from smuves_sync.models import ContentType
+from smuves_sync.models import ContentType, JobKind
+from smuves_sync.orchestrator import start_fetch
 from smuves_sync.testing.fake_hubspot import Churn, FakeControl
+from smuves_sync.workers.runner import Runner
 from tests.integration.test_incremental import exact, fetch, reads
 from tests.support import Sync, fake_portal
 
@@ -71,3 +73,31 @@ async def test_a_redirect_archived_beside_one_created_is_stored_archived(sync: S
     await exact(sync, portal)
     read = (await reads(sync, portal, run))[str(REDIRECTS)]
     assert read["changed"] == 2
+
+
+async def test_the_rows_job_reads_the_tables_its_runs_tables_job_listed(sync: Sync) -> None:
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
+
+    fake.reset_stats()
+    run = await fetch(sync, portal)
+    await exact(sync, portal)
+    assert (await reads(sync, portal, run))[str(ROWS)]["mode"] == "incremental"
+    # The tables job's one answer held every table: the rows job asks nothing of its own.
+    assert _requests(fake, portal, ContentType.HUBDB_TABLE) == 1
+    assert _requests(fake, portal, ROWS) == 0
+    # What it reads was listed when the tables job's listing began: the next fetch reads what
+    # changed since then.
+    began = {t: r["listing_started_at"] for t, r in (await reads(sync, portal, run)).items()}
+    assert began[str(ROWS)] <= began[str(ContentType.HUBDB_TABLE)]
+
+    # A run without a tables job lists the tables itself, and still finds what changed.
+    fake.advance(portal, Churn(changed=0.05, deleted=0, added=0, archived=0, types=(ROWS,)))
+    fake.reset_stats()
+    await start_fetch(sync.worker_db, portal, [ROWS])
+    await Runner(
+        sync.worker_db, sync.settings, kinds=[JobKind.FETCH], concurrency=1, burst=True
+    ).run()
+    assert await sync.stored(portal, ROWS) == sync.truth(portal, ROWS)
+    assert _requests(fake, portal, ContentType.HUBDB_TABLE) == 1

@@ -81,7 +81,7 @@ SELECT id, token_encrypted FROM public.portals WHERE token_encrypted IS NOT NULL
 -- How each fetch job of the portal read its type (fetch_reads), oldest first.
 SELECT f.job_id, f.run_id, f.content_type::text AS content_type, f.mode, f.reason, f.since,
        f.requests, f.changed, f.deleted, f.unchanged, f.archived_pass_requests,
-       f.count_window_requests, f.full_read_requests
+       f.count_window_requests, f.full_read_requests, f.listing_started_at
 FROM public.fetch_reads AS f WHERE f.portal_id = %(portal_id)s ORDER BY f.job_id
 
 -- name: sync_age_last_full_read

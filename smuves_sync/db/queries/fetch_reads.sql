@@ -28,7 +28,8 @@ VALUES (%(job_id)s, %(run_id)s, %(portal_id)s, %(content_type)s, %(mode)s, %(rea
         %(since)s, now())
 ON CONFLICT (job_id) DO UPDATE
 SET mode = excluded.mode, reason = excluded.reason, since = excluded.since,
-    listing_started_at = excluded.listing_started_at, changed = 0, deleted = 0, unchanged = 0
+    listing_started_at = excluded.listing_started_at, changed = 0, deleted = 0, unchanged = 0,
+    parent_states = NULL
 RETURNING job_id, content_type::text AS content_type, mode, reason, since, listing_started_at,
           requests, changed, deleted, unchanged, archived_pass_requests,
           count_window_requests, full_read_requests
@@ -38,6 +39,26 @@ SELECT job_id, content_type::text AS content_type, mode, reason, since, listing_
        requests, changed, deleted, unchanged, archived_pass_requests, count_window_requests,
        full_read_requests
 FROM public.fetch_reads WHERE job_id = %(job_id)s
+
+-- name: fetch_read_parents_keep
+-- What the job's listing of a parent type showed of every live parent (a JSON array).
+UPDATE public.fetch_reads SET parent_states = %(states)s WHERE job_id = %(job_id)s
+
+-- name: fetch_read_run_parents
+-- The run's fetch job of a parent type: its status, when its listing began and the parents it
+-- kept (NULL: none kept), and the database's clock.
+SELECT j.status::text AS status, f.listing_started_at, f.parent_states AS states, now() AS now
+FROM public.jobs AS j
+LEFT JOIN public.fetch_reads AS f ON f.job_id = j.id
+WHERE j.run_id = %(run_id)s AND j.portal_id = %(portal_id)s AND j.kind = 'fetch'
+  AND j.content_type = %(content_type)s
+ORDER BY j.id DESC
+LIMIT 1
+
+-- name: fetch_read_began_by
+-- The job's listing is taken to have begun no later than `at` (what it reads was listed then).
+UPDATE public.fetch_reads SET listing_started_at = least(listing_started_at, %(at)s)
+WHERE job_id = %(job_id)s
 
 -- name: fetch_read_add
 UPDATE public.fetch_reads
