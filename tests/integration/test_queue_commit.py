@@ -1,14 +1,15 @@
 """How the queue's calls commit: a claim on its own does not wait for the WAL flush (a claim a
 crash loses is claimed again, and anything durable made under its lease flushes it first); a
-completion, and the claim that shares its transaction, do."""
+completion, and the claim that shares its transaction, do. `Database.dedicated` holds one
+connection for a worker's calls, each still its own transaction."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from smuves_sync.db import Database
-from smuves_sync.db.jobs import Claim, job_claim_next, job_complete_and_claim
-from smuves_sync.models import ContentType, JobKind
+from smuves_sync.db.jobs import Claim, job_claim_next, job_complete_and_claim, job_get
+from smuves_sync.models import ContentType, JobKind, JobStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.support import T0, query
@@ -56,3 +57,21 @@ async def test_a_completion_and_the_claim_after_it_commit_synchronously(
         assert done == [claimed[0].id]
         assert len(more) == 1
         assert await _commit_setting(scoped) == "on"
+
+
+async def test_a_dedicated_database_holds_one_connection_each_call_committed(
+    factory: Factory, db: Database, worker_db: Database, settings: Settings
+) -> None:
+    await _due(factory)
+    async with worker_db.dedicated() as own:
+        [first] = await query(own, "errors_backend_pid")
+        job = await job_claim_next(own, Claim("w1", FETCH), now=T0)
+        assert job is not None
+        # committed at once: another connection sees the claim while the block goes on
+        seen = await job_get(db, job.id)
+        assert seen is not None
+        assert seen.status is JobStatus.RUNNING
+        [again] = await query(own, "errors_backend_pid")
+        assert again == first
+        async with own.transaction() as scoped, scoped.dedicated() as same:
+            assert same is scoped
