@@ -4,11 +4,11 @@
                                             [--processes K] [--peers] [--repeat 3] [--json]
 
 Throughput: N no-op fetch jobs are planted (their portals dealt among 20 owners, placed in
-line as enqueue_job places them), then K concurrent workers (one pooled connection each,
-acting as smuves_worker; in one process, or in --processes P processes of K each) drain them
-through the real path — claim, run the (no-op) handler, complete — and jobs/s is N over the
-wall time. A worker awaits the
-handlers of its batch in turn: with no-op handlers, a task per job would measure asyncio
+line as enqueue_job places them), then K concurrent workers (each holding one connection of
+a pool, `Database.dedicated`, acting as smuves_worker; in one process, or in --processes P
+processes of K each) drain them through the real path — claim, run the (no-op) handler,
+complete — and jobs/s is N over the wall time. A worker awaits the handlers of its batch in
+turn: with no-op handlers, a task per job would measure asyncio
 (some 20 µs a job here) rather than the queue. Three loops are measured side by side in the
 same run:
 

@@ -18,6 +18,8 @@
         ...
     async with db.custom_plans() as scoped:          # one transaction, each statement planned
         ...                                          # with its values (the operators' reads)
+    async with db.dedicated() as own:                # one connection held, autocommit: a
+        ...                                          # worker loop's calls skip the checkout
 
 A query is named, never written inline; `row` is a psycopg row factory (`rows.model_row`,
 ``scalar_row``, ``dict_row``). A scoped `Database` runs everything on its one connection inside
@@ -185,6 +187,18 @@ class Database:
                     yield found
 
     # -- scopes ---------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def dedicated(self) -> AsyncIterator[Database]:
+        """A `Database` on one of the pool's connections, held for the block, each statement
+        still its own transaction (autocommit): for a loop that makes one call at a time (a
+        worker's claims and completions), which then pays no pool checkout per call (about a
+        tenth of a millisecond of client CPU each). A scoped one is itself."""
+        if self._conn is not None:
+            yield self
+            return
+        async with self.connection() as conn:
+            yield self._bound(conn)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Database]:

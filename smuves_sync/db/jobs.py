@@ -245,7 +245,8 @@ async def job_complete_and_claim(
         return [], claimed
     completing = ("job_complete_many_unsettled", _leases(leases, now), scalar_row)
     params = {**claim.params(now), "settle_run_ids": sorted(set(run_ids))}
-    completed, claimed = await db.pipeline(completing, ("job_claim", params, model_row(Job)))
+    claiming = ("job_claim_after_completion", params, model_row(Job))
+    completed, claimed = await db.pipeline(completing, claiming)
     return sorted(completed), claimed
 
 

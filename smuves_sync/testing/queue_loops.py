@@ -3,7 +3,7 @@ processes of its own (smuves_sync.testing.queue_peers): today's claim and comple
 same loops on the claim and completion of before fair claims
 (smuves_sync/testing/sql/queue_bench.sql).
 
-    async with team(url, workers=4) as workers:          # one pooled connection each
+    async with team(url, workers=4) as workers:          # one connection each, held
         done = await run_team(workers, LOOPS["pipelined"], batch=256)
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
@@ -20,7 +20,6 @@ from psycopg.rows import scalar_row
 from smuves_sync.db import Database, DbRole, pool_for
 from smuves_sync.db.driver_errors import translated
 from smuves_sync.db.jobs import Claim, job_claim_next
-from smuves_sync.db.pool import Pool
 from smuves_sync.db.rows import model_row
 from smuves_sync.errors import DatabaseError
 from smuves_sync.models import Job, JobKind
@@ -34,10 +33,10 @@ DEADLOCK_DETECTED = "40P01"
 
 @dataclass(frozen=True)
 class Worker:
-    """One benchmark worker: its queue, and the pool under it (the fifo loops' connections)."""
+    """One benchmark worker: its queue, on a connection of its own (`Database.dedicated`),
+    which the fifo loops use too."""
 
     queue: Queue
-    pool: Pool
 
 
 # A worker drains the queue and returns how many jobs it completed.
@@ -103,14 +102,16 @@ def fifo_leases(jobs: list[Job]) -> dict[str, Any]:
 
 async def fifo_claim(worker: Worker, limit: int) -> list[Job]:
     """Claim up to `limit` jobs, oldest first (the first claim_jobs)."""
-    async with worker.pool.connection() as conn, conn.cursor(row_factory=model_row(Job)) as cur:
+    db = worker.queue.db
+    async with db.connection() as conn, conn.cursor(row_factory=model_row(Job)) as cur:
         await cur.execute(fifo_query("bench_fifo_claim"), fifo_claiming(worker, limit))
         return await cur.fetchall()
 
 
 async def fifo_complete(worker: Worker, jobs: list[Job]) -> int:
     """Complete `jobs` (the first complete_jobs); how many were."""
-    async with worker.pool.connection() as conn, conn.cursor(row_factory=scalar_row) as cur:
+    db = worker.queue.db
+    async with db.connection() as conn, conn.cursor(row_factory=scalar_row) as cur:
         await cur.execute(fifo_query("bench_fifo_complete"), fifo_leases(jobs))
         return len(await cur.fetchall())
 
@@ -158,7 +159,7 @@ async def fifo_complete_and_claim(
     while True:
         try:
             with translated():
-                async with worker.pool.connection() as conn:
+                async with worker.queue.db.connection() as conn:
                     completing = conn.cursor(row_factory=scalar_row)
                     claiming = conn.cursor(row_factory=model_row(Job))
                     async with conn.pipeline():
@@ -196,13 +197,18 @@ async def create_fifo_functions(url: str) -> None:
 
 @asynccontextmanager
 async def team(url: str, workers: int) -> AsyncIterator[list[Worker]]:
-    """`workers` benchmark workers acting as smuves_worker, one pooled connection each."""
+    """`workers` benchmark workers acting as smuves_worker, each holding one of the pool's
+    connections for its calls (as a worker process of pgqueuer holds its own)."""
     settings = Settings()
-    async with pool_for(url, role=DbRole.WORKER, min_size=workers, max_size=workers) as pool:
-        yield [
-            Worker(Queue(Database(pool), settings, worker_id=f"bench-{n}"), pool)
-            for n in range(workers)
-        ]
+    async with (
+        pool_for(url, role=DbRole.WORKER, min_size=workers, max_size=workers) as pool,
+        AsyncExitStack() as held,
+    ):
+        members = []
+        for n in range(workers):
+            own = await held.enter_async_context(Database(pool).dedicated())
+            members.append(Worker(Queue(own, settings, worker_id=f"bench-{n}")))
+        yield members
 
 
 async def run_team(workers: list[Worker], loop: Loop, batch: int) -> int:

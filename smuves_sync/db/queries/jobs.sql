@@ -76,18 +76,30 @@ ORDER BY j.id DESC
 
 -- name: job_claim
 -- The queue's one claim; %(run_id)s, when set, limits it to that run's jobs (`smuves sync`).
--- claim_jobs returns its rows in id order.
--- %(settle_run_ids)s: the runs of a batch job_complete_many_unsettled finished in this
--- transaction, settled in the claim's pass over runs.
+-- claim_jobs returns its rows in id order. Its own transaction (autocommit, never inside a
+-- scope), committed without waiting for the WAL flush: a crash of Postgres can lose the last
+-- claims, each whole, and their jobs are claimed again. Nothing durable can depend on a lost
+-- claim: every write made under its lease, and every completion, fail or release of it,
+-- commits after it, and a synchronous commit flushes the WAL up to itself, so the claim
+-- first (the page writes, asynchronous too, are lost with it and read again).
+SELECT c.* FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
+                                     %(run_id)s::bigint, %(portal_max_running)s) AS c,
+     pg_catalog.set_config('synchronous_commit', 'off', true) AS asynchronous_commit
+
+-- name: job_claim_after_completion
+-- job_claim in the transaction of job_complete_many_unsettled (complete-and-claim), which
+-- commits synchronously for the completion's sake. %(settle_run_ids)s: the runs of the batch
+-- it finished, settled in the claim's pass over runs.
 SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
                                    %(run_id)s::bigint, %(portal_max_running)s,
                                    %(settle_run_ids)s::bigint[])
 
 -- name: job_claim_next
 -- claim_next_job's claim of one job, made directly: a wrapping sql function that cannot be
--- inlined (SECURITY DEFINER) is planned again on every call.
-SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
-                                   %(portal_max_running)s)
+-- inlined (SECURITY DEFINER) is planned again on every call. Committed as job_claim is.
+SELECT c.* FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], 1, %(now)s, NULL,
+                                     %(portal_max_running)s) AS c,
+     pg_catalog.set_config('synchronous_commit', 'off', true) AS asynchronous_commit
 
 -- name: job_leases
 -- How long a claimed job's lease lasts, per kind: the database decides (job_leases).

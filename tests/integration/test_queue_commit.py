@@ -1,0 +1,77 @@
+"""How the queue's calls commit: a claim on its own does not wait for the WAL flush (a claim a
+crash loses is claimed again, and anything durable made under its lease flushes it first); a
+completion, and the claim that shares its transaction, do. `Database.dedicated` holds one
+connection for a worker's calls, each still its own transaction."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from smuves_sync.db import Database
+from smuves_sync.db.jobs import Claim, job_claim_next, job_complete_and_claim, job_get
+from smuves_sync.models import ContentType, JobKind, JobStatus
+from smuves_sync.queue import Queue
+from smuves_sync.settings import Settings
+from tests.support import T0, query
+from tests.support.factories import Factory
+
+FETCH = [JobKind.FETCH]
+TYPES = (ContentType.SITE_PAGE, ContentType.BLOG_POST)
+
+
+async def _due(factory: Factory) -> None:
+    await factory.backlog(2, content_types=TYPES, run_after=T0 - timedelta(seconds=1))
+
+
+async def _commit_setting(scoped: Database) -> str:
+    [row] = await query(scoped, "commit_setting")
+    return str(row["synchronous_commit"])
+
+
+async def test_a_claim_on_its_own_commits_without_waiting_for_the_flush(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    await _due(factory)
+    queue = Queue(worker_db, settings, worker_id="w1")
+    # inside a scope only to look at the transaction the claim ran in
+    async with worker_db.transaction() as scoped:
+        assert await job_claim_next(scoped, Claim("w1", FETCH), now=T0) is not None
+        assert await _commit_setting(scoped) == "off"
+    async with worker_db.transaction() as scoped:
+        assert await Queue(scoped, settings, worker_id="w1").claim(FETCH, now=T0)
+        assert await _commit_setting(scoped) == "off"
+    assert await queue.claim(FETCH, limit=4, now=T0)  # the rest, and the session is untouched
+    assert await _commit_setting(worker_db) == "on"
+
+
+async def test_a_completion_and_the_claim_after_it_commit_synchronously(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    await _due(factory)
+    claimed = await Queue(worker_db, settings, worker_id="w1").claim(FETCH, now=T0)
+    leases = [(job.id, job.lease_token) for job in claimed if job.lease_token is not None]
+    async with worker_db.transaction() as scoped:
+        done, more = await job_complete_and_claim(
+            scoped, leases, Claim("w1", FETCH), run_ids=[claimed[0].run_id], now=T0
+        )
+        assert done == [claimed[0].id]
+        assert len(more) == 1
+        assert await _commit_setting(scoped) == "on"
+
+
+async def test_a_dedicated_database_holds_one_connection_each_call_committed(
+    factory: Factory, db: Database, worker_db: Database, settings: Settings
+) -> None:
+    await _due(factory)
+    async with worker_db.dedicated() as own:
+        [first] = await query(own, "errors_backend_pid")
+        job = await job_claim_next(own, Claim("w1", FETCH), now=T0)
+        assert job is not None
+        # committed at once: another connection sees the claim while the block goes on
+        seen = await job_get(db, job.id)
+        assert seen is not None
+        assert seen.status is JobStatus.RUNNING
+        [again] = await query(own, "errors_backend_pid")
+        assert again == first
+        async with own.transaction() as scoped, scoped.dedicated() as same:
+            assert same is scoped
