@@ -253,11 +253,7 @@ async def content_upsert_page(
 
 async def _insert_new_page(db: Database, params: dict[str, Any], first_id: str) -> int | None:
     """The page inserted as new objects, without comparing (a first sync's page): the rows
-    inserted, or None, nothing written, when it holds a stored object. Its first object is
-    asked about before the page is sent, so that a re-sync's page is sent only once."""
-    key = {"portal_id": params["portal_id"], "content_type": params["content_type"]}
-    if await db.one("content_page_first_stored", {**key, "first_id": first_id}, row=scalar_row):
-        return None
+    inserted, or None, nothing written, when it holds a stored object."""
     inserted: int | None = await db.one(
         "content_insert_new_page", {**params, "first_id": first_id}, row=scalar_row
     )

@@ -26,10 +26,10 @@
 -- row: version 1, by the run whose fetch of the type is in flight (content_history_begin says
 -- why here), its feed key and time the columns' defaults.
 --
--- A page of new objects is not compared at all: content_upsert_page (db/content.py) hands a
--- page whose first object is not stored (content_page_first_stored) to content_insert_new_page
--- (below), which inserts it as it is, and stores it here only when that answers that the page
--- holds a stored object after all (then nothing of it was written).
+-- A page of new objects is not compared at all: content_upsert_page (db/content.py) first
+-- hands it to content_insert_new_page (below), which inserts it as it is, and stores it here
+-- only when that answers that the page holds a stored object (its first, or another: then
+-- nothing of it was written).
 
 -- name: content_upsert_page
 WITH page AS (
@@ -89,13 +89,6 @@ WHERE c.deleted_at IS NOT NULL
       IS DISTINCT FROM (excluded.content_hash, excluded.name, excluded.slug, excluded.url,
                         excluded.state, excluded.language, excluded.hubspot_updated_at,
                         excluded.archived, excluded.translated_from_id)
-
--- name: content_page_first_stored
--- Whether the first object of a page is stored: asked before content_insert_new_page is, so
--- that a re-sync's page is sent once, to content_upsert_page.
-SELECT EXISTS (SELECT FROM public.content_items AS c
-               WHERE c.portal_id = %(portal_id)s AND c.content_type = %(content_type)s::text
-                 AND c.hubspot_id = %(first_id)s) AS stored
 
 -- name: content_insert_new_page
 -- A page of new objects inserted without comparing (content_insert_new_page in
