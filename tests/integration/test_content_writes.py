@@ -18,6 +18,7 @@ from psycopg.rows import scalar_row
 from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database
 from smuves_sync.db.content import (
+    NewPages,
     content_page,
     content_page_columns,
     content_rows,
@@ -134,6 +135,26 @@ async def test_a_page_of_new_objects_is_inserted_and_one_holding_a_stored_object
     assert sorted(after, key=int) == ["1", "2", "3", "4", "5", "8"]
 
 
+async def test_a_job_inserts_pages_of_new_objects_until_one_holds_a_stored_object(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    hint = NewPages()
+    written = []
+    async with worker_db.for_job(await factory.lease(run.portal_id)) as scoped:
+        for start in (1, 101, 150):  # the third page holds 150-200, stored by the second
+            written.append(
+                await content_upsert_page(
+                    scoped, run.portal_id, TYPE, run.id, page(start, 100), new_pages=hint
+                )
+            )
+            if start < 150:
+                assert hint.likely
+    assert not hint.likely
+    assert written == [100, 100, 49]  # 150-200 unchanged: not written again
+    assert len(await versions(db, run.portal_id)) == 249
+
+
 async def test_new_objects_after_a_stored_one_are_stored_with_it_compared(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:
@@ -143,7 +164,13 @@ async def test_new_objects_after_a_stored_one_are_stored_with_it_compared(
     before = await versions(db, first.portal_id)
 
     mixed = [*page(6, 2), *page(5, 1, body="edited"), *page(4, 1)]
-    assert await store(worker_db, factory, again, mixed) == 3
+    hint = NewPages()
+    async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
+        stored = await content_upsert_page(
+            scoped, first.portal_id, TYPE, again.id, mixed, new_pages=hint
+        )
+    assert stored == 3
+    assert not hint.likely  # the job's next pages are compared straight away
 
     after = await versions(db, first.portal_id)
     moved = sorted((h for h in after if after[h] != before.get(h)), key=int)

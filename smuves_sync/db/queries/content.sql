@@ -29,7 +29,7 @@
 -- A page of new objects is not compared at all: content_upsert_page (db/content.py) first
 -- hands it to content_insert_new_page (below), which inserts it as it is, and stores it here
 -- only when that answers that the page holds a stored object (its first, or another: then
--- nothing of it was written).
+-- nothing of it was written). From then on the job's pages come here directly (NewPages).
 
 -- name: content_upsert_page
 WITH page AS (
