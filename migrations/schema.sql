@@ -971,6 +971,50 @@ CREATE FUNCTION public.content_history_updated() RETURNS trigger
 ALTER FUNCTION public.content_history_updated() OWNER TO smuves_owner;
 
 --
+-- Name: content_insert_new_page(bigint, text, bigint, text, json, text[]); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_inserted integer;
+        v_constraint text;
+    BEGIN
+        IF EXISTS (SELECT FROM public.content_items AS c
+                   WHERE c.portal_id = p_portal_id AND c.content_type = p_content_type
+                     AND c.hubspot_id = p_first_id) THEN
+            RETURN NULL;
+        END IF;
+        INSERT INTO public.content_items
+            (portal_id, content_type, hubspot_id, name, slug, url, state, language,
+             hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
+             changed_run, changed_at, translated_from_id, version, first_version_run)
+        SELECT p_portal_id, p_content_type, r.i, r.n, r.s, r.u, r.st, r.l, r.t, r.a, NULL,
+               r.document::jsonb, r.h, p_run_id, p_run_id, now(), r.tr, 1,
+               (SELECT f.run_id FROM public.content_history_run(p_portal_id, p_content_type) AS f)
+        FROM ROWS FROM (
+                 json_to_recordset(p_fields)
+                     AS (i text, n text, s text, u text, st text, l text, t timestamptz,
+                         a boolean, tr text, h text),
+                 unnest(p_documents))
+             AS r (i, n, s, u, st, l, t, a, tr, h, document);
+        GET DIAGNOSTICS v_inserted = ROW_COUNT;
+        RETURN v_inserted;
+    EXCEPTION WHEN unique_violation THEN
+        GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+        IF v_constraint IS DISTINCT FROM 'content_items_pkey' THEN
+            RAISE;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+
+
+ALTER FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) OWNER TO smuves_owner;
+
+--
 -- Name: content_items_portal_exists(); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
@@ -5256,6 +5300,14 @@ GRANT ALL ON FUNCTION public.content_history_run(p_portal_id bigint, p_content_t
 --
 
 REVOKE ALL ON FUNCTION public.content_history_updated() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) TO smuves_worker;
 
 
 --

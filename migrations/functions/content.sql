@@ -49,6 +49,56 @@ CREATE OR REPLACE FUNCTION public.content_portals_lock(p_ids bigint[]) RETURNS v
     $$;
 REVOKE ALL ON FUNCTION public.content_portals_lock(p_ids bigint[]) FROM PUBLIC, smuves_app, smuves_worker;
 
+-- A page of objects of which none is stored yet (a first sync's pages, the new objects at the
+-- end of a re-sync's listing), inserted as they are: no comparison with stored rows and no
+-- ON CONFLICT, whose speculative insertion probes the key a second time and writes a
+-- confirmation record per row. content_upsert_page (smuves_sync/db/content.py) calls it
+-- first and stores the page itself, comparing, when it answers NULL: when the page's first
+-- object (p_first_id) is stored (a re-sync's page: nothing is parsed, written or locked here),
+-- or when another object of the page is, or is inserted meanwhile by another transaction (the
+-- key's unique violation rolls back what this inserted, all of it). What it inserts is what
+-- content_upsert_page would: the same columns, version 1 of the run whose fetch of the type
+-- is in flight, the same triggers. Runs with its caller's rights, under the caller's
+-- row-level security and grants.
+CREATE OR REPLACE FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DECLARE
+        v_inserted integer;
+        v_constraint text;
+    BEGIN
+        IF EXISTS (SELECT FROM public.content_items AS c
+                   WHERE c.portal_id = p_portal_id AND c.content_type = p_content_type
+                     AND c.hubspot_id = p_first_id) THEN
+            RETURN NULL;
+        END IF;
+        INSERT INTO public.content_items
+            (portal_id, content_type, hubspot_id, name, slug, url, state, language,
+             hubspot_updated_at, archived, deleted_at, data, content_hash, first_seen_run,
+             changed_run, changed_at, translated_from_id, version, first_version_run)
+        SELECT p_portal_id, p_content_type, r.i, r.n, r.s, r.u, r.st, r.l, r.t, r.a, NULL,
+               r.document::jsonb, r.h, p_run_id, p_run_id, now(), r.tr, 1,
+               (SELECT f.run_id FROM public.content_history_run(p_portal_id, p_content_type) AS f)
+        FROM ROWS FROM (
+                 json_to_recordset(p_fields)
+                     AS (i text, n text, s text, u text, st text, l text, t timestamptz,
+                         a boolean, tr text, h text),
+                 unnest(p_documents))
+             AS r (i, n, s, u, st, l, t, a, tr, h, document);
+        GET DIAGNOSTICS v_inserted = ROW_COUNT;
+        RETURN v_inserted;
+    EXCEPTION WHEN unique_violation THEN
+        GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+        IF v_constraint IS DISTINCT FROM 'content_items_pkey' THEN
+            RAISE;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+REVOKE ALL ON FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) FROM PUBLIC, smuves_app;
+GRANT EXECUTE ON FUNCTION public.content_insert_new_page(p_portal_id bigint, p_content_type text, p_run_id bigint, p_first_id text, p_fields json, p_documents text[]) TO smuves_worker;
+
 CREATE OR REPLACE FUNCTION public.content_types_constrain_domain() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'

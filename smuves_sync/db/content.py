@@ -13,10 +13,13 @@
 in binary, the promoted columns as one JSON text (`content_page_columns`); each object's JSON
 text and its hash are made here, so that Postgres parses only the documents that changed, and
 writes only the rows in which something a user can see changed (a re-sync of an unchanged
-portal writes no content row). It takes the records the HubSpot client reads
-(`content_fields.ContentRecord`). What a fetch job saw is kept per job in `fetch_seen` (an
-unlogged table), not stamped on every row; when it was last confirmed is one row per portal
-and type (`content_syncs`).
+portal writes no content row). A page of objects none of which is stored (a first sync's) is
+inserted as it is, with nothing to compare (`content_insert_new_page`); a page that holds a
+stored object is compared (`content_upsert_page`: the first statement wrote nothing of it),
+and so is every later page of that job (`NewPages`).
+It takes the records the HubSpot client reads (`content_fields.ContentRecord`). What a fetch
+job saw is kept per job in `fetch_seen` (an unlogged table), not stamped on every row; when it
+was last confirmed is one row per portal and type (`content_syncs`).
 `content_rows` reads through a server-side cursor, a batch at a time, so an export never
 holds the table in memory; it must run inside a transaction (`for_portal` or
 `transaction`). `content_page` and `content_language_groups` run as the API's caller
@@ -43,7 +46,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, scalar_row
 
 from smuves_sync.content_fields import ContentRecord, Promoted, RejectedObject, usable_id
 from smuves_sync.content_text import ESCAPE_UTF8, escape_text, escape_value
@@ -206,6 +209,16 @@ def content_page_columns(
     return columns, rejects
 
 
+@dataclass(slots=True)
+class NewPages:
+    """A fetch job's guess that its next page holds new objects only (a first sync's pages):
+    such a page is tried as a plain insert first (`content_insert_new_page`). The guess is
+    dropped at the first page that holds a stored object, so a job re-reading what is stored
+    sends one page twice, not every page."""
+
+    likely: bool = True
+
+
 async def content_upsert_page(
     db: Database,
     portal_id: int,
@@ -215,6 +228,7 @@ async def content_upsert_page(
     *,
     rejected: Sequence[RejectedObject] = (),
     seen_by: int | None = None,
+    new_pages: NewPages | None = None,
 ) -> int:
     """Store one page of objects fetched by `run_id`, writing only the rows that changed;
     returns the rows written.
@@ -223,7 +237,8 @@ async def content_upsert_page(
     content_rejects, in the same transaction when `db` is one. With `seen_by`, the page's ids
     are recorded as seen by that fetch job, in the same transaction, for its deletion sweep
     and its count of objects: a rejected object's too (HubSpot holds it and counts it), under
-    a key of its own when it has no usable id.
+    a key of its own when it has no usable id. With `new_pages` still `likely`, the page is
+    first tried as new objects; without it (a push's read-back: stored objects) it is compared.
     """
     columns, rejects = content_page_columns(items)
     all_rejects = [*rejected, *rejects]
@@ -237,12 +252,28 @@ async def content_upsert_page(
             "fields": columns["fields"],
             "documents": columns["documents"],
         }
-        written = await db.execute("content_upsert_page", params)
+        inserted = None
+        if new_pages is not None and new_pages.likely:
+            inserted = await _insert_new_page(db, params, columns["hubspot_ids"][0])
+            new_pages.likely = inserted is not None
+        if inserted is None:
+            written = await db.execute("content_upsert_page", params)
+        else:
+            written = inserted
     if seen_by is not None:
         seen = list(columns["hubspot_ids"])
         seen += [fetch_seen_key(r) for r in all_rejects]
         await fetch_seen_add(db, seen_by, portal_id, seen)
     return written
+
+
+async def _insert_new_page(db: Database, params: dict[str, Any], first_id: str) -> int | None:
+    """The page inserted as new objects, without comparing (a first sync's page): the rows
+    inserted, or None, nothing written, when it holds a stored object."""
+    inserted: int | None = await db.one(
+        "content_insert_new_page", {**params, "first_id": first_id}, row=scalar_row
+    )
+    return inserted
 
 
 async def content_rows(

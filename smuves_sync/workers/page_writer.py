@@ -23,7 +23,7 @@ from contextlib import AbstractAsyncContextManager
 
 from smuves_sync.content_fields import ContentRecord, RejectedObject
 from smuves_sync.db import Database
-from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.content import NewPages, content_upsert_page
 from smuves_sync.db.fetch_reads import NO_COSTS, DeletionCosts, fetch_read_add
 from smuves_sync.db.fetch_seen import (
     fetch_seen_add,
@@ -44,6 +44,8 @@ class PageWriter:
     def __init__(self, ctx: JobContext, job: Job) -> None:
         self._ctx = ctx
         self.job = job
+        # A first sync's pages are new objects, inserted without comparing until one is not.
+        self._new_pages = NewPages()
 
     def reading(self) -> AbstractAsyncContextManager[Database]:
         """A transaction of the job's to read in (what is stored, what to ask about)."""
@@ -168,4 +170,5 @@ class PageWriter:
             records,
             rejected=rejects,
             seen_by=job.id,
+            new_pages=self._new_pages,
         )

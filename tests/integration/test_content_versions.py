@@ -106,6 +106,23 @@ async def test_an_unchanged_re_sync_writes_no_version_whatever_it_rewrites(
     assert await query(db.pool, "versions_rows", portal_id=portal) == before
 
 
+async def test_a_first_sync_inserted_as_new_objects_then_re_synced_and_edited_has_exact_history(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    portal = await factory.portal()
+    first = await fetch(factory, worker_db, portal, [record("1"), record("2"), record("3")])
+    await fetch(factory, worker_db, portal, [record("1"), record("2"), record("3")])
+    # a new object first, then a stored one changed: the page is stored compared, whole
+    edit = await fetch(factory, worker_db, portal, [record("4"), record("2", name="Renamed")])
+
+    assert await history(db, portal, "1") == [(1, CREATED, first, None)]
+    assert await history(db, portal, "3") == [(1, CREATED, first, None)]
+    assert await history(db, portal, "2") == [(1, CREATED, first, edit), (2, UPDATED, edit, None)]
+    assert await history(db, portal, "4") == [(1, CREATED, edit, None)]
+    assert await documents(db, portal, "2") == [record("2").raw, record("2", name="Renamed").raw]
+    assert await counts(db, portal) == (2, 1)
+
+
 async def test_a_changed_document_keeps_the_previous_one_as_a_version(
     factory: Factory, worker_db: Database, db: Database
 ) -> None:

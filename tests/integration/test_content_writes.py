@@ -13,10 +13,17 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.rows import scalar_row
 
 from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database
-from smuves_sync.db.content import content_page, content_rows, content_upsert_page
+from smuves_sync.db.content import (
+    NewPages,
+    content_page,
+    content_page_columns,
+    content_rows,
+    content_upsert_page,
+)
 from smuves_sync.db.fetch_seen import (
     fetch_seen_count,
     fetch_seen_intact,
@@ -90,6 +97,91 @@ async def test_storing_unchanged_objects_again_writes_no_row(
 
     assert written == [0, 0, 0]
     assert await versions(db, first.portal_id) == before
+
+
+async def insert_new(scoped: Database, run: Run, items: list[ContentRecord]) -> int | None:
+    """The first statement a page is tried with: its objects inserted as new ones."""
+    columns = content_page_columns(items)[0]
+    params = {
+        "portal_id": run.portal_id,
+        "content_type": str(TYPE),
+        "run_id": run.id,
+        "first_id": columns["hubspot_ids"][0],
+        "fields": columns["fields"],
+        "documents": columns["documents"],
+    }
+    inserted: int | None = await scoped.one("content_insert_new_page", params, row=scalar_row)
+    return inserted
+
+
+async def test_a_page_of_new_objects_is_inserted_and_one_holding_a_stored_object_is_left_alone(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    lease = await factory.lease(run.portal_id)
+    async with worker_db.for_job(lease) as scoped:
+        assert await insert_new(scoped, run, page(1, 5)) == 5
+    before = await versions(db, run.portal_id)
+
+    async with worker_db.for_job(lease) as scoped:
+        # its first object is stored: nothing is tried
+        assert await insert_new(scoped, run, page(1, 3)) is None
+        # a later one is: what was inserted before it is rolled back, and the page goes on
+        assert await insert_new(scoped, run, [*page(6, 2), *page(5, 1, body="edited")]) is None
+        assert await insert_new(scoped, run, page(8, 1)) == 1
+
+    after = await versions(db, run.portal_id)
+    assert {h: after[h] for h in before} == before
+    assert sorted(after, key=int) == ["1", "2", "3", "4", "5", "8"]
+
+
+async def test_a_job_inserts_pages_of_new_objects_until_one_holds_a_stored_object(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    run = await factory.run()
+    hint = NewPages()
+    written = []
+    async with worker_db.for_job(await factory.lease(run.portal_id)) as scoped:
+        for start in (1, 101, 150):  # the third page holds 150-200, stored by the second
+            written.append(
+                await content_upsert_page(
+                    scoped, run.portal_id, TYPE, run.id, page(start, 100), new_pages=hint
+                )
+            )
+            if start < 150:
+                assert hint.likely
+    assert not hint.likely
+    assert written == [100, 100, 49]  # 150-200 unchanged: not written again
+    assert len(await versions(db, run.portal_id)) == 249
+
+
+async def test_new_objects_after_a_stored_one_are_stored_with_it_compared(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    first = await factory.run()
+    again = await factory.run(first.portal_id)
+    await store(worker_db, factory, first, page(1, 5))
+    before = await versions(db, first.portal_id)
+
+    mixed = [*page(6, 2), *page(5, 1, body="edited"), *page(4, 1)]
+    hint = NewPages()
+    async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
+        stored = await content_upsert_page(
+            scoped, first.portal_id, TYPE, again.id, mixed, new_pages=hint
+        )
+    assert stored == 3
+    assert not hint.likely  # the job's next pages are compared straight away
+
+    after = await versions(db, first.portal_id)
+    moved = sorted((h for h in after if after[h] != before.get(h)), key=int)
+    assert moved == ["5", "6", "7"]
+    rows = {
+        r["hubspot_id"]: r
+        for r in await query(
+            db, "content_rows_of_type", portal_id=first.portal_id, content_type=TYPE
+        )
+    }
+    assert rows["5"]["data"]["body"] == "edited" and rows["6"]["first_seen_run"] == again.id
 
 
 async def test_a_page_transaction_commits_without_waiting_for_the_flush(

@@ -77,6 +77,7 @@ WORKER = [
     "integer,bigint[])",
     "EXECUTE ON FUNCTION complete_jobs(bigint[],uuid[],bigint[],timestamp with time zone,boolean)",
     "EXECUTE ON FUNCTION content_history_run(bigint,text)",
+    "EXECUTE ON FUNCTION content_insert_new_page(bigint,text,bigint,text,json,text[])",
     "EXECUTE ON FUNCTION current_app_portal()",
     "EXECUTE ON FUNCTION disable_due_schedule(bigint,text,timestamp with time zone)",
     "EXECUTE ON FUNCTION enqueue_job(bigint,text,smallint,integer,timestamp with time zone,"

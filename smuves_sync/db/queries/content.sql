@@ -25,6 +25,11 @@
 -- seen again after it was marked deleted is live again. A new object's history begins in its
 -- row: version 1, by the run whose fetch of the type is in flight (content_history_begin says
 -- why here), its feed key and time the columns' defaults.
+--
+-- A page of new objects is not compared at all: content_upsert_page (db/content.py) first
+-- hands it to content_insert_new_page (below), which inserts it as it is, and stores it here
+-- only when that answers that the page holds a stored object (its first, or another: then
+-- nothing of it was written). From then on the job's pages come here directly (NewPages).
 
 -- name: content_upsert_page
 WITH page AS (
@@ -84,6 +89,15 @@ WHERE c.deleted_at IS NOT NULL
       IS DISTINCT FROM (excluded.content_hash, excluded.name, excluded.slug, excluded.url,
                         excluded.state, excluded.language, excluded.hubspot_updated_at,
                         excluded.archived, excluded.translated_from_id)
+
+-- name: content_insert_new_page
+-- A page of new objects inserted without comparing (content_insert_new_page in
+-- migrations/functions/content.sql, with the same parameters as content_upsert_page and the
+-- page's first id): the rows inserted, or NULL, and then nothing written, when the page holds
+-- a stored object and content_upsert_page must store it.
+SELECT public.content_insert_new_page(%(portal_id)s, %(content_type)s::text, %(run_id)s,
+                                      %(first_id)s, %(fields)s::json,
+                                      %(documents)b::text[]) AS inserted
 
 -- name: content_export_rows
 -- Read through a server-side cursor; `data` only when the format carries it, the objects
