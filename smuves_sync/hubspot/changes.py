@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from smuves_sync.content_fields import ContentRecord
 from smuves_sync.content_types import ContentTypeSpec
 from smuves_sync.hubspot.cursor import Cursor
 from smuves_sync.hubspot.lanes import Lane
@@ -55,15 +54,6 @@ from smuves_sync.hubspot.paging import ForwardPaging, PagingError, Position, iso
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class ParentState:
-    """A live parent object (a HubDB table): its id, when it last changed, its children's count."""
-
-    hubspot_id: str
-    updated_ms: int | None
-    child_count: int | None
-
-
 def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cursor:
     """The cursor once a pass is finished: the next pass, or done."""
     if archived is not passes[-1]:
@@ -74,35 +64,6 @@ def _after_pass(spec: ContentTypeSpec, archived: bool, passes: list[bool]) -> Cu
 def _archived_since(spec: ContentTypeSpec, since_ms: int) -> dict[str, str]:
     """A page of what was archived after `since_ms` (a type with an archive filter)."""
     return {"limit": str(spec.page_size), f"{spec.archive_filter}__gt": iso_ms(since_ms)}
-
-
-def parent_states(spec: ContentTypeSpec, parents: list[ContentRecord]) -> list[ParentState]:
-    """The states of a child type's live parents (`parents`: HubDB tables of rows): when each
-    last changed and how many children it counts."""
-    states = []
-    for parent in parents:
-        count = None
-        if spec.parent_count_field is not None:
-            count = count_value(parent.raw.get(spec.parent_count_field))
-        states.append(ParentState(parent.hubspot_id, update_ms(parent), count))
-    return states
-
-
-def listed_parents(
-    child: ContentTypeSpec, parent: ContentTypeSpec, opening: Opening
-) -> list[ParentState] | None:
-    """The states of every live parent (`parent`: HubDB tables of rows, `child`), when the
-    opening of the parent type's change listing holds its whole live listing in one answer
-    (no next page, as many objects as its count); else None."""
-    answer = opening.answers.get(False)
-    if answer is None:
-        return None
-    body, results, more = answer
-    if more or count_value(body.get("total")) != len(results):
-        return None
-    # As the parents' own listing reads them: an object that cannot be read has no children.
-    records, _ = parent.read_page(results, archived_pass=False)
-    return parent_states(child, list(records))
 
 
 class Changes(PortalReader):

@@ -63,12 +63,13 @@ from smuves_sync.errors import (
     TokenRejected,
 )
 from smuves_sync.hubspot.account import AccountDetails, account_details_path, token_shape
-from smuves_sync.hubspot.changes import Changes, ParentState, listed_parents, parent_states
+from smuves_sync.hubspot.changes import Changes
 from smuves_sync.hubspot.confirm import Confirmation, Confirmer
 from smuves_sync.hubspot.cursor import Baseline, Cursor
 from smuves_sync.hubspot.listing import Listing, Page, requests_for
 from smuves_sync.hubspot.opening import Opening, StoredAmong
 from smuves_sync.hubspot.paging import ListingBound
+from smuves_sync.hubspot.parents import ParentState, listed_parents, parent_states
 from smuves_sync.hubspot.ratelimit import RateLimitRegistry
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY, ContentTypeRegistry
 from smuves_sync.hubspot.retry import RetryPolicy
@@ -367,18 +368,9 @@ class HubSpotClient:
         return await self._windows.confirm_in(content_type, hubspot_ids, archived=archived)
 
     def listed_parents(self, content_type: str, opening: Opening) -> list[ParentState] | None:
-        """The live objects of `content_type` as its child type reads them (HubDB tables for
-        their rows: `parent_states`), when the opening of its change listing holds them all in
-        one answer; None otherwise, or when no type is listed per object of it."""
-        parent = self._registry.get(content_type)
-        children = [
-            spec
-            for spec in map(self._registry.get, self._registry.names())
-            if spec.parent == parent.name
-        ]
-        if len(children) != 1:
-            return None
-        return listed_parents(children[0], parent, opening)
+        """The live objects of a parent type as its child reads them, when the opening of its
+        change listing held them all (`parents.listed_parents`); else None."""
+        return listed_parents(self._registry, content_type, opening)
 
     async def parent_states(self, content_type: str) -> list[ParentState]:
         """The live parents of a child type (HubDB tables of rows), with when each last changed

@@ -17,10 +17,10 @@
    side only when its count still differs. When the live pass's first answer shows no change
    and counts what is stored live, nothing left it and the archived pass is not asked at all
    (`Opening.skipped`): an unchanged type costs one request.
-3. HubDB rows: the tables are listed (one request), unless the run's tables job kept what its
-   one answer showed of them (`_parent_states`); a table's rows are read whole when its
-   `updatedAt` moved since then, or its `rowCount` differs from the rows stored, and swept; the
-   rows of a table no longer listed are swept too (a table gone takes its rows with it).
+3. HubDB rows: the tables are listed (one request) or read as the run's tables job kept them
+   (`parent_listing`); a table's rows are read whole when its `updatedAt` moved since then, or
+   its `rowCount` differs from the rows stored, and swept; the rows of a table no longer
+   listed are swept too (a table gone takes its rows with it).
 
 The job's total is what it will store or confirm, known before its first object is stored:
 the first answer of each pass (`HubSpotClient.open_changes`, asked before anything is stored
@@ -34,25 +34,16 @@ checkpoint lets progress pass it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
 
-from smuves_sync.db.fetch_reads import (
-    DeletionCosts,
-    RunParents,
-    fetch_read_began_by,
-    fetch_read_parents_keep,
-    fetch_read_run_parents,
-)
+from smuves_sync.db.fetch_reads import DeletionCosts
 from smuves_sync.db.fetch_seen import (
     PresentCounts,
     fetch_seen_children_present,
     fetch_seen_present_counts,
     fetch_seen_stored_live,
 )
-from smuves_sync.hubspot.changes import ParentState
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
@@ -60,16 +51,10 @@ from smuves_sync.hubspot.opening import Opening, StoredAmong
 from smuves_sync.workers.count_windows import find_by_windows
 from smuves_sync.workers.id_listing import list_pass
 from smuves_sync.workers.page_writer import PageWriter
+from smuves_sync.workers.parent_listing import keep_parents, parents_of
 from smuves_sync.workers.sweep import ReadDone, SweepScope, sweep_scope
 
 log = logging.getLogger(__name__)
-
-# How long a child type's job (HubDB rows) waits for its run's running job of the parent type
-# (HubDB tables) to complete, to read the parents that job listed instead of listing them again:
-# an unchanged portal's tables job takes one request. Past it the parents are listed.
-PARENT_WAIT_SECONDS = 2.0
-_PARENT_POLL_SECONDS = 0.05
-_PARENTS_FRESH = timedelta(seconds=60)
 
 
 @dataclass(slots=True)
@@ -123,7 +108,7 @@ class ChangesRead:
             )
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
-            await _keep_parents(writer, client, opening)
+            await keep_parents(writer, client, opening)
         passes = await _read_pages(writer, client, self.since_ms, opening=opening)
         stored = await _stored(writer)
         if passes.skipped:
@@ -140,60 +125,6 @@ class ChangesRead:
         return ReadDone(
             tuple(checked.scopes), passes.written + checked.written, checked.deleted, costs
         )
-
-
-async def _keep_parents(writer: PageWriter, client: HubSpotClient, opening: Opening) -> None:
-    """Keep what the opening showed of every live object of a parent type (HubDB tables), when
-    it showed them all, for its child type's job of the same run (`_parent_states`)."""
-    parents = client.listed_parents(writer.job.content_type, opening)
-    if parents is None:
-        return
-    kept = [
-        {"id": p.hubspot_id, "updated_ms": p.updated_ms, "child_count": p.child_count}
-        for p in parents
-    ]
-    async with writer.reading() as scoped:
-        await fetch_read_parents_keep(scoped, writer.job.id, kept)
-
-
-async def _parent_states(writer: PageWriter, client: HubSpotClient) -> list[ParentState]:
-    """The live parents of a child type's job (HubDB tables of rows): those its run's job of
-    the parent type kept (`_kept_parents`), the job's listing then taken to have begun when
-    that one's did; else listed. A job resumed from a cursor lists them (its listing began as
-    recorded), and so does a retried one (a table deleted since would fail it again)."""
-    job = writer.job
-    parent = client.spec(job.content_type).parent
-    if job.cursor is not None or job.attempts > 1 or parent is None:
-        return await client.parent_states(job.content_type)
-    kept = await _kept_parents(writer, parent)
-    if kept is None or kept.states is None or kept.listing_started_at is None:
-        return await client.parent_states(job.content_type)
-    async with writer.reading() as scoped:
-        await fetch_read_began_by(scoped, job.id, kept.listing_started_at)
-    log.info("job %s: %s: the tables its run's %s job listed", job.id, job.content_type, parent)
-    return [
-        ParentState(str(state["id"]), state["updated_ms"], state["child_count"])
-        for state in kept.states
-    ]
-
-
-async def _kept_parents(writer: PageWriter, parent: str) -> RunParents | None:
-    """The run's job of the parent type, once it has completed (waited for while it runs, at
-    most `PARENT_WAIT_SECONDS`), and only when its listing began lately (`_PARENTS_FRESH`: a
-    table deleted after it fails the rows job as one deleted between the job's own listing and
-    its reading the rows would, so that time is kept short); else None."""
-    job = writer.job
-    waited = 0.0
-    while True:
-        async with writer.reading() as scoped:
-            found = await fetch_read_run_parents(scoped, job.run_id, job.portal_id, parent)
-        if found is None or found.status != "running" or waited >= PARENT_WAIT_SECONDS:
-            break
-        await asyncio.sleep(_PARENT_POLL_SECONDS)
-        waited += _PARENT_POLL_SECONDS
-    if found is None or found.status != "completed" or found.listing_started_at is None:
-        return None
-    return found if found.now - found.listing_started_at <= _PARENTS_FRESH else None
 
 
 def _stored_among(writer: PageWriter) -> StoredAmong:
@@ -394,7 +325,7 @@ class ChildChangesRead:
         sweeps where they differ and the children of parents gone."""
         job = writer.job
         spec = client.spec(job.content_type)
-        states = await _parent_states(writer, client)
+        states = await parents_of(writer, client)
         async with writer.reading() as scoped:
             stored = await fetch_seen_children_present(scoped, job.portal_id, job.content_type)
         none = PresentCounts(0, 0)
