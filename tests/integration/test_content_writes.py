@@ -70,10 +70,19 @@ def page(first: int, count: int, **changes: Any) -> list[ContentRecord]:
     return items
 
 
-async def store(db: Database, factory: Factory, run: Run, items: list[ContentRecord]) -> int:
-    """Store a page as a worker under a lease of the run's portal."""
+async def store(
+    db: Database,
+    factory: Factory,
+    run: Run,
+    items: list[ContentRecord],
+    new_pages: NewPages | None = None,
+) -> int:
+    """Store a page as a worker under a lease of the run's portal (with `new_pages`, as a
+    fetch job does: tried as new objects first while the hint holds)."""
     async with db.for_job(await factory.lease(run.portal_id)) as scoped:
-        return await content_upsert_page(scoped, run.portal_id, TYPE, run.id, items)
+        return await content_upsert_page(
+            scoped, run.portal_id, TYPE, run.id, items, new_pages=new_pages
+        )
 
 
 async def versions(db: Database, portal_id: int) -> dict[str, str]:
@@ -141,15 +150,10 @@ async def test_a_job_inserts_pages_of_new_objects_until_one_holds_a_stored_objec
     run = await factory.run()
     hint = NewPages()
     written = []
-    async with worker_db.for_job(await factory.lease(run.portal_id)) as scoped:
-        for start in (1, 101, 150):  # the third page holds 150-200, stored by the second
-            written.append(
-                await content_upsert_page(
-                    scoped, run.portal_id, TYPE, run.id, page(start, 100), new_pages=hint
-                )
-            )
-            if start < 150:
-                assert hint.likely
+    for start in (1, 101, 150):  # the third page holds 150-200, stored by the second
+        written.append(await store(worker_db, factory, run, page(start, 100), hint))
+        if start < 150:
+            assert hint.likely
     assert not hint.likely
     assert written == [100, 100, 49]  # 150-200 unchanged: not written again
     assert len(await versions(db, run.portal_id)) == 249
@@ -165,11 +169,7 @@ async def test_new_objects_after_a_stored_one_are_stored_with_it_compared(
 
     mixed = [*page(6, 2), *page(5, 1, body="edited"), *page(4, 1)]
     hint = NewPages()
-    async with worker_db.for_job(await factory.lease(first.portal_id)) as scoped:
-        stored = await content_upsert_page(
-            scoped, first.portal_id, TYPE, again.id, mixed, new_pages=hint
-        )
-    assert stored == 3
+    assert await store(worker_db, factory, again, mixed, hint) == 3
     assert not hint.likely  # the job's next pages are compared straight away
 
     after = await versions(db, first.portal_id)
