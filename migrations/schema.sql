@@ -379,6 +379,7 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
     AS $$
     DECLARE
         v_now timestamptz := public.effective_now(p_now);
@@ -564,6 +565,7 @@ CREATE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_tokens uuid[], 
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
     AS $$
     DECLARE
         v_now timestamptz := public.effective_now(p_now);

@@ -13,6 +13,11 @@
 -- the finished batch's runs in the claim's one pass over runs: a transaction that waits for a
 -- job row never holds a run another one needs.
 --
+-- Planning: claim_jobs and complete_jobs run generic plans (their cost must not depend on
+-- the arguments' values) with JIT off. A generic plan's estimate grows with the jobs table,
+-- not with the batch: past jit_above_cost, at a backlog of some 100,000 jobs, every claim
+-- spent about 200 ms compiling expressions for a statement that runs in 2 ms.
+--
 -- Leases: how long a claimed job's lease lasts, per kind, is job_leases', never the caller's
 -- (a worker passing a lease of a second would take over every other worker's jobs with their
 -- portals' tokens). Operators change a lease with
@@ -52,6 +57,7 @@ CREATE OR REPLACE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_li
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
     AS $$
     DECLARE
         v_now timestamptz := public.effective_now(p_now);
@@ -226,6 +232,7 @@ CREATE OR REPLACE FUNCTION public.complete_jobs(p_job_ids bigint[], p_lease_toke
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
     AS $$
     DECLARE
         v_now timestamptz := public.effective_now(p_now);

@@ -1,11 +1,15 @@
 """How the queue's calls commit: a claim on its own does not wait for the WAL flush (a claim a
 crash loses is claimed again, and anything durable made under its lease flushes it first); a
 completion, and the claim that shares its transaction, do. `Database.dedicated` holds one
-connection for a worker's calls, each still its own transaction."""
+connection for a worker's calls, each still its own transaction. Neither a claim nor a
+completion is ever compiled by JIT."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+
+import psycopg
+import pytest
 
 from smuves_sync.db import Database
 from smuves_sync.db.jobs import Claim, job_claim_next, job_complete_and_claim, job_get
@@ -75,3 +79,39 @@ async def test_a_dedicated_database_holds_one_connection_each_call_committed(
         assert again == first
         async with own.transaction() as scoped, scoped.dedicated() as same:
             assert same is scoped
+
+
+async def test_claims_and_completions_are_never_compiled_by_jit(
+    factory: Factory, db_url: str
+) -> None:
+    """A generic plan's estimate grows with the jobs table: past jit_above_cost every claim
+    would spend far longer compiling than running. Here JIT is asked for every plan."""
+    await _due(factory)
+    async with await psycopg.AsyncConnection.connect(db_url, autocommit=True) as conn:
+        if not (await query(conn, "jit_available"))[0]["available"]:
+            pytest.skip("this server has no JIT")
+        try:
+            await query(conn, "auto_explain_loaded")
+        except psycopg.Error as error:  # not a superuser's session, or no auto_explain
+            pytest.skip(f"auto_explain cannot be loaded: {error}")
+        plans: list[str] = []
+        conn.add_notice_handler(lambda notice: plans.append(notice.message_primary or ""))
+        await query(conn, "plans_told_as_notices")
+
+        await query(conn, "jobs_counted")
+        assert any("JIT:" in plan for plan in plans), "the probe must see JIT where it runs"
+        plans.clear()
+        claimed = await query(conn, "claim_two", now=T0)
+        assert len(claimed) == 2
+        done = await query(
+            conn,
+            "complete_claimed",
+            ids=[row["id"] for row in claimed],
+            tokens=[row["lease_token"] for row in claimed],
+            now=T0,
+        )
+        assert len(done) == 2
+        # the test's own two statements (claim_two, complete_claimed) are JIT's to compile
+        inside = [plan for plan in plans if "Query Text: SELECT j.id" not in plan]
+        assert len(inside) >= 4  # the functions' own statements were planned and shown
+        assert not [plan for plan in inside if "JIT:" in plan]
