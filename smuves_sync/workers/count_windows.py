@@ -17,12 +17,13 @@ has stored what changed and a pass still counts other than what is stored for it
 3. A part that one page lists is compared id by id with what is stored in it. What is stored
    and not listed is asked for by id, in the other state and then in the pass's own (it may
    have been archived or un-archived, or sit on a boundary HubSpot drew otherwise), the own
-   state skipped for what lies between two objects the answer listed (`_confirm_missing`);
-   what HubSpot no longer holds is marked deleted. What is listed and not stored is read by id
-   and stored.
+   state skipped for what lies between two objects the answer listed, the other state when
+   its count matches what is stored in it (`_confirm_missing`); what HubSpot no longer holds
+   is marked deleted. What is listed and not stored is read by id and stored.
 4. Each window is split only while the estimate of finding its differences by halving
    (`split_cost`: about a count per halving and difference, the halvings above them shared) is
-   below listing it (`listing_cost`: its pages, and two batch reads per 100 it did not show);
+   below listing it (`listing_cost`: its pages, and a batch read per state asked, per 100 it
+   did not show);
    otherwise its ids are listed (several pages: what is not listed
    is confirmed in both states, as the deletion sweep does, since an offset listing can step
    over an object). When the root window itself is cheaper listed, `find_by_windows` returns
@@ -87,21 +88,39 @@ class WindowsFound:
     bracketed: set[str] = field(default_factory=set)
 
 
-def listing_cost(total: int, differences: int, page_size: int) -> int:
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """The pass windowed (archived or live) and whether the other state's count matches what
+    is stored in it: then none of the objects the windows do not list went there (short of as
+    many coming the other way unseen at once), and only the pass's own state is asked."""
+
+    archived: bool
+    other_settled: bool
+
+    @property
+    def states(self) -> int:
+        """The states a missing object is asked about in, at most."""
+        return 1 if self.other_settled else 2
+
+
+def listing_cost(total: int, differences: int, page_size: int, states: int = 2) -> int:
     """Requests to settle a window of `total` objects by listing its ids: its pages, then what
-    it did not show asked about in both states (two batch reads per 100)."""
-    return max(math.ceil(total / page_size), 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
+    it did not show asked about in `states` states (a batch read each per 100)."""
+    reads = states * math.ceil(differences / BATCH_READ_SIZE)
+    return max(math.ceil(total / page_size), 1) + reads
 
 
-def split_cost(total: int, differences: int, page_size: int) -> int:
+def split_cost(total: int, differences: int, page_size: int, states: int = 2) -> int:
     """Requests to settle `differences` objects of a window of `total` by halving it down to
     parts of a page: a count per halving and difference (the halvings above the differences'
-    own parts shared), a part's ids coming with its count, and two batch reads per 100."""
+    own parts shared), a part's ids coming with its count, and a batch read per state asked
+    per 100."""
     if differences == 0:
         return 0
     halvings = max(math.ceil(math.log2(max(total, 1) / page_size)), 0)
     shared = min(int(math.log2(differences)), halvings)
-    return differences * (halvings - shared + 1) + 2 * math.ceil(differences / BATCH_READ_SIZE)
+    reads = states * math.ceil(differences / BATCH_READ_SIZE)
+    return differences * (halvings - shared + 1) + reads
 
 
 def _split_at(stored: Sequence[Stored], page: int | None = None) -> int | None:
@@ -147,11 +166,13 @@ async def find_by_windows(
     archived: bool,
     counted: int,
     root: WindowAnswer | None = None,
+    other_settled: bool = False,
 ) -> WindowsFound | None:
     """Find what differs between the pass's stored objects and HubSpot's (`counted`: its count
     of the pass; `root`: the answer that counted it as a window, when it was one) by count
     windows, store it and mark the gone deleted; None when listing the pass is the cheaper way
-    (or its objects cannot be windowed)."""
+    (or its objects cannot be windowed). `other_settled`: the other state's count matches what
+    is stored in it (`_Pass`)."""
     spec = client.spec(writer.job.content_type)
     if not spec.created_keyset or spec.parent is not None:
         return None
@@ -159,18 +180,19 @@ async def find_by_windows(
     if stored is None:
         return None
     page = spec.page_size
+    windowed = _Pass(archived, other_settled and spec.archived_pass)
     differences = abs(counted - len(stored))
     ids = root.ids if root is not None else None
-    cheaper = split_cost(counted, differences, page) < listing_cost(counted, differences, page)
-    if ids is None and not cheaper:
+    split = split_cost(counted, differences, page, windowed.states)
+    if ids is None and split >= listing_cost(counted, differences, page, windowed.states):
         return None
     before = client.requests
     found = WindowsFound()
     todo = [_Window(None, None, stored, counted, ids, root)]
     while todo:
         window = todo.pop()
-        await _visit(writer, client, window, archived, found, todo)
-    await _settle(writer, client, archived, found)
+        await _visit(writer, client, window, windowed, found, todo)
+    await _settle(writer, client, windowed, found)
     found.requests = client.requests - before
     log.info(
         "job %s: %s %s pass: %d windows counted, %d gone, %d found, %d requests",
@@ -189,12 +211,12 @@ async def _visit(
     writer: PageWriter,
     client: HubSpotClient,
     window: _Window,
-    archived: bool,
+    windowed: _Pass,
     found: WindowsFound,
     todo: list[_Window],
 ) -> None:
     """Take one window: matched, compared id by id, listed, or split in two."""
-    content_type = writer.job.content_type
+    content_type, archived, states = writer.job.content_type, windowed.archived, windowed.states
     page = client.spec(content_type).page_size
     differences = abs(window.total - len(window.stored))
     if differences == 0:
@@ -216,11 +238,11 @@ async def _visit(
         todo.append(rest)
         return
     cut = _split_at(window.stored, page if window.total <= 2 * page else None)
-    split = split_cost(window.total, differences, page)
+    split = split_cost(window.total, differences, page, states)
     # A tie goes to halving, whose estimate runs high: its parts' first pages are compared as
     # they come (`_past_first_page`), and what its one-page parts do not list is asked about
     # in one state (`_confirm_missing`), what a listing of several pages does not in both.
-    if cut is None or split > listing_cost(window.total, differences, page):
+    if cut is None or split > listing_cost(window.total, differences, page, states):
         ids = await client.window_ids(
             content_type,
             archived=archived,
@@ -289,7 +311,7 @@ def _compare(
 
 
 async def _settle(
-    writer: PageWriter, client: HubSpotClient, archived: bool, found: WindowsFound
+    writer: PageWriter, client: HubSpotClient, windowed: _Pass, found: WindowsFound
 ) -> None:
     """Ask about what the windows showed: what is stored and not listed in the pass is asked
     for by id (`_confirm_missing`), what is listed and not stored in this one; store what
@@ -300,12 +322,14 @@ async def _settle(
     bracketed = found.bracketed - found.extra
     for at in range(0, len(asked), BATCH_READ_SIZE):
         answer = await _confirm_missing(
-            client, content_type, asked[at : at + BATCH_READ_SIZE], archived, bracketed
+            client, content_type, asked[at : at + BATCH_READ_SIZE], windowed, bracketed
         )
         written, deleted = await writer.confirmed(answer)
         found.written, found.deleted = found.written + written, found.deleted + deleted
     if found.extra:
-        answer = await client.confirm_in(content_type, sorted(found.extra), archived=archived)
+        answer = await client.confirm_in(
+            content_type, sorted(found.extra), archived=windowed.archived
+        )
         found.written += await writer.store(answer.present, answer.rejects)
 
 
@@ -313,7 +337,7 @@ async def _confirm_missing(
     client: HubSpotClient,
     content_type: str,
     ids: list[str],
-    archived: bool,
+    windowed: _Pass,
     bracketed: set[str],
 ) -> Confirmation:
     """Ask about stored objects a pass's windows did not list: in the other state first (live,
@@ -321,9 +345,14 @@ async def _confirm_missing(
     except the bracketed ones. A window's listing is HubSpot's word on one window, and asked by
     id a boundary HubSpot drew otherwise cannot delete an object; but one whose creation time
     lies between two objects that one answer listed whole is in no boundary's way: that answer
-    says the pass does not hold it, and one batch read settles it."""
+    says the pass does not hold it, and one batch read settles it. When the other state's count
+    settles it (`_Pass`), one batch read in the pass's own state settles them all instead; each
+    object is still asked about by id before it is marked deleted."""
+    archived = windowed.archived
     if not client.spec(content_type).archived_pass:
         return await client.confirm(content_type, ids)
+    if windowed.other_settled and not set(ids) <= bracketed:
+        return await client.confirm_in(content_type, ids, archived=archived)
     other = await client.confirm_in(content_type, ids, archived=not archived)
     again = [hubspot_id for hubspot_id in other.gone if hubspot_id not in bracketed]
     if not again:

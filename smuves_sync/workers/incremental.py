@@ -213,7 +213,13 @@ async def _check_counts(
             held,
         )
         if held is not None and parent_id is None:
-            found = await find_by_windows(writer, client, archived=archived, counted=held)
+            # Whether the other state's count matched what was stored as the check began: a
+            # live pass that did not is settled first, and the archived one asks both states.
+            other = passes.counted.get(not archived)
+            settled = other is not None and other == (stored.live if archived else stored.archived)
+            found = await find_by_windows(
+                writer, client, archived=archived, counted=held, other_settled=settled
+            )
             if found is not None:
                 checked.written += found.written
                 checked.deleted += found.deleted
@@ -273,7 +279,14 @@ async def _check_moved(
         root.total,
     )
     if stored.archived != root.total:
-        found = await find_by_windows(writer, client, archived=True, counted=root.total, root=root)
+        found = await find_by_windows(
+            writer,
+            client,
+            archived=True,
+            counted=root.total,
+            root=root,
+            other_settled=stored.live == live,
+        )
         if found is not None:
             checked.written += found.written
             checked.deleted += found.deleted
@@ -282,7 +295,10 @@ async def _check_moved(
             await _settle_archived_by_listing(writer, client, passes, root.total, checked)
         if (await _stored(writer)).live == live:
             return checked
-    found = await find_by_windows(writer, client, archived=False, counted=live)
+    settled = (await _stored(writer)).archived == root.total
+    found = await find_by_windows(
+        writer, client, archived=False, counted=live, other_settled=settled
+    )
     if found is not None:
         checked.written += found.written
         checked.deleted += found.deleted
@@ -291,7 +307,6 @@ async def _check_moved(
     before = client.requests
     checked.written += await list_pass(writer, client, False, live, passes.shown)
     checked.listings += client.requests - before
-    settled = (await _stored(writer)).archived == root.total
     checked.scopes.append(SweepScope(archived=False, states=(False,) if settled else None))
     return checked
 

@@ -173,3 +173,50 @@ async def test_a_windows_first_page_settles_the_oldest_objects_it_lists(sync: Sy
     # The archived pass's count (its oldest hundred compared: the first purge), the rest
     # counted down to a page of ids (the second: two counts), one batch read.
     assert read["count_window_requests"] <= 4
+
+
+async def test_purges_at_the_edge_of_a_listing_take_one_batch_read_when_live_counts_agree(
+    sync: Sync,
+) -> None:
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
+    binned = _ids(fake, portal, PAGES, archived=True)
+    assert len(binned) <= 100  # the archived pass's count lists it whole, on one page
+    # The newest archived page has no listed object after it, so the listing alone cannot say
+    # that no boundary hid it; the live count, as stored, says that it did not come back live.
+    purged = [binned[len(binned) // 2], binned[-1]]
+    fake.purge(portal, PAGES, purged)
+    fake.archive(portal, PAGES, _ids(fake, portal, PAGES, archived=False)[7:8])
+
+    fake.reset_stats()
+    run = await fetch(sync, portal)
+    await exact(sync, portal)
+    assert set(purged) <= await _gone(sync, portal, PAGES)
+    read = (await reads(sync, portal, run))[str(PAGES)]
+    assert read["deleted"] == 2 and read["full_read_requests"] == 0
+    # The live pass, what was archived since, the archived pass's count with its ids, and one
+    # batch read of both purged pages in the archived state: none live.
+    assert _requests(fake, portal, PAGES) == 4
+    assert fake.stats(portal).by_status.get(207, 0) == 1
+
+
+async def test_a_page_back_live_beside_a_purge_is_asked_about_live(sync: Sync) -> None:
+    fake = sync.fake
+    portal = await sync.plant_portal()
+    await fetch(sync, portal)
+    binned = _ids(fake, portal, PAGES, archived=True)
+    # Un-archived with `updated` left alone: only the live count (one more than stored) says
+    # that one of the archived pass's missing pages may be live.
+    back = fake.unarchive(portal, PAGES, [binned[-1]])
+    purged = binned[len(binned) // 2]
+    fake.purge(portal, PAGES, [purged])
+    assert back == [binned[-1]]
+
+    run = await fetch(sync, portal)
+    await exact(sync, portal)
+    assert await _gone(sync, portal, PAGES) >= {purged}
+    assert back[0] not in await _gone(sync, portal, PAGES)
+    read = (await reads(sync, portal, run))[str(PAGES)]
+    # Asked about live before it was marked deleted: only the purged page was.
+    assert read["deleted"] == 1 and read["full_read_requests"] == 0
