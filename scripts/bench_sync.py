@@ -108,7 +108,7 @@ from rich.console import Console
 from smuves_sync.cli.export import export_portal
 from smuves_sync.content_fields import ContentRecord
 from smuves_sync.db import Database, DbRole, Pool, pool_for
-from smuves_sync.db.content import content_upsert_page
+from smuves_sync.db.content import NewPages, content_upsert_page
 from smuves_sync.db.fetch_reads import fetch_reads_of_run
 from smuves_sync.db.portals import app_user_ensure, portal_store
 from smuves_sync.hubspot.registry import DEFAULT_REGISTRY
@@ -165,7 +165,8 @@ PAGE = 100
 PHASES = ("sync", "ingest", "history", "export", "resync", "incremental")
 
 # Stores one page of a type for a run, in a transaction of its own on a connection of the pool.
-PageStore = Callable[[Pool, ContentType, Job, Sequence[ContentRecord]], Awaitable[int]]
+# A page store: (pool, type, lease, page, the storing job's guess that its pages are new).
+PageStore = Callable[[Pool, ContentType, Job, Sequence[ContentRecord], NewPages], Awaitable[int]]
 
 
 def log(message: str) -> None:
@@ -320,30 +321,37 @@ def edited_pages(base: list[ContentRecord], rows: int, edit: int) -> Iterator[li
 
 
 async def upsert_page(
-    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
+    pool: Pool,
+    content_type: ContentType,
+    lease: Job,
+    page: Sequence[ContentRecord],
+    new_pages: NewPages,
 ) -> int:
     """The fetch handler's page store, in a worker transaction under the lease of a job of
-    the portal (stored as seen by the job's run)."""
+    the portal (stored as seen by the job's run), a page of new objects inserted as it is
+    while `new_pages` guesses so, as a fetch job's are."""
     async with Database(pool).for_job(lease, async_commit=True) as scoped:
-        return await content_upsert_page(scoped, PORTAL, content_type, lease.run_id, page)
+        return await content_upsert_page(
+            scoped, PORTAL, content_type, lease.run_id, page, new_pages=new_pages
+        )
 
 
 async def one_by_one(
-    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord], _: NewPages
 ) -> int:
     """The baseline: one INSERT per object."""
     return await content_upsert_one_by_one(pool, lease, content_type, lease.run_id, page)
 
 
 async def parse_only(
-    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord], _: NewPages
 ) -> int:
     """The bound: the page sent as `upsert_page` sends it, Postgres only parsing it."""
     return await content_parse_only(pool, lease, page)
 
 
 async def bare_table(
-    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
+    pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord], _: NewPages
 ) -> int:
     """The floor: the page sent as `upsert_page` sends it, its documents written into a table
     with no key, index, trigger or policy."""
@@ -364,7 +372,8 @@ async def ingest(
     at once; rows/s.
 
     The pages are made by a task of their own, a page or so ahead of the writers, as the
-    fetch handler's next page is fetched and parsed while the current one is stored.
+    fetch handler's next page is fetched and parsed while the current one is stored. Each
+    writer stores as one fetch job does (its own guess that its pages are new).
     """
     base = templates()
     ahead: asyncio.Queue[list[ContentRecord] | None] = asyncio.Queue(maxsize=writers)
@@ -376,8 +385,9 @@ async def ingest(
             await ahead.put(None)
 
     async def writer() -> None:
+        new_pages = NewPages()
         while (page := await ahead.get()) is not None:
-            await store(pool, content_type, lease, page)
+            await store(pool, content_type, lease, page, new_pages)
 
     started = time.perf_counter()
     await asyncio.gather(produce(), *(writer() for _ in range(writers)))
@@ -451,10 +461,14 @@ async def bench_ingest(
             rewritten = 0
 
             async def counting(
-                pool: Pool, content_type: ContentType, lease: Job, page: Sequence[ContentRecord]
+                pool: Pool,
+                content_type: ContentType,
+                lease: Job,
+                page: Sequence[ContentRecord],
+                new_pages: NewPages,
             ) -> int:
                 nonlocal rewritten
-                written = await upsert_page(pool, content_type, lease, page)
+                written = await upsert_page(pool, content_type, lease, page, new_pages)
                 rewritten += written
                 return written
 
@@ -499,11 +513,14 @@ async def paired_ingest(
     base = templates()
     spent = dict.fromkeys(pools, 0.0)
     labels = list(pools)
+    new_pages = {label: NewPages() for label in pools}  # each pass one fetch job per database
     made = pages(base, rows) if edit is None else edited_pages(base, rows, edit)
     for number, page in enumerate(made):
         for label in labels if number % 2 == 0 else labels[::-1]:
             started = time.perf_counter()
-            await upsert_page(pools[label], ContentType.SITE_PAGE, leases[label], page)
+            await upsert_page(
+                pools[label], ContentType.SITE_PAGE, leases[label], page, new_pages[label]
+            )
             spent[label] += time.perf_counter() - started
     return {label: rows / seconds for label, seconds in spent.items()}
 
