@@ -125,8 +125,20 @@ async def test_a_deleted_hubdb_row_is_found_by_its_tables_row_count(sync: Sync) 
     assert table
 
 
-async def test_a_purge_between_two_listed_archived_objects_takes_one_batch_read(
-    sync: Sync,
+@pytest.mark.parametrize(
+    "at",
+    [
+        # Between objects the archived pass's one answer listed: no boundary explains its
+        # absence, and it is asked about live only.
+        pytest.param((0.5,), id="between-listed"),
+        # The newest archived page has no listed object after it, so the listing alone cannot
+        # say that no boundary hid it; the live count, as stored, says that neither came back
+        # live, and both are asked about archived only.
+        pytest.param((0.5, 1.0), id="at-the-edge"),
+    ],
+)
+async def test_a_few_purges_from_the_recycle_bin_take_one_batch_read(
+    sync: Sync, at: tuple[float, ...]
 ) -> None:
     fake = sync.fake
     portal = await sync.plant_portal()
@@ -134,19 +146,18 @@ async def test_a_purge_between_two_listed_archived_objects_takes_one_batch_read(
     binned = _ids(fake, portal, PAGES, archived=True)
     # A purge and an archival later, the archived pass's count lists it whole, on one page.
     assert len(binned) <= 100
-    purged = binned[len(binned) // 2]
-    fake.purge(portal, PAGES, [purged])
+    purged = [binned[min(int(len(binned) * share), len(binned) - 1)] for share in at]
+    fake.purge(portal, PAGES, purged)
     fake.archive(portal, PAGES, _ids(fake, portal, PAGES, archived=False)[7:8])
 
     fake.reset_stats()
     run = await fetch(sync, portal)
     await exact(sync, portal)
-    assert purged in await _gone(sync, portal, PAGES)
+    assert set(purged) <= await _gone(sync, portal, PAGES)
     read = (await reads(sync, portal, run))[str(PAGES)]
-    assert read["deleted"] == 1 and read["full_read_requests"] == 0
+    assert read["deleted"] == len(purged) and read["full_read_requests"] == 0
     # The live pass, what was archived since, the archived pass's count (its ids with it) and
-    # the purged page asked about live only: the listing showed objects created before and
-    # after it, so no boundary explains its absence from the archived pass.
+    # one batch read of the purged pages.
     assert _requests(fake, portal, PAGES) == 4
     assert fake.stats(portal).by_status.get(207, 0) == 1
 
@@ -173,32 +184,6 @@ async def test_a_windows_first_page_settles_the_oldest_objects_it_lists(sync: Sy
     # The archived pass's count (its oldest hundred compared: the first purge), the rest
     # counted down to a page of ids (the second: two counts), one batch read.
     assert read["count_window_requests"] <= 4
-
-
-async def test_purges_at_the_edge_of_a_listing_take_one_batch_read_when_live_counts_agree(
-    sync: Sync,
-) -> None:
-    fake = sync.fake
-    portal = await sync.plant_portal()
-    await fetch(sync, portal)
-    binned = _ids(fake, portal, PAGES, archived=True)
-    assert len(binned) <= 100  # the archived pass's count lists it whole, on one page
-    # The newest archived page has no listed object after it, so the listing alone cannot say
-    # that no boundary hid it; the live count, as stored, says that it did not come back live.
-    purged = [binned[len(binned) // 2], binned[-1]]
-    fake.purge(portal, PAGES, purged)
-    fake.archive(portal, PAGES, _ids(fake, portal, PAGES, archived=False)[7:8])
-
-    fake.reset_stats()
-    run = await fetch(sync, portal)
-    await exact(sync, portal)
-    assert set(purged) <= await _gone(sync, portal, PAGES)
-    read = (await reads(sync, portal, run))[str(PAGES)]
-    assert read["deleted"] == 2 and read["full_read_requests"] == 0
-    # The live pass, what was archived since, the archived pass's count with its ids, and one
-    # batch read of both purged pages in the archived state: none live.
-    assert _requests(fake, portal, PAGES) == 4
-    assert fake.stats(portal).by_status.get(207, 0) == 1
 
 
 async def test_a_page_back_live_beside_a_purge_is_asked_about_live(sync: Sync) -> None:
