@@ -38,17 +38,12 @@ import logging
 from dataclasses import dataclass, field
 
 from smuves_sync.db.fetch_reads import DeletionCosts
-from smuves_sync.db.fetch_seen import (
-    PresentCounts,
-    fetch_seen_children_present,
-    fetch_seen_present_counts,
-    fetch_seen_stored_live,
-)
+from smuves_sync.db.fetch_seen import PresentCounts, fetch_seen_children_present
 from smuves_sync.hubspot.client import HubSpotClient
 from smuves_sync.hubspot.confirm import BATCH_READ_SIZE
 from smuves_sync.hubspot.cursor import Cursor
-from smuves_sync.hubspot.opening import Opening, StoredAmong
-from smuves_sync.workers.count_windows import find_by_windows
+from smuves_sync.hubspot.opening import Opening
+from smuves_sync.workers.count_windows import WindowsFound, find_by_windows
 from smuves_sync.workers.id_listing import list_pass
 from smuves_sync.workers.page_writer import PageWriter
 from smuves_sync.workers.parent_listing import keep_parents, parents_of
@@ -81,6 +76,14 @@ class _Checked:
     windows: int = 0
     listings: int = 0
 
+    def windowed(self, found: WindowsFound | None) -> bool:
+        """Count in what count windows found; False when they were not the way (None)."""
+        if found is None:
+            return False
+        self.written, self.deleted = self.written + found.written, self.deleted + found.deleted
+        self.windows += found.requests
+        return True
+
 
 @dataclass(frozen=True, slots=True)
 class ChangesRead:
@@ -94,8 +97,7 @@ class ChangesRead:
         job = writer.job
         opening = None
         if job.cursor is None:  # from the beginning: the total is what changed, known now
-            async with writer.reading() as scoped:
-                held = await fetch_seen_present_counts(scoped, job.portal_id, job.content_type)
+            held = await writer.present_counts()
             # Archiving a page, post, author or tag moves no `updated`: one archived as another
             # comes back leaves the live pass as it was, and only its archive moment shows it
             # (unless nothing is stored live that could have been archived).
@@ -104,13 +106,13 @@ class ChangesRead:
                 job.content_type,
                 self.since_ms,
                 stored_live=held.live if quiet else None,
-                stored_among=_stored_among(writer),
+                stored_among=writer.stored_live_among,
             )
             if opening.changed is not None:
                 await writer.checkpoint(job.cursor, total=job.processed + opening.changed)
             await keep_parents(writer, client, opening)
         passes = await _read_pages(writer, client, self.since_ms, opening=opening)
-        stored = await _stored(writer)
+        stored = await writer.present_counts()
         if passes.skipped:
             checked = _Checked()
         elif client.spec(job.content_type).archive_filter is not None:
@@ -124,23 +126,6 @@ class ChangesRead:
         )
         return ReadDone(
             tuple(checked.scopes), passes.written + checked.written, checked.deleted, costs
-        )
-
-
-def _stored_among(writer: PageWriter) -> StoredAmong:
-    """How many of some ids the store holds live, of the job's portal and type."""
-
-    async def among(hubspot_ids: list[str]) -> int:
-        async with writer.reading() as scoped:
-            return len(await fetch_seen_stored_live(scoped, writer.job, hubspot_ids))
-
-    return among
-
-
-async def _stored(writer: PageWriter) -> PresentCounts:
-    async with writer.reading() as scoped:
-        return await fetch_seen_present_counts(
-            scoped, writer.job.portal_id, writer.job.content_type
         )
 
 
@@ -220,10 +205,7 @@ async def _check_counts(
             found = await find_by_windows(
                 writer, client, archived=archived, counted=held, other_settled=settled
             )
-            if found is not None:
-                checked.written += found.written
-                checked.deleted += found.deleted
-                checked.windows += found.requests
+            if checked.windowed(found):
                 continue
         before = client.requests
         checked.written += await list_pass(writer, client, archived, held, passes.shown, parent_id)
@@ -279,30 +261,19 @@ async def _check_moved(
         root.total,
     )
     if stored.archived != root.total:
+        settled = stored.live == live  # none of the archived pass's missing is live
         found = await find_by_windows(
-            writer,
-            client,
-            archived=True,
-            counted=root.total,
-            root=root,
-            other_settled=stored.live == live,
+            writer, client, archived=True, counted=root.total, root=root, other_settled=settled
         )
-        if found is not None:
-            checked.written += found.written
-            checked.deleted += found.deleted
-            checked.windows += found.requests
-        else:
+        if not checked.windowed(found):
             await _settle_archived_by_listing(writer, client, passes, root.total, checked)
-        if (await _stored(writer)).live == live:
+        if (await writer.present_counts()).live == live:
             return checked
-    settled = (await _stored(writer)).archived == root.total
+    settled = (await writer.present_counts()).archived == root.total
     found = await find_by_windows(
         writer, client, archived=False, counted=live, other_settled=settled
     )
-    if found is not None:
-        checked.written += found.written
-        checked.deleted += found.deleted
-        checked.windows += found.requests
+    if checked.windowed(found):
         return checked
     before = client.requests
     checked.written += await list_pass(writer, client, False, live, passes.shown)
@@ -392,7 +363,7 @@ class ChildChangesRead:
             self.since_ms,
             parent_id=parent_id,
             stored_live=held,
-            stored_among=_stored_among(writer),
+            stored_among=writer.stored_live_among,
         )
         if opening.changed is not None:
             total = writer.job.processed + opening.changed + later

@@ -26,9 +26,12 @@ from smuves_sync.db import Database
 from smuves_sync.db.content import NewPages, content_upsert_page
 from smuves_sync.db.fetch_reads import NO_COSTS, DeletionCosts, fetch_read_add
 from smuves_sync.db.fetch_seen import (
+    PresentCounts,
     fetch_seen_add,
     fetch_seen_count,
     fetch_seen_mark_deleted,
+    fetch_seen_present_counts,
+    fetch_seen_stored_live,
     fetch_seen_sync_confirm,
 )
 from smuves_sync.hubspot.confirm import Confirmation
@@ -50,6 +53,18 @@ class PageWriter:
     def reading(self) -> AbstractAsyncContextManager[Database]:
         """A transaction of the job's to read in (what is stored, what to ask about)."""
         return self._ctx.db.for_job(self.job)
+
+    async def present_counts(self) -> PresentCounts:
+        """How many objects of the job's portal and type are stored live, and archived."""
+        async with self.reading() as scoped:
+            return await fetch_seen_present_counts(
+                scoped, self.job.portal_id, self.job.content_type
+            )
+
+    async def stored_live_among(self, hubspot_ids: list[str]) -> int:
+        """How many of these ids the store holds live, of the job's portal and type."""
+        async with self.reading() as scoped:
+            return len(await fetch_seen_stored_live(scoped, self.job, hubspot_ids))
 
     async def page(
         self,
