@@ -260,16 +260,18 @@ async def _check_moved(
         live,
         root.total,
     )
+    now = stored  # nothing was written since it was read
     if stored.archived != root.total:
-        settled = stored.live == live  # none of the archived pass's missing is live
+        live_agrees = stored.live == live  # none of the archived pass's missing is live
         found = await find_by_windows(
-            writer, client, archived=True, counted=root.total, root=root, other_settled=settled
+            writer, client, archived=True, counted=root.total, root=root, other_settled=live_agrees
         )
         if not checked.windowed(found):
             await _settle_archived_by_listing(writer, client, passes, root.total, checked)
-        if (await writer.present_counts()).live == live:
+        now = await writer.present_counts()
+        if now.live == live:
             return checked
-    settled = (await writer.present_counts()).archived == root.total
+    settled = now.archived == root.total
     found = await find_by_windows(
         writer, client, archived=False, counted=live, other_settled=settled
     )
