@@ -35,8 +35,11 @@ is recorded; p50 and p95 are printed.
 server, a fresh scratch database each time, its workers in processes as its own benchmark runs
 them (smuves_sync/testing/queue_peers.py): 1 process at batch 256, and P processes (--processes,
 else 2) at batches 256 and 10, each right before or after ours at the same processes, workers
-and batch (complete-and-claim with fairness and the cap, today's claim); then ours one job at a
-time in P processes, and pgqueuer's wake-up. A ratio to pgqueuer is the median of the repeats'
+and batch (complete-and-claim with fairness and the cap, today's claim); at batch 10 also ours
+as the worker's runner works its slots (`slots`: claim 10, then complete each job alone, a
+round trip and a settle a job, as the runner completes jobs that finish at their own times;
+no worker runs complete-and-claim); then ours one job at a time in P processes, and
+pgqueuer's wake-up. A ratio to pgqueuer is the median of the repeats'
 ratios of the pairs, not the quotient of the medians.
 
 Every measurement is repeated --repeat times, each on a fresh scratch database (created,
@@ -48,7 +51,8 @@ else the embedded PostgreSQL in a temporary directory. With --json the last line
 object: {"jobs_per_s": …, "wakeup_p50_ms": …, "wakeup_p95_ms": …, …} (medians; jobs_per_s is
 the pipelined loop; fifo_jobs_per_s and ratio_to_fifo beside it; with --peers
 peer_pgqueuer_2p_jobs_per_s_batch_10, jobs_per_s_batch_10, ratio_to_pgqueuer_2p_batch_10, the
-same at batch 256, peer_pgqueuer_1p_jobs_per_s_batch_256, one_at_a_time_jobs_per_s and
+same at batch 256, slots_jobs_per_s_batch_10 and slots_ratio_to_pgqueuer_2p_batch_10,
+peer_pgqueuer_1p_jobs_per_s_batch_256, one_at_a_time_jobs_per_s and
 peer_pgqueuer_wakeup_p95_ms, "2p" being the processes).
 """
 
@@ -84,6 +88,7 @@ from smuves_sync.testing.scratch import scratch_database, scratch_server, seed_b
 TYPES = len(ContentType)
 OWNERS = 20  # the backlog's owners: claims share the workers among owners too
 PEER_BATCHES = (256, 10)
+SLOTS_BATCH = 10  # the free slots a worker's runner claims, as production runs it
 
 
 async def drain(url: str, loop: str, jobs: int, workers: int, batch: int, processes: int) -> float:
@@ -231,11 +236,16 @@ async def measure_peers(
     def mine(batch: int) -> Measure:
         return lambda: ours(server_url, "pipelined", jobs, args, batch=batch, processes=procs)
 
+    def slots(batch: int) -> Measure:
+        return lambda: ours(server_url, "slots", jobs, args, batch=batch, processes=procs)
+
     for batch in PEER_BATCHES:
         turns = [
             (f"ours_{procs}p_batch_{batch}", mine(batch)),
             (f"pgqueuer_{procs}p_batch_{batch}", peer(procs, batch)),
         ]
+        if batch == SLOTS_BATCH:
+            turns.append((f"ours_{procs}p_slots_batch_{batch}", slots(batch)))
         await take_turns(figures, repeat, turns, jobs)
     if procs > 1:  # else measured above
         await take_turns(figures, repeat, [("pgqueuer_1p_batch_256", peer(1, 256))], jobs)
@@ -266,6 +276,15 @@ def peer_figures(figures: Figures, procs: int) -> dict[str, float]:
         )
         ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
         out[f"ratio_to_pgqueuer_{procs}p_batch_{batch}"] = round(statistics.median(ratios), 3)
+    slots, theirs = (
+        figures[f"ours_{procs}p_slots_batch_{SLOTS_BATCH}"],
+        figures[f"pgqueuer_{procs}p_batch_{SLOTS_BATCH}"],
+    )
+    out[f"slots_jobs_per_s_batch_{SLOTS_BATCH}"] = round(statistics.median(slots), 1)
+    ratios = [a / b for a, b in zip(slots, theirs, strict=True)]
+    out[f"slots_ratio_to_pgqueuer_{procs}p_batch_{SLOTS_BATCH}"] = round(
+        statistics.median(ratios), 3
+    )
     return out
 
 
@@ -283,6 +302,12 @@ def print_peers(peers: dict[str, float], args: argparse.Namespace) -> None:
             f"{f'batch {batch}, {procs} processes':<33}: ours {mine:8.0f}, "
             f"pgqueuer {theirs:8.0f} jobs/s ({ratio:.2f}x)"
         )
+    slots = peers[f"slots_jobs_per_s_batch_{SLOTS_BATCH}"]
+    ratio = peers[f"slots_ratio_to_pgqueuer_{procs}p_batch_{SLOTS_BATCH}"]
+    print(
+        f"{f'ours as a runner, {SLOTS_BATCH} slots':<33}: ours {slots:8.0f} jobs/s "
+        f"({ratio:.2f}x pgqueuer's batch {SLOTS_BATCH})"
+    )
     one_process = peers["peer_pgqueuer_1p_jobs_per_s_batch_256"]
     print(f"{'batch 256, pgqueuer 1 process':<33}: {one_process:8.0f} jobs/s")
     one_at_a_time = peers["one_at_a_time_jobs_per_s"]

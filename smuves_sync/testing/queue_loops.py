@@ -82,6 +82,19 @@ async def pipelined(worker: Worker, batch: int) -> int:
     return done
 
 
+async def slots(worker: Worker, batch: int) -> int:
+    """As the worker's runner does with `batch` slots: claim the free slots, then complete
+    each job on its own (one round trip and one settle a job), as jobs that finish at their
+    own times are."""
+    queue, done = worker.queue, 0
+    while claimed := await queue.claim(FETCH, limit=batch):
+        for job in claimed:
+            await noop_handler(job)
+            await queue.complete(job)
+            done += 1
+    return done
+
+
 # -- the same loops on the claim and completion of before fair claims -----------------------
 
 
@@ -183,8 +196,10 @@ FIFO_LOOPS: dict[str, Loop] = {
 }
 
 
+# `slots` has no loop of before fair claims: it is measured beside pgqueuer only (--peers).
 ALL_LOOPS: dict[str, Loop] = {
     **LOOPS,
+    "slots": slots,
     **{f"fifo_{name}": loop for name, loop in FIFO_LOOPS.items()},
 }
 

@@ -67,6 +67,8 @@ async def test_peers_drain_through_pgqueuer_beside_ours_in_processes(pg_server: 
         "ratio_to_pgqueuer_2p_batch_10",
         "ratio_to_pgqueuer_2p_batch_256",
         "one_at_a_time_jobs_per_s",
+        "slots_jobs_per_s_batch_10",
+        "slots_ratio_to_pgqueuer_2p_batch_10",
         "wakeup_p95_ms",
         "peer_pgqueuer_wakeup_p95_ms",
     ):
