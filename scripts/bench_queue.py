@@ -233,11 +233,8 @@ async def measure_peers(
             server_url, jobs=jobs, processes=processes, workers=args.workers, batch=batch
         )
 
-    def mine(batch: int) -> Measure:
-        return lambda: ours(server_url, "pipelined", jobs, args, batch=batch, processes=procs)
-
-    def slots(batch: int) -> Measure:
-        return lambda: ours(server_url, "slots", jobs, args, batch=batch, processes=procs)
+    def mine(batch: int, loop: str = "pipelined") -> Measure:
+        return lambda: ours(server_url, loop, jobs, args, batch=batch, processes=procs)
 
     for batch in PEER_BATCHES:
         turns = [
@@ -245,7 +242,7 @@ async def measure_peers(
             (f"pgqueuer_{procs}p_batch_{batch}", peer(procs, batch)),
         ]
         if batch == SLOTS_BATCH:
-            turns.append((f"ours_{procs}p_slots_batch_{batch}", slots(batch)))
+            turns.append((f"ours_{procs}p_slots_batch_{batch}", mine(batch, "slots")))
         await take_turns(figures, repeat, turns, jobs)
     if procs > 1:  # else measured above
         await take_turns(figures, repeat, [("pgqueuer_1p_batch_256", peer(1, 256))], jobs)
@@ -265,26 +262,26 @@ def peer_figures(figures: Figures, procs: int) -> dict[str, float]:
         "peer_pgqueuer_wakeup_p50_ms": round(median["pgqueuer_p50"], 3),
         "peer_pgqueuer_wakeup_p95_ms": round(median["pgqueuer_p95"], 3),
     }
-    for batch in PEER_BATCHES:
+
+    def pair(batch: int, loop: str = "") -> None:
+        """Ours (`loop`: another than complete-and-claim) beside pgqueuer at `batch`."""
+        prefix = f"{loop}_" if loop else ""
         mine, theirs = (
-            figures[f"ours_{procs}p_batch_{batch}"],
+            figures[f"ours_{procs}p_{prefix}batch_{batch}"],
             figures[f"pgqueuer_{procs}p_batch_{batch}"],
         )
-        out[f"jobs_per_s_batch_{batch}"] = round(statistics.median(mine), 1)
-        out[f"peer_pgqueuer_{procs}p_jobs_per_s_batch_{batch}"] = round(
-            statistics.median(theirs), 1
-        )
+        out[f"{prefix}jobs_per_s_batch_{batch}"] = round(statistics.median(mine), 1)
         ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
-        out[f"ratio_to_pgqueuer_{procs}p_batch_{batch}"] = round(statistics.median(ratios), 3)
-    slots, theirs = (
-        figures[f"ours_{procs}p_slots_batch_{SLOTS_BATCH}"],
-        figures[f"pgqueuer_{procs}p_batch_{SLOTS_BATCH}"],
-    )
-    out[f"slots_jobs_per_s_batch_{SLOTS_BATCH}"] = round(statistics.median(slots), 1)
-    ratios = [a / b for a, b in zip(slots, theirs, strict=True)]
-    out[f"slots_ratio_to_pgqueuer_{procs}p_batch_{SLOTS_BATCH}"] = round(
-        statistics.median(ratios), 3
-    )
+        out[f"{prefix}ratio_to_pgqueuer_{procs}p_batch_{batch}"] = round(
+            statistics.median(ratios), 3
+        )
+
+    for batch in PEER_BATCHES:
+        pair(batch)
+        out[f"peer_pgqueuer_{procs}p_jobs_per_s_batch_{batch}"] = round(
+            statistics.median(figures[f"pgqueuer_{procs}p_batch_{batch}"]), 1
+        )
+    pair(SLOTS_BATCH, "slots")
     return out
 
 
