@@ -1399,21 +1399,24 @@ CREATE FUNCTION public.fetch_seen_forget_deleted_jobs() RETURNS trigger
 ALTER FUNCTION public.fetch_seen_forget_deleted_jobs() OWNER TO smuves_owner;
 
 --
--- Name: fetch_seen_forget_job(); Type: FUNCTION; Schema: public; Owner: smuves_owner
+-- Name: fetch_seen_forget_finished_jobs(); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
-CREATE FUNCTION public.fetch_seen_forget_job() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
+CREATE FUNCTION public.fetch_seen_forget_finished_jobs() RETURNS trigger
+    LANGUAGE plpgsql
     AS $$
     BEGIN
-        DELETE FROM public.fetch_seen AS s WHERE s.job_id = NEW.id;
+        DELETE FROM public.fetch_seen AS s
+        WHERE s.job_id = ANY (ARRAY(
+            SELECT n.id FROM new_jobs AS n JOIN old_jobs AS o ON o.id = n.id
+            WHERE n.kind = 'fetch' AND n.status IN ('completed', 'failed', 'stopped')
+              AND o.status IS DISTINCT FROM n.status));
         RETURN NULL;
     END
     $$;
 
 
-ALTER FUNCTION public.fetch_seen_forget_job() OWNER TO smuves_owner;
+ALTER FUNCTION public.fetch_seen_forget_finished_jobs() OWNER TO smuves_owner;
 
 --
 -- Name: heartbeat_job(bigint, uuid, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: smuves_owner
@@ -1620,7 +1623,6 @@ ALTER FUNCTION public.metrics_workers_live(p_now timestamp with time zone) OWNER
 
 CREATE FUNCTION public.notify_run_owners(p_notices public.run_notice[]) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
         INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
@@ -1634,6 +1636,76 @@ CREATE FUNCTION public.notify_run_owners(p_notices public.run_notice[]) RETURNS 
 
 
 ALTER FUNCTION public.notify_run_owners(p_notices public.run_notice[]) OWNER TO smuves_owner;
+
+--
+-- Name: runs; Type: TABLE; Schema: public; Owner: smuves_owner
+--
+
+CREATE TABLE public.runs (
+    id bigint NOT NULL,
+    portal_id bigint NOT NULL,
+    owner_id uuid,
+    kind public.job_kind NOT NULL,
+    status public.run_status DEFAULT 'pending'::text NOT NULL,
+    content_types public.content_type[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    full_read boolean DEFAULT false NOT NULL,
+    CONSTRAINT runs_content_types_present CHECK ((cardinality(content_types) > 0))
+)
+WITH (autovacuum_vacuum_scale_factor='0.05', autovacuum_analyze_scale_factor='0.05');
+
+ALTER TABLE ONLY public.runs FORCE ROW LEVEL SECURITY;
+
+
+ALTER TABLE public.runs OWNER TO smuves_owner;
+
+--
+-- Name: notify_settled_runs(public.runs[]); Type: FUNCTION; Schema: public; Owner: smuves_owner
+--
+
+CREATE FUNCTION public.notify_settled_runs(p_runs public.runs[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+    BEGIN
+        PERFORM public.notify_run_owners(ARRAY(
+            SELECT ROW(n.id, 'run_' || n.status,
+                       pg_catalog.format(
+                           '%s run %s of portal %s %s: %s of %s job(s) completed%s%s%s',
+                           CASE n.kind WHEN 'fetch' THEN 'Fetch' WHEN 'push' THEN 'Push' ELSE 'Export' END,
+                           n.id, n.portal_id,
+                           replace(n.status::text, '_', ' '),
+                           c.completed, c.total,
+                           CASE WHEN c.failed IS NULL THEN ''
+                                ELSE pg_catalog.format('; failed: %s (see smuves run %s)',
+                                                       c.failed, n.id)
+                           END,
+                           CASE WHEN w.note IS NULL THEN ''
+                                ELSE '. ' || w.note
+                           END,
+                           CASE WHEN x.note IS NULL THEN ''
+                                ELSE '. ' || x.note
+                           END),
+                       coalesce(n.finished_at, now()))::public.run_notice
+            FROM unnest(p_runs) AS n
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS total,
+                       count(*) FILTER (WHERE j.status = 'completed') AS completed,
+                       string_agg(j.content_type::text, ', ' ORDER BY j.content_type::text)
+                           FILTER (WHERE j.status = 'failed') AS failed
+                FROM public.jobs AS j WHERE j.run_id = n.id
+            ) AS c
+            CROSS JOIN LATERAL (SELECT CASE WHEN c.failed IS NOT NULL
+                                            THEN public.run_failures_note(n.id) END AS note) AS w
+            CROSS JOIN LATERAL (SELECT public.run_rejects_note(n.id) AS note) AS x
+            WHERE n.status IN ('completed', 'partially_failed', 'failed')
+            ORDER BY n.id));
+    END
+    $$;
+
+
+ALTER FUNCTION public.notify_settled_runs(p_runs public.runs[]) OWNER TO smuves_owner;
 
 --
 -- Name: operator_session(); Type: FUNCTION; Schema: public; Owner: smuves_owner
@@ -2029,30 +2101,6 @@ CREATE FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_id
 ALTER FUNCTION public.push_versions_attribute(p_content_type text, p_hubspot_ids text[]) OWNER TO smuves_owner;
 
 --
--- Name: runs; Type: TABLE; Schema: public; Owner: smuves_owner
---
-
-CREATE TABLE public.runs (
-    id bigint NOT NULL,
-    portal_id bigint NOT NULL,
-    owner_id uuid,
-    kind public.job_kind NOT NULL,
-    status public.run_status DEFAULT 'pending'::text NOT NULL,
-    content_types public.content_type[] NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    started_at timestamp with time zone,
-    finished_at timestamp with time zone,
-    full_read boolean DEFAULT false NOT NULL,
-    CONSTRAINT runs_content_types_present CHECK ((cardinality(content_types) > 0))
-)
-WITH (autovacuum_vacuum_scale_factor='0.05', autovacuum_analyze_scale_factor='0.05');
-
-ALTER TABLE ONLY public.runs FORCE ROW LEVEL SECURITY;
-
-
-ALTER TABLE public.runs OWNER TO smuves_owner;
-
---
 -- Name: reconcile_stuck_runs(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
@@ -2353,59 +2401,6 @@ CREATE FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now time
 ALTER FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now timestamp with time zone) OWNER TO smuves_owner;
 
 --
--- Name: runs_notify_settled(); Type: FUNCTION; Schema: public; Owner: smuves_owner
---
-
-CREATE FUNCTION public.runs_notify_settled() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    BEGIN
-        IF NOT EXISTS (SELECT FROM new_runs AS n
-                       WHERE n.status IN ('completed', 'partially_failed', 'failed')) THEN
-            RETURN NULL;
-        END IF;
-        PERFORM public.notify_run_owners(ARRAY(
-            SELECT ROW(n.id, 'run_' || n.status,
-                       pg_catalog.format(
-                           '%s run %s of portal %s %s: %s of %s job(s) completed%s%s%s',
-                           CASE n.kind WHEN 'fetch' THEN 'Fetch' WHEN 'push' THEN 'Push' ELSE 'Export' END,
-                           n.id, n.portal_id,
-                           replace(n.status::text, '_', ' '),
-                           c.completed, c.total,
-                           CASE WHEN c.failed IS NULL THEN ''
-                                ELSE pg_catalog.format('; failed: %s (see smuves run %s)',
-                                                       c.failed, n.id)
-                           END,
-                           CASE WHEN w.note IS NULL THEN ''
-                                ELSE '. ' || w.note
-                           END,
-                           CASE WHEN x.note IS NULL THEN ''
-                                ELSE '. ' || x.note
-                           END),
-                       coalesce(n.finished_at, now()))::public.run_notice
-            FROM new_runs AS n
-            JOIN old_runs AS o ON o.id = n.id
-            CROSS JOIN LATERAL (
-                SELECT count(*) AS total,
-                       count(*) FILTER (WHERE j.status = 'completed') AS completed,
-                       string_agg(j.content_type::text, ', ' ORDER BY j.content_type::text)
-                           FILTER (WHERE j.status = 'failed') AS failed
-                FROM public.jobs AS j WHERE j.run_id = n.id
-            ) AS c
-            CROSS JOIN LATERAL (SELECT public.run_failures_note(n.id) AS note) AS w
-            CROSS JOIN LATERAL (SELECT public.run_rejects_note(n.id) AS note) AS x
-            WHERE o.status IN ('pending', 'running')
-              AND n.status IN ('completed', 'partially_failed', 'failed')
-            ORDER BY n.id));
-        RETURN NULL;
-    END
-    $$;
-
-
-ALTER FUNCTION public.runs_notify_settled() OWNER TO smuves_owner;
-
---
 -- Name: schedule_is_due(public.schedules, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: smuves_owner
 --
 
@@ -2429,13 +2424,13 @@ CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wi
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
         v_finished bigint[];
+        v_settled public.runs[];
     BEGIN
         v_finished := ARRAY(SELECT given.id FROM unnest(p_run_ids) AS given (id)
                             WHERE (SELECT * FROM public.run_finished(given.id)));
         IF cardinality(v_finished) = 0 THEN
             RETURN;
         END IF;
-        RETURN QUERY
         WITH counts AS (
             SELECT j.run_id,
                    count(*) AS total,
@@ -2446,19 +2441,27 @@ CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wi
             FROM public.jobs AS j
             WHERE j.run_id = ANY (v_finished)
             GROUP BY j.run_id
+        ), settled AS (
+            UPDATE public.runs AS r
+            SET status = CASE
+                    WHEN c.stopped > 0 THEN 'stopped'
+                    WHEN c.completed = c.total THEN 'completed'
+                    WHEN c.failed = c.total THEN 'failed'
+                    ELSE 'partially_failed'
+                END,
+                started_at = coalesce(r.started_at, v_now),
+                finished_at = v_now
+            FROM counts AS c
+            WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
+            RETURNING r AS run
         )
-        UPDATE public.runs AS r
-        SET status = CASE
-                WHEN c.stopped > 0 THEN 'stopped'
-                WHEN c.completed = c.total THEN 'completed'
-                WHEN c.failed = c.total THEN 'failed'
-                ELSE 'partially_failed'
-            END,
-            started_at = coalesce(r.started_at, v_now),
-            finished_at = v_now
-        FROM counts AS c
-        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
-        RETURNING r.*;
+        SELECT array_agg(s.run ORDER BY (s.run).id) INTO v_settled FROM settled AS s;
+        -- settled runs tell their owners, but for the stopped (someone stopped them)
+        IF EXISTS (SELECT FROM unnest(v_settled) AS s
+                   WHERE s.status IN ('completed', 'partially_failed', 'failed')) THEN
+            PERFORM public.notify_settled_runs(v_settled);
+        END IF;
+        RETURN QUERY SELECT * FROM unnest(v_settled);
     END
     $$;
 
@@ -3853,17 +3856,17 @@ CREATE TRIGGER jobs_exports_follow AFTER UPDATE OF status ON public.jobs FOR EAC
 
 
 --
--- Name: jobs jobs_fetch_seen_forget; Type: TRIGGER; Schema: public; Owner: smuves_owner
---
-
-CREATE TRIGGER jobs_fetch_seen_forget AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((((new.kind)::text = 'fetch'::text) AND ((old.status)::text IS DISTINCT FROM (new.status)::text) AND ((new.status)::text = ANY (ARRAY['completed'::text, 'failed'::text, 'stopped'::text])))) EXECUTE FUNCTION public.fetch_seen_forget_job();
-
-
---
 -- Name: jobs jobs_fetch_seen_forget_deleted; Type: TRIGGER; Schema: public; Owner: smuves_owner
 --
 
 CREATE TRIGGER jobs_fetch_seen_forget_deleted AFTER DELETE ON public.jobs REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.fetch_seen_forget_deleted_jobs();
+
+
+--
+-- Name: jobs jobs_fetch_seen_forget_finished; Type: TRIGGER; Schema: public; Owner: smuves_owner
+--
+
+CREATE TRIGGER jobs_fetch_seen_forget_finished AFTER UPDATE ON public.jobs REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.fetch_seen_forget_finished_jobs();
 
 
 --
@@ -3885,13 +3888,6 @@ CREATE TRIGGER portals_add_owner_member AFTER INSERT ON public.portals FOR EACH 
 --
 
 CREATE TRIGGER portals_delete_content AFTER DELETE ON public.portals REFERENCING OLD TABLE AS old_portals FOR EACH STATEMENT EXECUTE FUNCTION public.portals_delete_content();
-
-
---
--- Name: runs runs_notify_settled; Type: TRIGGER; Schema: public; Owner: smuves_owner
---
-
-CREATE TRIGGER runs_notify_settled AFTER UPDATE ON public.runs REFERENCING OLD TABLE AS old_runs NEW TABLE AS new_runs FOR EACH STATEMENT EXECUTE FUNCTION public.runs_notify_settled();
 
 
 --
@@ -5419,10 +5415,10 @@ REVOKE ALL ON FUNCTION public.fetch_seen_forget_deleted_jobs() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION fetch_seen_forget_job(); Type: ACL; Schema: public; Owner: smuves_owner
+-- Name: FUNCTION fetch_seen_forget_finished_jobs(); Type: ACL; Schema: public; Owner: smuves_owner
 --
 
-REVOKE ALL ON FUNCTION public.fetch_seen_forget_job() FROM PUBLIC;
+REVOKE ALL ON FUNCTION public.fetch_seen_forget_finished_jobs() FROM PUBLIC;
 
 
 --
@@ -5506,6 +5502,95 @@ GRANT ALL ON FUNCTION public.metrics_workers_live(p_now timestamp with time zone
 --
 
 REVOKE ALL ON FUNCTION public.notify_run_owners(p_notices public.run_notice[]) FROM PUBLIC;
+
+
+--
+-- Name: TABLE runs; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT ON TABLE public.runs TO smuves_worker;
+
+
+--
+-- Name: COLUMN runs.id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(id) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(portal_id) ON TABLE public.runs TO smuves_worker;
+GRANT SELECT(portal_id),INSERT(portal_id) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.owner_id; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(owner_id) ON TABLE public.runs TO smuves_worker;
+GRANT SELECT(owner_id),INSERT(owner_id) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.kind; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(kind) ON TABLE public.runs TO smuves_worker;
+GRANT SELECT(kind),INSERT(kind) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.status; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(status) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.content_types; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(content_types) ON TABLE public.runs TO smuves_worker;
+GRANT SELECT(content_types),INSERT(content_types) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.created_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(created_at) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.started_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(started_at) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.finished_at; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT SELECT(finished_at) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: COLUMN runs.full_read; Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+GRANT INSERT(full_read) ON TABLE public.runs TO smuves_worker;
+GRANT INSERT(full_read) ON TABLE public.runs TO smuves_app;
+
+
+--
+-- Name: FUNCTION notify_settled_runs(p_runs public.runs[]); Type: ACL; Schema: public; Owner: smuves_owner
+--
+
+REVOKE ALL ON FUNCTION public.notify_settled_runs(p_runs public.runs[]) FROM PUBLIC;
 
 
 --
@@ -5599,88 +5684,6 @@ GRANT ALL ON FUNCTION public.push_versions_attribute(p_content_type text, p_hubs
 
 
 --
--- Name: TABLE runs; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT ON TABLE public.runs TO smuves_worker;
-
-
---
--- Name: COLUMN runs.id; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(id) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.portal_id; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT INSERT(portal_id) ON TABLE public.runs TO smuves_worker;
-GRANT SELECT(portal_id),INSERT(portal_id) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.owner_id; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT INSERT(owner_id) ON TABLE public.runs TO smuves_worker;
-GRANT SELECT(owner_id),INSERT(owner_id) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.kind; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT INSERT(kind) ON TABLE public.runs TO smuves_worker;
-GRANT SELECT(kind),INSERT(kind) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.status; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(status) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.content_types; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT INSERT(content_types) ON TABLE public.runs TO smuves_worker;
-GRANT SELECT(content_types),INSERT(content_types) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.created_at; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(created_at) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.started_at; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(started_at) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.finished_at; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT SELECT(finished_at) ON TABLE public.runs TO smuves_app;
-
-
---
--- Name: COLUMN runs.full_read; Type: ACL; Schema: public; Owner: smuves_owner
---
-
-GRANT INSERT(full_read) ON TABLE public.runs TO smuves_worker;
-GRANT INSERT(full_read) ON TABLE public.runs TO smuves_app;
-
-
---
 -- Name: FUNCTION reconcile_stuck_runs(p_now timestamp with time zone); Type: ACL; Schema: public; Owner: smuves_owner
 --
 
@@ -5745,13 +5748,6 @@ GRANT ALL ON FUNCTION public.run_rejects_note(p_run_id bigint) TO smuves_app;
 --
 
 REVOKE ALL ON FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now timestamp with time zone) FROM PUBLIC;
-
-
---
--- Name: FUNCTION runs_notify_settled(); Type: ACL; Schema: public; Owner: smuves_owner
---
-
-REVOKE ALL ON FUNCTION public.runs_notify_settled() FROM PUBLIC;
 
 
 --

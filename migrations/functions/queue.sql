@@ -442,18 +442,27 @@ REVOKE ALL ON FUNCTION public.fetch_seen_forget_deleted_jobs() FROM PUBLIC, smuv
 
 CREATE OR REPLACE TRIGGER jobs_fetch_seen_forget_deleted AFTER DELETE ON public.jobs REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.fetch_seen_forget_deleted_jobs();
 
-CREATE OR REPLACE FUNCTION public.fetch_seen_forget_job() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
+-- What a fetch job saw is forgotten when the job finishes (completed, failed or stopped), by
+-- whatever statement finishes it. Once per statement, over its transition tables: a row
+-- trigger called a function for every fetch job a batch completed. A statement that finishes
+-- no job (a claim, a heartbeat, a checkpoint) finds none to forget. It fires for every update
+-- of jobs, which only the queue's functions (as their owner) and the operators make: no
+-- SECURITY DEFINER and no SET clause to switch on each of them.
+CREATE OR REPLACE FUNCTION public.fetch_seen_forget_finished_jobs() RETURNS trigger
+    LANGUAGE plpgsql
     AS $$
     BEGIN
-        DELETE FROM public.fetch_seen AS s WHERE s.job_id = NEW.id;
+        DELETE FROM public.fetch_seen AS s
+        WHERE s.job_id = ANY (ARRAY(
+            SELECT n.id FROM new_jobs AS n JOIN old_jobs AS o ON o.id = n.id
+            WHERE n.kind = 'fetch' AND n.status IN ('completed', 'failed', 'stopped')
+              AND o.status IS DISTINCT FROM n.status));
         RETURN NULL;
     END
     $$;
-REVOKE ALL ON FUNCTION public.fetch_seen_forget_job() FROM PUBLIC, smuves_app, smuves_worker;
+REVOKE ALL ON FUNCTION public.fetch_seen_forget_finished_jobs() FROM PUBLIC, smuves_app, smuves_worker;
 
-CREATE OR REPLACE TRIGGER jobs_fetch_seen_forget AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((((new.kind)::text = 'fetch'::text) AND ((old.status)::text IS DISTINCT FROM (new.status)::text) AND ((new.status)::text = ANY (ARRAY['completed'::text, 'failed'::text, 'stopped'::text])))) EXECUTE FUNCTION public.fetch_seen_forget_job();
+CREATE OR REPLACE TRIGGER jobs_fetch_seen_forget_finished AFTER UPDATE ON public.jobs REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.fetch_seen_forget_finished_jobs();
 
 -- Extend the lease of a long job.
 CREATE OR REPLACE FUNCTION public.heartbeat_job(p_job_id bigint, p_lease_token uuid, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF public.jobs

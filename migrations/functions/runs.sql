@@ -55,11 +55,11 @@ GRANT EXECUTE ON FUNCTION public.fail_run_token_refused(p_job_id bigint, p_lease
 
 -- Store p_notices (in their order) for the people their runs concern. plpgsql rather than
 -- sql: an INSERT cannot be inlined, and plpgsql keeps its plan for the session where a sql
--- function would plan it again on every call (runs_notify_settled calls it for every update
--- of runs, most often with nothing to store).
+-- function would plan it again on every call (notify_settled_runs calls it whenever runs
+-- settle). Not granted: it runs inside the queue's functions, whose search_path is pinned,
+-- with their rights; no SET clause, as settle_runs (switching settings on every call costs).
 CREATE OR REPLACE FUNCTION public.notify_run_owners(p_notices public.run_notice[]) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     BEGIN
         INSERT INTO public.notifications (user_id, run_id, kind, message, created_at)
@@ -183,7 +183,7 @@ GRANT EXECUTE ON FUNCTION public.reconcile_stuck_runs(p_now timestamp with time 
 -- Why run p_run_id's failed jobs failed, as their users are told: one reason when they all
 -- failed alike, else "types: reason" per reason; NULL when none failed. plpgsql rather than
 -- sql, as run_rejects_note: a sql function with a SET clause plans its query again in every
--- statement that calls it, and each run that settles calls both (runs_notify_settled).
+-- statement that calls it, and each run that settles calls both (notify_settled_runs).
 CREATE OR REPLACE FUNCTION public.run_failures_note(p_run_id bigint) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -273,19 +273,18 @@ CREATE OR REPLACE FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text,
     $$;
 REVOKE ALL ON FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now timestamp with time zone) FROM PUBLIC, smuves_app, smuves_worker;
 
--- The note of a settled run (runs_notify_settled of the content rejects), now also saying
--- why its jobs failed. The trigger is per statement, so it fires for every update of runs (a
--- claim starting its runs, a completion that settles none): the one-line probe first leaves
--- those at that, without the notice's plan.
-CREATE OR REPLACE FUNCTION public.runs_notify_settled() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
+-- Tell the owners of runs p_runs, just settled (settle_locked_runs, the one place a run
+-- settles), how each ended: a notice of every run that completed, partially failed or failed,
+-- saying how many of its jobs completed, which types failed and why, and what content HubSpot
+-- sent that was kept out (run_failures_note, only when a job failed, and run_rejects_note).
+-- Called by the settling itself rather than by a trigger on runs: a statement trigger fired for
+-- every update of runs, every claim starting its runs among them. Not granted, no SECURITY
+-- DEFINER, no SET clause, as settle_locked_runs: it runs inside the queue's functions, whose
+-- search_path is pinned, with their rights.
+CREATE OR REPLACE FUNCTION public.notify_settled_runs(p_runs public.runs[]) RETURNS void
+    LANGUAGE plpgsql
     AS $$
     BEGIN
-        IF NOT EXISTS (SELECT FROM new_runs AS n
-                       WHERE n.status IN ('completed', 'partially_failed', 'failed')) THEN
-            RETURN NULL;
-        END IF;
         PERFORM public.notify_run_owners(ARRAY(
             SELECT ROW(n.id, 'run_' || n.status,
                        pg_catalog.format(
@@ -305,8 +304,7 @@ CREATE OR REPLACE FUNCTION public.runs_notify_settled() RETURNS trigger
                                 ELSE '. ' || x.note
                            END),
                        coalesce(n.finished_at, now()))::public.run_notice
-            FROM new_runs AS n
-            JOIN old_runs AS o ON o.id = n.id
+            FROM unnest(p_runs) AS n
             CROSS JOIN LATERAL (
                 SELECT count(*) AS total,
                        count(*) FILTER (WHERE j.status = 'completed') AS completed,
@@ -314,17 +312,14 @@ CREATE OR REPLACE FUNCTION public.runs_notify_settled() RETURNS trigger
                            FILTER (WHERE j.status = 'failed') AS failed
                 FROM public.jobs AS j WHERE j.run_id = n.id
             ) AS c
-            CROSS JOIN LATERAL (SELECT public.run_failures_note(n.id) AS note) AS w
+            CROSS JOIN LATERAL (SELECT CASE WHEN c.failed IS NOT NULL
+                                            THEN public.run_failures_note(n.id) END AS note) AS w
             CROSS JOIN LATERAL (SELECT public.run_rejects_note(n.id) AS note) AS x
-            WHERE o.status IN ('pending', 'running')
-              AND n.status IN ('completed', 'partially_failed', 'failed')
+            WHERE n.status IN ('completed', 'partially_failed', 'failed')
             ORDER BY n.id));
-        RETURN NULL;
     END
     $$;
-REVOKE ALL ON FUNCTION public.runs_notify_settled() FROM PUBLIC, smuves_app, smuves_worker;
-
-CREATE OR REPLACE TRIGGER runs_notify_settled AFTER UPDATE ON public.runs REFERENCING OLD TABLE AS old_runs NEW TABLE AS new_runs FOR EACH STATEMENT EXECUTE FUNCTION public.runs_notify_settled();
+REVOKE ALL ON FUNCTION public.notify_settled_runs(p_runs public.runs[]) FROM PUBLIC, smuves_app, smuves_worker;
 
 -- Whether run p_run_id has no job pending or running (a run without jobs counts as finished:
 -- settling leaves it alone, having nothing to count). One SQL statement, STABLE, no SET, not
@@ -354,13 +349,13 @@ CREATE OR REPLACE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now t
     DECLARE
         v_now timestamptz := coalesce(p_now, now());
         v_finished bigint[];
+        v_settled public.runs[];
     BEGIN
         v_finished := ARRAY(SELECT given.id FROM unnest(p_run_ids) AS given (id)
                             WHERE (SELECT * FROM public.run_finished(given.id)));
         IF cardinality(v_finished) = 0 THEN
             RETURN;
         END IF;
-        RETURN QUERY
         WITH counts AS (
             SELECT j.run_id,
                    count(*) AS total,
@@ -371,19 +366,27 @@ CREATE OR REPLACE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now t
             FROM public.jobs AS j
             WHERE j.run_id = ANY (v_finished)
             GROUP BY j.run_id
+        ), settled AS (
+            UPDATE public.runs AS r
+            SET status = CASE
+                    WHEN c.stopped > 0 THEN 'stopped'
+                    WHEN c.completed = c.total THEN 'completed'
+                    WHEN c.failed = c.total THEN 'failed'
+                    ELSE 'partially_failed'
+                END,
+                started_at = coalesce(r.started_at, v_now),
+                finished_at = v_now
+            FROM counts AS c
+            WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
+            RETURNING r AS run
         )
-        UPDATE public.runs AS r
-        SET status = CASE
-                WHEN c.stopped > 0 THEN 'stopped'
-                WHEN c.completed = c.total THEN 'completed'
-                WHEN c.failed = c.total THEN 'failed'
-                ELSE 'partially_failed'
-            END,
-            started_at = coalesce(r.started_at, v_now),
-            finished_at = v_now
-        FROM counts AS c
-        WHERE r.id = c.run_id AND c.open = 0 AND r.status IN ('pending', 'running')
-        RETURNING r.*;
+        SELECT array_agg(s.run ORDER BY (s.run).id) INTO v_settled FROM settled AS s;
+        -- settled runs tell their owners, but for the stopped (someone stopped them)
+        IF EXISTS (SELECT FROM unnest(v_settled) AS s
+                   WHERE s.status IN ('completed', 'partially_failed', 'failed')) THEN
+            PERFORM public.notify_settled_runs(v_settled);
+        END IF;
+        RETURN QUERY SELECT * FROM unnest(v_settled);
     END
     $$;
 REVOKE ALL ON FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp with time zone) FROM PUBLIC, smuves_app, smuves_worker;

@@ -1,6 +1,6 @@
 """Settling costs only the runs that finish: a claim that starts a run, or a completion that
 leaves jobs of its run open, counts no jobs and builds no notice (settle_locked_runs,
-runs_notify_settled); the completion of the last job settles the run and notifies once.
+notify_settled_runs); the completion of the last job settles the run and notifies once.
 Counted by the server (track_functions), one transaction, one connection."""
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ async def test_only_the_last_completion_of_a_run_settles_it_and_notifies(
             await _claim_and_complete(conn, batch)
             assert await _calls(conn) == {
                 "notify_run_owners": 1,
-                "run_failures_note": 1,
+                "notify_settled_runs": 1,
+                "run_failures_note": 0,  # no job failed: nothing to say why
                 "run_rejects_note": 1,
                 "settle_locked_runs": 1,
             }

@@ -14,8 +14,8 @@ SELECT id FROM public.complete_jobs(%(job_ids)s::bigint[], %(lease_tokens)s::uui
 -- name: settle_calls
 -- How often each of the settling's functions ran in this transaction (0: never).
 SELECT f.name, coalesce(s.calls, 0) AS calls
-FROM unnest(ARRAY['settle_locked_runs', 'notify_run_owners', 'run_failures_note',
-                  'run_rejects_note']) AS f (name)
+FROM unnest(ARRAY['settle_locked_runs', 'notify_settled_runs', 'notify_run_owners',
+                  'run_failures_note', 'run_rejects_note']) AS f (name)
 LEFT JOIN pg_stat_xact_user_functions AS s ON s.schemaname = 'public' AND s.funcname = f.name
 ORDER BY f.name
 
