@@ -33,7 +33,8 @@ from smuves_sync.db.fetch_seen import (
     fetch_seen_sync_get,
     fetch_seen_unseen,
 )
-from smuves_sync.db.jobs import job_get
+from smuves_sync.db.jobs import job_complete_many, job_get
+from smuves_sync.db.runs import run_operator_stop
 from smuves_sync.errors import DatabaseRefused
 from smuves_sync.models import ContentType, Job, JobStatus, Run, RunStatus
 from tests.support import query
@@ -290,6 +291,30 @@ async def test_what_a_job_saw_is_kept_until_it_finishes_and_survives_a_retry(
     assert len(await query(db, "sync_seen_of_job", job_id=other.id)) == 1
     await query(db, "sync_delete_job", job_id=other.id)
     assert await query(db, "sync_seen_of_job", job_id=other.id) == []
+
+
+async def test_one_statement_finishing_jobs_forgets_what_each_of_them_saw_and_no_more(
+    factory: Factory, worker_db: Database, db: Database
+) -> None:
+    # A batch completion finishes its jobs in one statement, which the trigger sees whole;
+    # the job still running keeps its rows until it is stopped.
+    run = await factory.run(status=RunStatus.RUNNING)
+    done = [
+        await factory.job(run, content_type=content_type, status=JobStatus.RUNNING)
+        for content_type in (ContentType.SITE_PAGE, ContentType.BLOG_POST)
+    ]
+    running = await factory.job(
+        run, content_type=ContentType.LANDING_PAGE, status=JobStatus.RUNNING
+    )
+    for job in (*done, running):
+        await factory.seen(job, "1", "2")
+    leases = [(job.id, job.lease_token) for job in done if job.lease_token is not None]
+    assert await job_complete_many(worker_db, leases) == sorted(job.id for job in done)
+    for job in done:
+        assert await query(db, "sync_seen_of_job", job_id=job.id) == []
+    assert len(await query(db, "sync_seen_of_job", job_id=running.id)) == 2
+    assert await run_operator_stop(db, run.id) is not None
+    assert await query(db, "sync_seen_of_job", job_id=running.id) == []
 
 
 async def content_seen_again(db: Database, job: Job | None) -> None:
