@@ -2456,9 +2456,7 @@ CREATE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now timestamp wi
             RETURNING r AS run
         )
         SELECT array_agg(s.run ORDER BY (s.run).id) INTO v_settled FROM settled AS s;
-        -- settled runs tell their owners, but for the stopped (someone stopped them)
-        IF EXISTS (SELECT FROM unnest(v_settled) AS s
-                   WHERE s.status IN ('completed', 'partially_failed', 'failed')) THEN
+        IF v_settled IS NOT NULL THEN
             PERFORM public.notify_settled_runs(v_settled);
         END IF;
         RETURN QUERY SELECT * FROM unnest(v_settled);

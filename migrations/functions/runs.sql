@@ -274,9 +274,10 @@ CREATE OR REPLACE FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text,
 REVOKE ALL ON FUNCTION public.run_to_stopped(p_run_id bigint, p_reason text, p_now timestamp with time zone) FROM PUBLIC, smuves_app, smuves_worker;
 
 -- Tell the owners of runs p_runs, just settled (settle_locked_runs, the one place a run
--- settles), how each ended: a notice of every run that completed, partially failed or failed,
--- saying how many of its jobs completed, which types failed and why, and what content HubSpot
--- sent that was kept out (run_failures_note, only when a job failed, and run_rejects_note).
+-- settles), how each ended: a notice of every run that completed, partially failed or failed
+-- (none of a stopped one: someone stopped it), saying how many of its jobs completed, which
+-- types failed and why, and what content HubSpot sent that was kept out (run_failures_note,
+-- only when a job failed, and run_rejects_note).
 -- Called by the settling itself rather than by a trigger on runs: a statement trigger fired for
 -- every update of runs, every claim starting its runs among them. Not granted, no SECURITY
 -- DEFINER, no SET clause, as settle_locked_runs: it runs inside the queue's functions, whose
@@ -381,9 +382,7 @@ CREATE OR REPLACE FUNCTION public.settle_locked_runs(p_run_ids bigint[], p_now t
             RETURNING r AS run
         )
         SELECT array_agg(s.run ORDER BY (s.run).id) INTO v_settled FROM settled AS s;
-        -- settled runs tell their owners, but for the stopped (someone stopped them)
-        IF EXISTS (SELECT FROM unnest(v_settled) AS s
-                   WHERE s.status IN ('completed', 'partially_failed', 'failed')) THEN
+        IF v_settled IS NOT NULL THEN
             PERFORM public.notify_settled_runs(v_settled);
         END IF;
         RETURN QUERY SELECT * FROM unnest(v_settled);

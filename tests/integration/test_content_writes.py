@@ -315,6 +315,10 @@ async def test_one_statement_finishing_jobs_forgets_what_each_of_them_saw_and_no
     assert len(await query(db, "sync_seen_of_job", job_id=running.id)) == 2
     assert await run_operator_stop(db, run.id) is not None
     assert await query(db, "sync_seen_of_job", job_id=running.id) == []
+    # a stopped run settles without a notice: someone stopped it
+    assert await query(db, "settle_run_notices", run_id=run.id) == [
+        {"status": "stopped", "notices": 0}
+    ]
 
 
 async def content_seen_again(db: Database, job: Job | None) -> None:
