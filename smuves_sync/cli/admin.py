@@ -21,7 +21,12 @@ from smuves_sync.cli.ops import json_option, require_portal, require_run, with_d
 from smuves_sync.cli.secret_key import Rotation, Verification, rotate_tokens, verify_tokens
 from smuves_sync.cli.session import load_settings, login_database, token_cipher
 from smuves_sync.db import Database
-from smuves_sync.db.jobs import RequeueOutcome, RequeueResult, job_requeue, jobs_retry_failed
+from smuves_sync.db.job_requeues import (
+    RequeueOutcome,
+    RequeueResult,
+    job_requeue,
+    jobs_retry_failed,
+)
 from smuves_sync.db.runs import PruneCounts, run_reconcile, runs_prune
 from smuves_sync.db.versions import VersionsPruneCounts, versions_prune
 from smuves_sync.errors import InvalidInput

@@ -37,14 +37,13 @@ from smuves_sync.dashboard.web import (
     see_other,
 )
 from smuves_sync.db import Database
-from smuves_sync.db.jobs import (
+from smuves_sync.db.job_requeues import (
     RequeueOutcome,
     RequeueResult,
-    job_dead_count,
-    job_get_many,
     job_requeue,
     jobs_retry_failed,
 )
+from smuves_sync.db.jobs import job_dead_count, job_get_many
 from smuves_sync.db.portals import portal_get
 from smuves_sync.db.runs import run_get, run_operator_stop
 from smuves_sync.errors import AllDuplicateJobs, InvalidInput, PortalNeedsReconnect

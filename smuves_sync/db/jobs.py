@@ -13,8 +13,8 @@ the database's (`job_leases`); a claim takes the jobs in line (priority, then ea
 turn) and at most `portal_max_running` running fetch jobs of a portal. A fenced call answers
 None, or leaves a job out of a list, when the job no longer runs under that lease token; `Queue`
 (smuves_sync.queue), the layer workers use, turns that into `LeaseLost`. The operators'
-requeues are `requeue_job` and `retry_failed_jobs`; the dashboard's dead letter (`job_dead_page`,
-`job_dead_count`) reads inside `Database.custom_plans`.
+requeues (`requeue_job`, `retry_failed_jobs`) are smuves_sync.db.job_requeues'; the dashboard's
+dead letter (`job_dead_page`, `job_dead_count`) reads inside `Database.custom_plans`.
 """
 
 from __future__ import annotations
@@ -61,30 +61,12 @@ class Claim:
         }
 
 
-class RequeueOutcome(StrEnum):
-    REQUEUED = "requeued"
-    NOT_FOUND = "not_found"
-    # pending, running or completed: there is nothing to requeue
-    NOT_FINISHED = "not_finished"
-    # another job of the same portal, kind and type is pending or running
-    IN_FLIGHT = "in_flight"
-
-
 @dataclass(frozen=True, slots=True)
 class PortalJob:
     """A job with its portal's name."""
 
     job: Job
     portal_name: str
-
-
-@dataclass(frozen=True, slots=True)
-class RequeueResult:
-    job_id: int
-    outcome: RequeueOutcome
-    previous_status: JobStatus | None
-    blocking_job_id: int | None
-    blocking_run_id: int | None
 
 
 def _words(values: Sequence[StrEnum] | None) -> list[str] | None:
@@ -369,28 +351,3 @@ async def job_portal_token(
     lease; None when the job does not run under `lease_token`."""
     params = {"job_id": job_id, "lease_token": lease_token}
     return await db.one("job_portal_token", params, row=model_row(PortalCredentials))
-
-
-# -- operators ------------------------------------------------------------------------------
-
-
-async def job_requeue(
-    db: Database, job_id: int, *, from_start: bool = False, now: datetime | None = None
-) -> RequeueResult:
-    """Put a failed or stopped job back to pending (attempts reset; see `RequeueOutcome`)."""
-    params = {"job_id": job_id, "from_start": from_start, "now": now}
-    result = await db.one("job_requeue", params, row=model_row(RequeueResult))
-    assert result is not None  # requeue_job always answers with one row
-    return result
-
-
-async def jobs_retry_failed(
-    db: Database,
-    *,
-    portal_id: int | None = None,
-    run_id: int | None = None,
-    now: datetime | None = None,
-) -> list[RequeueResult]:
-    """Requeue every failed job of the portal and/or run (None: any), newest first."""
-    params = {"portal_id": portal_id, "run_id": run_id, "now": now}
-    return await db.all("jobs_retry_failed", params, row=model_row(RequeueResult))

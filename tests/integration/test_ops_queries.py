@@ -8,15 +8,8 @@ from typing import Any
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.jobs import (
-    Claim,
-    RequeueOutcome,
-    job_claim,
-    job_complete,
-    job_list,
-    job_requeue,
-    jobs_retry_failed,
-)
+from smuves_sync.db.job_requeues import RequeueOutcome, job_requeue, jobs_retry_failed
+from smuves_sync.db.jobs import Claim, job_claim, job_complete, job_list
 from smuves_sync.db.runs import PruneCounts, run_jobs, run_list, runs_prune
 from smuves_sync.db.stats import DepthCount, PendingSummary, queue_stats
 from smuves_sync.errors import DatabaseError
