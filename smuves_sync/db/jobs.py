@@ -20,7 +20,7 @@ dead letter (`job_dead_page`, `job_dead_count`) reads inside `Database.custom_pl
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -34,6 +34,23 @@ from smuves_sync.models import ContentType, Job, JobKind, JobPriority, JobStatus
 
 # (job id, lease token) of a claimed job.
 Lease = tuple[int, uuid.UUID]
+
+# The kinds whose completion commits without waiting for the WAL flush. A crash of Postgres
+# can lose the last such completions, each whole with the job's last writes and its run's
+# settling: the job is running again under a lease no worker holds, and when that expires it
+# is run again, as if its worker had died just before finishing (a fetch reads HubSpot again,
+# an export writes its file again). A push's completion waits for the flush: what it wrote
+# to HubSpot stays written whatever Postgres loses.
+UNFLUSHED_COMPLETIONS = frozenset({JobKind.FETCH, JobKind.EXPORT})
+
+
+def completion_flushes(done: Iterable[Job]) -> bool:
+    """Whether completing `done` in one transaction must wait for the WAL flush: for a kind
+    not in UNFLUSHED_COMPLETIONS, and on a job's last attempt, whose lost completion would not
+    be run again but failed when its lease expired."""
+    return any(
+        job.kind not in UNFLUSHED_COMPLETIONS or job.attempts >= job.max_attempts for job in done
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,11 +230,13 @@ async def job_complete_and_claim(
     claim: Claim,
     *,
     run_ids: Sequence[int] = (),
+    flush: bool = True,
     now: datetime | None = None,
 ) -> tuple[list[int], list[Job]]:
     """Complete `leases` (jobs of the runs `run_ids`) and claim more jobs in one round trip and
     one transaction; returns (ids completed, lost leases left out; jobs claimed). A batch
-    worker's loop is this call.
+    worker's loop is this call. The transaction waits for the WAL flush unless `flush` is
+    false (`completion_flushes`).
 
     The runs are settled by the claim, in its one pass over runs (migrations/functions/queue.sql,
     "Lock order"): settled by the completion they would be locked before the claim waits for a job
@@ -225,7 +244,8 @@ async def job_complete_and_claim(
     if not leases:
         [claimed] = await db.pipeline(("job_claim", claim.params(now), model_row(Job)))
         return [], claimed
-    completing = ("job_complete_many_unsettled", _leases(leases, now), scalar_row)
+    completion = {**_leases(leases, now), "settle": False, "flush": flush}
+    completing = ("job_complete_many", completion, scalar_row)
     params = {**claim.params(now), "settle_run_ids": sorted(set(run_ids))}
     claiming = ("job_claim_after_completion", params, model_row(Job))
     completed, claimed = await db.pipeline(completing, claiming)
@@ -233,10 +253,12 @@ async def job_complete_and_claim(
 
 
 async def job_complete_many(
-    db: Database, leases: Sequence[Lease], *, now: datetime | None = None
+    db: Database, leases: Sequence[Lease], *, flush: bool = True, now: datetime | None = None
 ) -> list[int]:
-    """Complete many jobs in one statement; the ids completed (lost leases are left out)."""
-    return sorted(await db.all("job_complete_many", _leases(leases, now), row=scalar_row))
+    """Complete many jobs in one statement; the ids completed (lost leases are left out). The
+    transaction waits for the WAL flush unless `flush` is false (`completion_flushes`)."""
+    params = {**_leases(leases, now), "settle": True, "flush": flush}
+    return sorted(await db.all("job_complete_many", params, row=scalar_row))
 
 
 async def job_heartbeat(
@@ -267,10 +289,12 @@ async def job_complete(
     lease_token: uuid.UUID,
     *,
     processed: int | None = None,
+    flush: bool = True,
     now: datetime | None = None,
 ) -> Job | None:
-    """Mark the job completed (and settle its run if it was the last); None: lease lost."""
-    params = {**_lease(job_id, lease_token, now), "processed": processed}
+    """Mark the job completed (and settle its run if it was the last); None: lease lost. The
+    transaction waits for the WAL flush unless `flush` is false (`completion_flushes`)."""
+    params = {**_lease(job_id, lease_token, now), "processed": processed, "flush": flush}
     return await db.one("job_complete", params, row=model_row(Job))
 
 

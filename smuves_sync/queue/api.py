@@ -144,15 +144,25 @@ class Queue:
     async def complete(
         self, job: Job, *, processed: int | None = None, now: datetime | None = None
     ) -> Job:
-        """Finish the job; its run is settled when this was its last open job."""
+        """Finish the job; its run is settled when this was its last open job. The commit
+        waits for the WAL flush only where a crash that lost it must not run the job again
+        (a push, a last attempt: `jobs.completion_flushes`)."""
         changed = await jobs.job_complete(
-            self.db, job.id, _token(job), processed=processed, now=now
+            self.db,
+            job.id,
+            _token(job),
+            processed=processed,
+            flush=jobs.completion_flushes([job]),
+            now=now,
         )
         return _fenced(job, changed)
 
     async def complete_many(self, done: Sequence[Job], *, now: datetime | None = None) -> list[int]:
-        """Finish many jobs in one round trip; returns the ids completed (lost leases left out)."""
-        return await jobs.job_complete_many(self.db, [(j.id, _token(j)) for j in done], now=now)
+        """Finish many jobs in one round trip; returns the ids completed (lost leases left out).
+        Committed as `complete` commits each of them."""
+        leases = [(j.id, _token(j)) for j in done]
+        flush = jobs.completion_flushes(done)
+        return await jobs.job_complete_many(self.db, leases, flush=flush, now=now)
 
     async def complete_and_claim(
         self,
@@ -167,12 +177,18 @@ class Queue:
 
         Lost leases are left out of the ids, as with `complete_many`. If either step fails,
         neither happened: the finished jobs are still running under this worker's leases.
+        Committed as `complete` commits each of them.
         """
         await self._read_leases()
         leases = [(j.id, _token(j)) for j in done]
         claim = self._claim(kinds, limit, None)
         return await jobs.job_complete_and_claim(
-            self.db, leases, claim, run_ids=[j.run_id for j in done], now=now
+            self.db,
+            leases,
+            claim,
+            run_ids=[j.run_id for j in done],
+            flush=jobs.completion_flushes(done),
+            now=now,
         )
 
     async def fail(

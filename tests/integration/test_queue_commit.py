@@ -1,19 +1,21 @@
 """How the queue's calls commit: a claim on its own does not wait for the WAL flush (a claim a
 crash loses is claimed again, and anything durable made under its lease flushes it first); a
-completion, and the claim that shares its transaction, do. `Database.dedicated` holds one
-connection for a worker's calls, each still its own transaction. Neither a claim nor a
-completion is ever compiled by JIT."""
+completion of fetch or export jobs neither (a crash that loses it runs the job again), and the
+claim that shares its transaction commits as it does; a push's completion waits. `Database.
+dedicated` holds one connection for a worker's calls, each still its own transaction. Neither
+a claim nor a completion is ever compiled by JIT."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import psycopg
 import pytest
 
 from smuves_sync.db import Database
-from smuves_sync.db.jobs import Claim, job_claim_next, job_complete_and_claim, job_get
-from smuves_sync.models import ContentType, JobKind, JobStatus
+from smuves_sync.db.jobs import Claim, job_claim_next, job_get
+from smuves_sync.models import ContentType, Job, JobKind, JobStatus
 from smuves_sync.queue import Queue
 from smuves_sync.settings import Settings
 from tests.support import T0, query
@@ -48,18 +50,78 @@ async def test_a_claim_on_its_own_commits_without_waiting_for_the_flush(
     assert await _commit_setting(worker_db) == "on"
 
 
-async def test_a_completion_and_the_claim_after_it_commit_synchronously(
+async def _claimed(factory: Factory, queue: Queue, kind: JobKind) -> list[Job]:
+    await factory.backlog(
+        1, kind=kind, content_types=TYPES, first_portal=next(_PORTALS), run_after=T0
+    )
+    return await queue.claim([kind], limit=len(TYPES), now=T0)
+
+
+_PORTALS = iter(range(3_000_000, 3_100_000))
+
+
+@pytest.mark.parametrize("kind", [JobKind.FETCH, JobKind.EXPORT])
+async def test_a_completion_a_crash_would_run_again_commits_without_waiting(
+    factory: Factory, worker_db: Database, settings: Settings, kind: JobKind
+) -> None:
+    first, second = await _claimed(factory, Queue(worker_db, settings, worker_id="w1"), kind)
+    async with worker_db.transaction() as scoped:
+        await Queue(scoped, settings, worker_id="w1").complete(first, now=T0)
+        assert await _commit_setting(scoped) == "off"
+    async with worker_db.transaction() as scoped:
+        assert await Queue(scoped, settings, worker_id="w1").complete_many([second], now=T0)
+        assert await _commit_setting(scoped) == "off"
+    assert await _commit_setting(worker_db) == "on"  # the session is untouched
+
+
+async def test_a_push_completion_waits_for_the_flush_and_so_does_a_batch_with_one(
     factory: Factory, worker_db: Database, settings: Settings
 ) -> None:
-    await _due(factory)
-    claimed = await Queue(worker_db, settings, worker_id="w1").claim(FETCH, now=T0)
-    leases = [(job.id, job.lease_token) for job in claimed if job.lease_token is not None]
+    queue = Queue(worker_db, settings, worker_id="w1")
+    push, pushed_too = await _claimed(factory, queue, JobKind.PUSH)
+    fetched = (await _claimed(factory, queue, JobKind.FETCH))[0]
     async with worker_db.transaction() as scoped:
-        done, more = await job_complete_and_claim(
-            scoped, leases, Claim("w1", FETCH), run_ids=[claimed[0].run_id], now=T0
+        await Queue(scoped, settings, worker_id="w1").complete(push, now=T0)
+        assert await _commit_setting(scoped) == "on"
+    async with worker_db.transaction() as scoped:
+        done = await Queue(scoped, settings, worker_id="w1").complete_many(
+            [fetched, pushed_too], now=T0
         )
-        assert done == [claimed[0].id]
+        assert done == sorted([fetched.id, pushed_too.id])
+        assert await _commit_setting(scoped) == "on"
+
+
+async def test_a_completion_on_the_last_attempt_waits_for_the_flush(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    """A lost completion of a job on its last attempt would not run it again: the claim fails
+    a job whose lease expired after its last attempt."""
+    [job, _] = await _claimed(factory, Queue(worker_db, settings, worker_id="w1"), JobKind.FETCH)
+    last = dataclasses.replace(job, attempts=job.max_attempts)
+    async with worker_db.transaction() as scoped:
+        await Queue(scoped, settings, worker_id="w1").complete(last, now=T0)
+        assert await _commit_setting(scoped) == "on"
+
+
+async def test_complete_and_claim_commits_as_its_completions_do(
+    factory: Factory, worker_db: Database, settings: Settings
+) -> None:
+    queue = Queue(worker_db, settings, worker_id="w1")
+    fetched = await _claimed(factory, queue, JobKind.FETCH)
+    await factory.backlog(1, content_types=TYPES, first_portal=next(_PORTALS), run_after=T0)
+    async with worker_db.transaction() as scoped:
+        done, more = await Queue(scoped, settings, worker_id="w1").complete_and_claim(
+            fetched[:1], FETCH, limit=1, now=T0
+        )
+        assert done == [fetched[0].id]
         assert len(more) == 1
+        assert await _commit_setting(scoped) == "off"
+    pushed = await _claimed(factory, queue, JobKind.PUSH)
+    async with worker_db.transaction() as scoped:
+        done, _ = await Queue(scoped, settings, worker_id="w1").complete_and_claim(
+            pushed[:1], FETCH, limit=1, now=T0
+        )
+        assert done == [pushed[0].id]
         assert await _commit_setting(scoped) == "on"
 
 

@@ -80,16 +80,17 @@ ORDER BY j.id DESC
 -- scope), committed without waiting for the WAL flush: a crash of Postgres can lose the last
 -- claims, each whole, and their jobs are claimed again. Nothing durable can depend on a lost
 -- claim: every write made under its lease, and every completion, fail or release of it,
--- commits after it, and a synchronous commit flushes the WAL up to itself, so the claim
--- first (the page writes, asynchronous too, are lost with it and read again).
+-- commits after it, and what a crash loses is the end of the WAL: a commit that survives
+-- has everything before it, the claim first (the page writes, and the completions of
+-- UNFLUSHED_COMPLETIONS, asynchronous too, are lost with it and made again).
 SELECT c.* FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
                                      %(run_id)s::bigint, %(portal_max_running)s) AS c,
      pg_catalog.set_config('synchronous_commit', 'off', true) AS asynchronous_commit
 
 -- name: job_claim_after_completion
--- job_claim in the transaction of job_complete_many_unsettled (complete-and-claim), which
--- commits synchronously for the completion's sake. %(settle_run_ids)s: the runs of the batch
--- it finished, settled in the claim's pass over runs.
+-- job_claim in the transaction of job_complete_many (complete-and-claim), which commits as
+-- the completion says. %(settle_run_ids)s: the runs of the batch it finished,
+-- settled in the claim's pass over runs.
 SELECT * FROM public.claim_jobs(%(worker)s, %(kinds)s::text[], %(limit)s, %(now)s,
                                    %(run_id)s::bigint, %(portal_max_running)s,
                                    %(settle_run_ids)s::bigint[])
@@ -113,21 +114,25 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
                                     %(total)s, %(now)s)
 
 -- name: job_complete
--- complete_job's completion, made directly (see job_claim_next).
-SELECT * FROM public.complete_jobs(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
-                                      ARRAY[%(processed)s::bigint], %(now)s)
+-- complete_job's completion, made directly (see job_claim_next). %(flush)s false: the
+-- transaction it is part of commits without waiting for the WAL flush (UNFLUSHED_COMPLETIONS
+-- in db/jobs.py says whose); true: as the server's synchronous_commit says.
+SELECT c.* FROM public.complete_jobs(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
+                                        ARRAY[%(processed)s::bigint], %(now)s) AS c,
+     pg_catalog.set_config('synchronous_commit',
+                           CASE WHEN %(flush)s THEN pg_catalog.current_setting('synchronous_commit')
+                                ELSE 'off' END, true) AS commit_mode
 
 -- name: job_complete_many
 -- The arrays are sent in binary (the b placeholders): for a few hundred ids and tokens that
--- is five times cheaper for the client than the text form.
-SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
-                                      %(now)s)
-
--- name: job_complete_many_unsettled
--- job_complete_many, the runs left for the claim that follows in the same transaction to
--- settle (job_claim's settle_run_ids).
-SELECT id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
-                                      %(now)s, false)
+-- is five times cheaper for the client than the text form. %(settle)s false: the runs are
+-- left for the claim that follows in the same transaction to settle (complete-and-claim,
+-- job_claim's settle_run_ids). %(flush)s as job_complete's; the claim shares the commit.
+SELECT c.id FROM public.complete_jobs(%(job_ids)b::bigint[], %(lease_tokens)b::uuid[], NULL,
+                                        %(now)s, %(settle)s) AS c,
+     pg_catalog.set_config('synchronous_commit',
+                           CASE WHEN %(flush)s THEN pg_catalog.current_setting('synchronous_commit')
+                                ELSE 'off' END, true) AS commit_mode
 
 -- name: job_fail
 SELECT * FROM public.fail_job(%(job_id)s, %(lease_token)s, %(error)s, %(retryable)s,

@@ -24,7 +24,8 @@ SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true),
 -- session_set_job for a fetched page's transaction (`Database.for_job(..., async_commit=
 -- True)`): its COMMIT does not wait for the WAL to reach disk. A crash of Postgres can lose
 -- the last such pages, each whole with the checkpoint it carries, so the job resumes before
--- them and reads them again; any later synchronous commit (the job's completion) flushes them.
+-- them and reads them again; any later synchronous commit flushes them (a fetch's completion
+-- does not wait either: db/jobs.py, UNFLUSHED_COMPLETIONS).
 SELECT pg_catalog.set_config('app.portal_id', %(portal_id)s::text, true),
        pg_catalog.set_config('app.job_id', %(job_id)s::text, true),
        pg_catalog.set_config('app.lease_token', %(lease_token)s::text, true),
