@@ -50,14 +50,16 @@ async def test_a_claim_on_its_own_commits_without_waiting_for_the_flush(
     assert await _commit_setting(worker_db) == "on"
 
 
+# each backlog its own portals: in-flight jobs are one per portal, kind and type
+_PORTALS = iter(range(3_000_000, 3_100_000))
+
+
 async def _claimed(factory: Factory, queue: Queue, kind: JobKind) -> list[Job]:
+    """One new portal's jobs of `kind`, one per type of TYPES, claimed."""
     await factory.backlog(
         1, kind=kind, content_types=TYPES, first_portal=next(_PORTALS), run_after=T0
     )
     return await queue.claim([kind], limit=len(TYPES), now=T0)
-
-
-_PORTALS = iter(range(3_000_000, 3_100_000))
 
 
 @pytest.mark.parametrize("kind", [JobKind.FETCH, JobKind.EXPORT])
