@@ -9,11 +9,11 @@ transaction (`Database.for_job`), whichever way the type is read.
     job = await writer.finish(requests=..., changed=..., deleted=...)
 
 `writer.job` is the job as its last fenced write left it (lease, cursor, processed, total);
-a write past a lost lease raises `LeaseLost` and rolls back whole. No COMMIT of a fetch waits
-for the WAL flush: a crash of Postgres loses the last pages with their checkpoint, and the job
-reads them again; it loses `finish` (the completion, `db/jobs.py` UNFLUSHED_COMPLETIONS) with
-everything after the last page it kept, and the job, running again under a lease no worker
-holds, is claimed again when the lease expires.
+a write past a lost lease raises `LeaseLost` and rolls back whole. A listed page's COMMIT
+does not wait for the WAL flush (`async_commit`): a crash of Postgres loses it with its
+checkpoint, and the job reads it again. Nor does `finish`'s, but on the job's last attempt
+(`db/jobs.py`, `completion_flushes`): a crash that loses the completion leaves the job running
+under a lease no worker holds, and it is run again once that expires.
 """
 
 from __future__ import annotations
