@@ -21,11 +21,13 @@ Each loop is also run with the claim and the completion as they were before fair
 (the first claim_jobs, oldest first with no cap; the first complete_jobs with the first
 settle_runs; their bodies are in smuves_sync/testing/sql/queue_bench.sql, created in the
 scratch database only), on the same backlog, right before or after today's (the order
-alternates between repeats): the `fifo` figures, and today's as a ratio of them.
+alternates between repeats): the `fifo` figures, and today's as a ratio of them. The fifo
+loops' commits wait for the WAL flush, as they did; today's claims and completions of these
+fetch jobs do not (migrations/README.md, "How the queue commits").
 
-Each call and each commit has a fixed cost (here most of a millisecond of server time per queue
-call and a WAL flush of a few milliseconds per commit), which a batch shares out: the default
-batch is 256; try --batch 64 to see the difference.
+Each call has a fixed cost (here most of a millisecond of server time per queue call, and a
+WAL flush of a few milliseconds for each commit that waits for one), which a batch shares out:
+the default batch is 256; try --batch 64 to see the difference.
 
 Wake-up latency: one idle worker waits on NOTIFY (falling back to polling); 200 times a job
 is enqueued and committed, and the time from the commit returning to the handler starting
