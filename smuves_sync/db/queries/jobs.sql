@@ -116,7 +116,8 @@ SELECT * FROM public.checkpoint_job(%(job_id)s, %(lease_token)s, %(cursor)s, %(p
 -- name: job_complete
 -- complete_job's completion, made directly (see job_claim_next). %(flush)s false: the
 -- transaction it is part of commits without waiting for the WAL flush (UNFLUSHED_COMPLETIONS
--- in db/jobs.py says whose); true: as the server's synchronous_commit says.
+-- in db/jobs.py says whose); true: the setting is left as the transaction has it (the
+-- server's, unless the transaction changed it).
 SELECT c.* FROM public.complete_jobs(ARRAY[%(job_id)s::bigint], ARRAY[%(lease_token)s::uuid],
                                         ARRAY[%(processed)s::bigint], %(now)s) AS c,
      pg_catalog.set_config('synchronous_commit',
