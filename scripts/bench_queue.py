@@ -40,8 +40,10 @@ else 2) at batches 256 and 10, each right before or after ours at the same proce
 and batch (complete-and-claim with fairness and the cap, today's claim); at batch 10 also ours
 as the worker's runner works its slots (`slots`: claim 10, then complete each job alone, a
 round trip and a settle a job, as the runner completes jobs that finish at their own times;
-no worker runs complete-and-claim); then ours one job at a time in P processes, and
-pgqueuer's wake-up. A ratio to pgqueuer is the median of the repeats'
+no worker runs complete-and-claim); at batch 256 also the claim and completion of before fair
+claims (`fifo_pipelined`, in the same P processes: what a claim that shares nothing among
+portals and settles no run early gives on this machine beside pgqueuer); then ours one job
+at a time in P processes, and pgqueuer's wake-up. A ratio to pgqueuer is the median of the repeats'
 ratios of the pairs, not the quotient of the medians.
 
 Every measurement is repeated --repeat times, each on a fresh scratch database (created,
@@ -54,6 +56,7 @@ object: {"jobs_per_s": …, "wakeup_p50_ms": …, "wakeup_p95_ms": …, …} (me
 the pipelined loop; fifo_jobs_per_s and ratio_to_fifo beside it; with --peers
 peer_pgqueuer_2p_jobs_per_s_batch_10, jobs_per_s_batch_10, ratio_to_pgqueuer_2p_batch_10, the
 same at batch 256, slots_jobs_per_s_batch_10 and slots_ratio_to_pgqueuer_2p_batch_10,
+fifo_jobs_per_s_batch_256, fifo_ratio_to_pgqueuer_2p_batch_256 and ratio_to_fifo_2p_batch_256,
 peer_pgqueuer_1p_jobs_per_s_batch_256, one_at_a_time_jobs_per_s and
 peer_pgqueuer_wakeup_p95_ms, "2p" being the processes).
 """
@@ -91,6 +94,7 @@ TYPES = len(ContentType)
 OWNERS = 20  # the backlog's owners: claims share the workers among owners too
 PEER_BATCHES = (256, 10)
 SLOTS_BATCH = 10  # the free slots a worker's runner claims, as production runs it
+FIFO_BATCH = 256  # where the claim of before fair claims is drained in processes too
 
 
 async def drain(url: str, loop: str, jobs: int, workers: int, batch: int, processes: int) -> float:
@@ -245,6 +249,8 @@ async def measure_peers(
         ]
         if batch == SLOTS_BATCH:
             turns.append((f"ours_{procs}p_slots_batch_{batch}", mine(batch, "slots")))
+        if batch == FIFO_BATCH:
+            turns.append((f"ours_{procs}p_fifo_batch_{batch}", mine(batch, "fifo_pipelined")))
         await take_turns(figures, repeat, turns, jobs)
     if procs > 1:  # else measured above
         await take_turns(figures, repeat, [("pgqueuer_1p_batch_256", peer(1, 256))], jobs)
@@ -284,6 +290,11 @@ def peer_figures(figures: Figures, procs: int) -> dict[str, float]:
             statistics.median(figures[f"pgqueuer_{procs}p_batch_{batch}"]), 1
         )
     pair(SLOTS_BATCH, "slots")
+    pair(FIFO_BATCH, "fifo")
+    fair = figures[f"ours_{procs}p_batch_{FIFO_BATCH}"]
+    fifo = figures[f"ours_{procs}p_fifo_batch_{FIFO_BATCH}"]
+    ratios = [a / b for a, b in zip(fair, fifo, strict=True)]
+    out[f"ratio_to_fifo_{procs}p_batch_{FIFO_BATCH}"] = round(statistics.median(ratios), 3)
     return out
 
 
@@ -306,6 +317,13 @@ def print_peers(peers: dict[str, float], args: argparse.Namespace) -> None:
     print(
         f"{f'ours as a runner, {SLOTS_BATCH} slots':<33}: ours {slots:8.0f} jobs/s "
         f"({ratio:.2f}x pgqueuer's batch {SLOTS_BATCH})"
+    )
+    fifo = peers[f"fifo_jobs_per_s_batch_{FIFO_BATCH}"]
+    to_peer = peers[f"fifo_ratio_to_pgqueuer_{procs}p_batch_{FIFO_BATCH}"]
+    to_fifo = peers[f"ratio_to_fifo_{procs}p_batch_{FIFO_BATCH}"]
+    print(
+        f"{f'before fair claims, batch {FIFO_BATCH}':<33}: fifo {fifo:8.0f} jobs/s "
+        f"({to_peer:.2f}x pgqueuer; ours {to_fifo:.2f}x of it)"
     )
     one_process = peers["peer_pgqueuer_1p_jobs_per_s_batch_256"]
     print(f"{'batch 256, pgqueuer 1 process':<33}: {one_process:8.0f} jobs/s")

@@ -69,6 +69,9 @@ async def test_peers_drain_through_pgqueuer_beside_ours_in_processes(pg_server: 
         "one_at_a_time_jobs_per_s",
         "slots_jobs_per_s_batch_10",
         "slots_ratio_to_pgqueuer_2p_batch_10",
+        "fifo_jobs_per_s_batch_256",
+        "fifo_ratio_to_pgqueuer_2p_batch_256",
+        "ratio_to_fifo_2p_batch_256",
         "wakeup_p95_ms",
         "peer_pgqueuer_wakeup_p95_ms",
     ):
