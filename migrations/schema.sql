@@ -513,8 +513,15 @@ CREATE FUNCTION public.claim_jobs(p_worker text, p_kinds text[], p_limit integer
               AND r.status = 'pending'
         )
         -- returned as the statement makes them: gathered into a jobs[] first, each row went
-        -- through text (the CTE's row type is not jobs), a tenth of a batch's claim
-        SELECT * FROM claimed ORDER BY claimed.id;
+        -- through text (the CTE's row type is not jobs), a tenth of a batch's claim. A SELECT
+        -- in WITH runs only as far as it is read, and started, its other reader, joins it to
+        -- claimed: a claim that took no job would never read it, and would settle the runs
+        -- without their locks (two workers finishing a run's last jobs at once would each
+        -- count the other's as running). Counted here, whole, before claimed is returned, it
+        -- locks them whatever was claimed.
+        SELECT * FROM claimed
+        WHERE (SELECT count(*) FROM locked_runs) >= 0
+        ORDER BY claimed.id;
 
         IF v_settle IS NOT NULL THEN
             -- locked by the claim's pass over runs above, but for those with a claimed job,

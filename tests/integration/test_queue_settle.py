@@ -5,6 +5,7 @@ Counted by the server (track_functions), one transaction, one connection."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from psycopg.rows import TupleRow
 
 from smuves_sync.db import Pool
 from smuves_sync.models import ContentType, Run
-from tests.support import T0, query
+from tests.support import T0, eventually, query
 from tests.support.factories import Factory
 
 
@@ -62,3 +63,52 @@ async def test_only_the_last_completion_of_a_run_settles_it_and_notifies(
             assert await query(conn, "settle_run_notices", run_id=run.id) == [
                 {"status": "completed", "notices": 1}
             ]
+
+
+async def _complete_then_claim(
+    conn: AsyncConnection[TupleRow], job: dict[str, Any], run: Run, worker: str
+) -> None:
+    """One batch worker's complete-and-claim of `job`, its transaction left open."""
+    await query(
+        conn,
+        "settle_complete_leaving_runs",
+        job_ids=[job["id"]],
+        lease_tokens=[job["lease_token"]],
+        now=T0,
+    )
+    # nothing left to claim: the claim only settles
+    assert await query(conn, "settle_claim_settling", worker=worker, run_ids=[run.id], now=T0) == []
+
+
+async def test_two_workers_finishing_a_run_at_once_settle_it_and_claim_nothing(
+    factory: Factory, admin_pool: Pool
+) -> None:
+    run = await _two_jobs(factory)
+    first, second = await query(admin_pool, "settle_claim_two", now=T0)
+
+    async with admin_pool.connection() as a, admin_pool.connection() as b:
+        [b_backend] = await query(b, "settle_backend_pid")
+        async with a.transaction():
+            await _complete_then_claim(a, first, run, "w1")
+
+            async def second_worker() -> None:
+                async with b.transaction():
+                    await _complete_then_claim(b, second, run, "w2")
+
+            finishing = asyncio.create_task(second_worker())
+
+            # The second worker's claim must wait for the run the first one holds to settle:
+            # had it counted now, it would see the first job still running, as the first
+            # worker saw the second, and neither would settle the run.
+            async def waits_or_done() -> bool:
+                if finishing.done():
+                    return True
+                [row] = await query(admin_pool, "settle_backend_waits", pid=b_backend["pid"])
+                return bool(row["waits"])
+
+            await eventually(waits_or_done, what="the second worker waits for the run's lock")
+        await finishing
+
+    assert await query(admin_pool, "settle_run_notices", run_id=run.id) == [
+        {"status": "completed", "notices": 1}
+    ]
