@@ -88,7 +88,7 @@ from smuves_sync.testing.queue_loops import (
     run_team,
     team,
 )
-from smuves_sync.testing.scratch import scratch_database, scratch_server, seed_backlog
+from smuves_sync.testing.scratch import open_runs, scratch_database, scratch_server, seed_backlog
 
 TYPES = len(ContentType)
 OWNERS = 20  # the backlog's owners: claims share the workers among owners too
@@ -114,6 +114,8 @@ async def drain(url: str, loop: str, jobs: int, workers: int, batch: int, proces
             elapsed = time.perf_counter() - start
     if done != planted:
         raise SystemExit(f"drained {done} jobs of {planted}: the queue lost or repeated some")
+    if unsettled := await open_runs(url):
+        raise SystemExit(f"{unsettled} runs are still open with every job finished")
     return planted / elapsed
 
 

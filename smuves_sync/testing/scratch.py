@@ -95,3 +95,13 @@ async def seed_backlog(
         # a live queue has statistics; a freshly seeded table would mislead the planner
         await conn.execute(q["seed_analyze"])
         return planted
+
+
+async def open_runs(url: str) -> int:
+    """How many runs at `url` are not settled (pending or running): after a drain that
+    finished every job, a run still open is one the queue failed to settle."""
+    async with await AsyncConnection.connect(url, autocommit=True) as conn:
+        cur = await conn.execute(testing_queries()["seed_runs_open"])
+        row = await cur.fetchone()
+        assert row is not None
+        return int(row[0])

@@ -40,3 +40,8 @@ RETURNING id
 
 -- name: seed_analyze
 ANALYZE public.portals, public.runs, public.jobs
+
+-- name: seed_runs_open
+-- The runs of the backlog not yet settled: after a drain, none (every job finished, so the
+-- completion of each run's last job settled it).
+SELECT count(*) AS open FROM public.runs WHERE status IN ('pending', 'running')
