@@ -11,10 +11,10 @@ KINDS ?= fetch,export,push
 CONCURRENCY ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser test test-fast lint format migrate schema sync demo fake serve dashboard worker bench bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff bench-push export clean
+.PHONY: help install browser test test-fast lint format migrate schema sync demo fake serve dashboard worker bench bench-queue bench-queue-costs bench-client bench-sync bench-resync bench-fleet bench-diff bench-push export clean
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -72,10 +72,13 @@ serve: $(STAMP) ## run the HTTP API on :8000 (needs SMUVES_JWT_SECRET, SMUVES_JW
 dashboard: $(STAMP) ## the operators' dashboard on :8800; open the link it prints. make dashboard [PORT=8800]
 	$(BIN)/smuves dashboard --port $(or $(PORT),8800)
 
-bench: bench-queue bench-client bench-sync bench-resync bench-fleet bench-diff bench-push ## run every benchmark (extra flags for each: ARGS=...)
+bench: bench-queue bench-queue-costs bench-client bench-sync bench-resync bench-fleet bench-diff bench-push ## run every benchmark (extra flags for each: ARGS=...)
 
 bench-queue: $(STAMP) ## benchmark queue drain rate and NOTIFY wake-up (scripts/bench_queue.py)
 	$(BIN)/python scripts/bench_queue.py $(ARGS)
+
+bench-queue-costs: $(STAMP) ## what each queue guarantee costs a drain: notice, settle, cap, trigger (scripts/bench_queue_costs.py)
+	$(BIN)/python scripts/bench_queue_costs.py $(ARGS)
 
 bench-fleet: $(STAMP) ## benchmark a fleet: N portals, K workers, a wave of schedules and a person's sync (scripts/bench_fleet.py)
 	$(BIN)/python scripts/bench_fleet.py $(ARGS)
