@@ -3,29 +3,21 @@ targets: a benchmark prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.support import run
+from tests.support import benchmark_figures
 
-SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_fleet.py"
+SCRIPT = "bench_fleet.py"
 
 
 @pytest.mark.slow
 async def test_a_tiny_fleet_is_fetched_and_its_figures_come_out_as_json(pg_server: str) -> None:
-    done = await run(
-        sys.executable,
-        str(SCRIPT),
+    figures = await benchmark_figures(
+        SCRIPT,
+        pg_server,
         *("--portals", "3", "--objects", "30", "--compare-portals", "2", "--workers", "2"),
         *("--hosts", "2", "--concurrency", "4", "--interactive-after", "0.5", "--latency-ms", "5"),
-        *("--json", "--database-url", pg_server),
     )
-
-    assert done.code == 0, done.stderr
-    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["portals"] == 3 and figures["small_fleet"]["portals"] == 2
     # every portal's objects, and the person's small portal's
     assert figures["objects"] > 3 * 30

@@ -3,30 +3,23 @@ benchmark prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.support import run
+from tests.support import benchmark_figures
 
-SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_queue.py"
+SCRIPT = "bench_queue.py"
 
 
 async def test_every_loop_drains_the_queue_and_the_figures_come_out_as_json(
     pg_server: str,
 ) -> None:
-    done = await run(
-        sys.executable,
-        str(SCRIPT),
+    # the script exits non-zero when a loop loses or repeats a job, or leaves a run open
+    figures = await benchmark_figures(
+        SCRIPT,
+        pg_server,
         *("--jobs", "40", "--baseline-jobs", "10", "--batch", "8", "--workers", "3"),
-        *("--wakeups", "5", "--repeat", "2", "--json", "--database-url", pg_server),
+        *("--wakeups", "5", "--repeat", "2"),
     )
-
-    # the script exits non-zero when a loop loses or repeats a job
-    assert done.code == 0, done.stderr
-    figures = json.loads(done.stdout.splitlines()[-1])
     assert (figures["jobs"], figures["workers"], figures["batch"], figures["repeat"]) == (
         40,
         3,
@@ -45,18 +38,14 @@ async def test_every_loop_drains_the_queue_and_the_figures_come_out_as_json(
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_peers_drain_through_pgqueuer_beside_ours_in_processes(pg_server: str) -> None:
-    done = await run(
-        sys.executable,
-        str(SCRIPT),
+    # a drain that loses or repeats a job, ours or pgqueuer's, exits non-zero
+    figures = await benchmark_figures(
+        SCRIPT,
+        pg_server,
         *("--jobs", "60", "--baseline-jobs", "10", "--batch", "8", "--workers", "2"),
         *("--processes", "2", "--peers", "--wakeups", "3", "--repeat", "1"),
-        *("--json", "--database-url", pg_server),
         timeout=290,
     )
-
-    # a drain that loses or repeats a job, ours or pgqueuer's, exits non-zero
-    assert done.code == 0, done.stderr
-    figures = json.loads(done.stdout.splitlines()[-1])
     assert figures["processes"] == 2
     for name in (
         "peer_pgqueuer_1p_jobs_per_s_batch_256",

@@ -5,25 +5,19 @@ checked: a benchmark prints numbers, tests do not time things)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support import run
+from tests.support import benchmark_figures, run
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "bench_sync.py"
 
 
 async def _figures(pg_server: str, *args: str, timeout: float = 120) -> dict[str, Any]:
     """Run the benchmark with `args` against `pg_server`; the figures it prints as JSON."""
-    done = await run(
-        sys.executable, str(SCRIPT), *args, "--json", "--database-url", pg_server, timeout=timeout
-    )
-    assert done.code == 0, done.stderr
-    figures: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return figures
+    return await benchmark_figures(SCRIPT.name, pg_server, *args, timeout=timeout)
 
 
 async def test_the_worker_processes_sync_the_portal_and_the_export_child_exports(

@@ -19,6 +19,7 @@ the rest are helpers a test imports from here:
 from tests.support.claims import claim_one_at_a_time
 from tests.support.commands import (
     SECRET,
+    benchmark_figures,
     clean_env,
     invoke,
     json_out,
@@ -39,6 +40,7 @@ __all__ = [
     "Sync",
     "SyncBed",
     "all_at_once",
+    "benchmark_figures",
     "claim_one_at_a_time",
     "clean_env",
     "db_now",

@@ -5,6 +5,7 @@ rows = json_out(result)
 env = smuves_env(db_url, base_url)                         # a subprocess's environment
 done = await smuves(env, "sync", "7001")                   # exit code, stdout, stderr
 done = await run(sys.executable, "scripts/x.py", "--json") # any program
+figures = await benchmark_figures("bench_queue.py", pg_server, "--jobs", "40")
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tests.support.logins import runtime_env
 SECRET = new_secret_key()
 # A HubSpot base URL where nothing listens, for work that must not reach HubSpot.
 NOWHERE = "http://127.0.0.1:9"
+SCRIPTS = Path(__file__).parents[2] / "scripts"
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,24 @@ async def invoke(db_url: str, *args: str, env: Mapping[str, str | None] | None =
     runner = CliRunner()
     full_env = {"SMUVES_DATABASE_URL": db_url, "COLUMNS": "200", **(env or {})}
     return await asyncio.to_thread(runner.invoke, cli, list(args), env=full_env)
+
+
+async def benchmark_figures(
+    script: str, database_url: str, *args: str, timeout: float = 120
+) -> dict[str, Any]:
+    """Run the benchmark scripts/`script` with `args`, `--json` and `--database-url
+    database_url` to its end, which must be a success; the figures of the JSON line it
+    prints last."""
+    done = await run(
+        sys.executable,
+        str(SCRIPTS / script),
+        *args,
+        *("--json", "--database-url", database_url),
+        timeout=timeout,
+    )
+    assert done.code == 0, done.stderr
+    figures: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return figures
 
 
 def json_out(result: Result) -> Any:
