@@ -43,8 +43,9 @@ round trip and a settle a job, as the runner completes jobs that finish at their
 no worker runs complete-and-claim); at batch 256 also the claim and completion of before fair
 claims (`fifo_pipelined`, in the same P processes: what a claim that shares nothing among
 portals and settles no run early gives on this machine beside pgqueuer); then ours one job
-at a time in P processes, and pgqueuer's wake-up. A ratio to pgqueuer is the median of the repeats'
-ratios of the pairs, not the quotient of the medians.
+at a time in P processes, and pgqueuer's wake-up. A ratio to pgqueuer is the median of the
+repeats' ratios of the pairs, not the quotient of the medians. A drain that loses or repeats
+a job, or leaves a run open with all its jobs done, ends the benchmark with an error.
 
 Every measurement is repeated --repeat times, each on a fresh scratch database (created,
 migrated, dropped); the figures printed last are the medians. Other work on the machine moves

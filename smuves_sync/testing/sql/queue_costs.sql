@@ -1,5 +1,5 @@
 -- scripts/bench_queue_costs.py: each of the queue's guarantees taken out of a scratch database
--- (run as its owner after the migration, never by one), so that a drain beside the whole
+-- (by the benchmark's login after the migration, never by a migration), so that a drain beside the whole
 -- queue says what the part costs. Each replaces the product's function of the same
 -- signature with one that does nothing, or drops the trigger; the script checks that no
 -- overload appeared instead (a signature changed here but not there).
