@@ -77,7 +77,7 @@ bench: bench-queue bench-queue-costs bench-client bench-sync bench-resync bench-
 bench-queue: $(STAMP) ## benchmark queue drain rate and NOTIFY wake-up (scripts/bench_queue.py)
 	$(BIN)/python scripts/bench_queue.py $(ARGS)
 
-bench-queue-costs: $(STAMP) ## what each queue guarantee costs a drain: notice, settle, cap, trigger (scripts/bench_queue_costs.py)
+bench-queue-costs: $(STAMP) ## what each queue guarantee costs a drain, each taken out in turn (scripts/bench_queue_costs.py)
 	$(BIN)/python scripts/bench_queue_costs.py $(ARGS)
 
 bench-fleet: $(STAMP) ## benchmark a fleet: N portals, K workers, a wave of schedules and a person's sync (scripts/bench_fleet.py)

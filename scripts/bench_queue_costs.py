@@ -1,6 +1,6 @@
 """What each of the queue's guarantees costs a drain: the whole queue beside one without a part.
 
-    .venv/bin/python scripts/bench_queue_costs.py [--parts notice,settle,cap,trigger]
+    .venv/bin/python scripts/bench_queue_costs.py [--parts notice,settle,cap,trigger,owner_key]
         [--pairs 4] [--jobs 20000] [--batch 256] [--processes 2] [--workers 4] [--json]
 
 For each part, --pairs pairs of drains: the same backlog as scripts/bench_queue.py's (no-op
@@ -16,6 +16,7 @@ machine. The parts:
     settle    settling altogether: the probe for a finished run, its count, its notice
     cap       the portal cap's look at each fetch job's portal (job_within_portal_cap)
     trigger   the statement trigger that forgets what each finished fetch job saw
+    owner_key the notice's foreign key to its user (a FOR KEY SHARE of the owner's row)
 
 Taking a part out breaks the product in that database (runs never finish, a portal takes every
 worker): these figures say what a guarantee costs, not a way to run without it.
@@ -41,7 +42,7 @@ from smuves_sync.testing import queue_peers
 from smuves_sync.testing.queries import testing_queries
 from smuves_sync.testing.scratch import open_runs, scratch_database, scratch_server, seed_backlog
 
-PARTS = ("notice", "settle", "cap", "trigger")
+PARTS = ("notice", "settle", "cap", "trigger", "owner_key")
 OWNERS = 20
 WHOLE = "whole"
 

@@ -26,6 +26,11 @@ CREATE OR REPLACE FUNCTION public.job_within_portal_cap(p_portal_id bigint, p_jo
 -- a finished fetch job's sightings are left where they are
 DROP TRIGGER jobs_fetch_seen_forget_finished ON public.jobs
 
+-- name: cost_cut_owner_key
+-- a notice's row is not checked against its user's: no FOR KEY SHARE of the owner's row, which
+-- every worker settling a run of that owner takes at once
+ALTER TABLE public.notifications DROP CONSTRAINT notifications_user_id_fkey
+
 -- name: cost_function_versions
 -- how many functions of each name the cuts replace: one each, or a cut made an overload
 SELECT p.proname::text, count(*)
