@@ -1,7 +1,8 @@
 """Settling costs only the runs that finish: a claim that starts a run, or a completion that
 leaves jobs of its run open, counts no jobs and builds no notice (settle_locked_runs,
 notify_settled_runs); the completion of the last job settles the run and notifies once.
-Counted by the server (track_functions), one transaction, one connection."""
+Counted by the server (track_functions), one transaction, one connection. And two workers
+finishing a run's last jobs at once, each in its own transaction, settle it all the same."""
 
 from __future__ import annotations
 
