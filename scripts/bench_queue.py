@@ -80,44 +80,17 @@ from smuves_sync.models import ContentType, JobKind
 from smuves_sync.queue import Queue, Wakeups
 from smuves_sync.settings import Settings
 from smuves_sync.testing import queue_peers
+from smuves_sync.testing.queue_drains import drain_backlog
 from smuves_sync.testing.queue_loops import (
-    ALL_LOOPS,
     FETCH,
     LOOPS,
-    create_fifo_functions,
     noop_handler,
-    run_team,
-    team,
 )
-from smuves_sync.testing.scratch import open_runs, scratch_database, scratch_server, seed_backlog
+from smuves_sync.testing.scratch import scratch_database, scratch_server, seed_backlog
 
-TYPES = len(ContentType)
-OWNERS = 20  # the backlog's owners: claims share the workers among owners too
 PEER_BATCHES = (256, 10)
 SLOTS_BATCH = 10  # the free slots a worker's runner claims, as production runs it
 FIFO_BATCH = 256  # where the claim of before fair claims is drained in processes too
-
-
-async def drain(url: str, loop: str, jobs: int, workers: int, batch: int, processes: int) -> float:
-    """Plant `jobs` jobs and drain them with `processes` processes of `workers` workers
-    running the loop named `loop` (queue_loops.ALL_LOOPS); jobs per second."""
-    planted = await seed_backlog(url, portals=-(-jobs // TYPES), owners=OWNERS)
-    if loop.startswith("fifo_"):
-        await create_fifo_functions(url)
-    if processes > 1:
-        done, elapsed = await queue_peers.ours_in_processes(
-            url, loop, processes=processes, workers=workers, batch=batch
-        )
-    else:
-        async with team(url, workers) as members:
-            start = time.perf_counter()
-            done = await run_team(members, ALL_LOOPS[loop], batch)
-            elapsed = time.perf_counter() - start
-    if done != planted:
-        raise SystemExit(f"drained {done} jobs of {planted}: the queue lost or repeated some")
-    if unsettled := await open_runs(url):
-        raise SystemExit(f"{unsettled} runs are still open with every job finished")
-    return planted / elapsed
 
 
 async def ours(server_url: str, loop: str, jobs: int, args: argparse.Namespace, **at: int) -> float:
@@ -125,7 +98,9 @@ async def ours(server_url: str, loop: str, jobs: int, args: argparse.Namespace, 
     unless `at` gives others."""
     batch, processes = at.get("batch", args.batch), at.get("processes", args.processes or 1)
     async with scratch_database(server_url, prefix="smuves_bench") as url:
-        return await drain(url, loop, jobs, args.workers, batch, processes)
+        return await drain_backlog(
+            url, loop, jobs=jobs, workers=args.workers, batch=batch, processes=processes
+        )
 
 
 async def wakeup_latencies(url: str, samples: int) -> list[float]:

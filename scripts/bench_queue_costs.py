@@ -4,13 +4,13 @@
         [--pairs 4] [--jobs 20000] [--batch 256] [--processes 2] [--workers 4] [--json]
 
 For each part, --pairs pairs of drains: the same backlog as scripts/bench_queue.py's (no-op
-fetch jobs of 20 owners' portals, nine types each) drained by complete-and-claim in
---processes processes of --workers workers at --batch, once in a scratch database as
-migrated and once in one with the part taken out (smuves_sync/testing/sql/queue_costs.sql),
-the two in turn and the order alternating between pairs. A pair's figure is the drain
-without the part over the drain with it (above 1: the part costs that much); the median of
-the pairs is printed, with each pair's, since a pair moves by a tenth or more on a shared
-machine. The parts:
+fetch jobs of 20 owners' portals, nine types each, smuves_sync/testing/queue_drains.py)
+drained by complete-and-claim in --processes processes of --workers workers at --batch (in
+this process when --processes is 1), once in a scratch database as migrated and once in one
+with the part taken out (smuves_sync/testing/sql/queue_costs.sql), the two in turn and the
+order alternating between pairs. A pair's figure is the drain without the part over the drain
+with it (above 1: the part costs that much); the median of the pairs is printed, with each
+pair's, since a pair moves by a tenth or more on a shared machine. The parts:
 
     notice    a settled run's notice to its owner (notify_settled_runs)
     settle    settling altogether: the probe for a finished run, its count, its notice
@@ -30,20 +30,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import statistics
 import sys
 
 from psycopg import AsyncConnection
 
-from smuves_sync.models import ContentType
 from smuves_sync.settings import Settings
-from smuves_sync.testing import queue_peers
 from smuves_sync.testing.queries import testing_queries
-from smuves_sync.testing.scratch import open_runs, scratch_database, scratch_server, seed_backlog
+from smuves_sync.testing.queue_drains import drain_backlog
+from smuves_sync.testing.scratch import scratch_database, scratch_server
 
 PARTS = ("notice", "settle", "cap", "trigger", "owner_key")
-OWNERS = 20
 WHOLE = "whole"
 
 
@@ -64,19 +63,16 @@ async def take_out(url: str, part: str) -> None:
 async def drain(server_url: str, part: str, args: argparse.Namespace) -> float:
     """Jobs per second of one drain in a fresh scratch database, without `part` unless whole."""
     async with scratch_database(server_url, prefix="smuves_bench") as url:
-        planted = await seed_backlog(url, portals=-(-args.jobs // len(ContentType)), owners=OWNERS)
-        if part != WHOLE:
-            await take_out(url, part)
-        done, seconds = await queue_peers.ours_in_processes(
-            url, "pipelined", processes=args.processes, workers=args.workers, batch=args.batch
+        return await drain_backlog(
+            url,
+            "pipelined",
+            jobs=args.jobs,
+            workers=args.workers,
+            batch=args.batch,
+            processes=args.processes,
+            prepare=None if part == WHOLE else functools.partial(take_out, url, part),
+            settles=part != "settle",  # without settling no run settles
         )
-        # without settling no run settles; with it, every run must
-        unsettled = await open_runs(url) if part != "settle" else 0
-    if done != planted:
-        raise SystemExit(f"drained {done} jobs of {planted}: the queue lost or repeated some")
-    if unsettled:
-        raise SystemExit(f"{unsettled} runs are still open with every job finished ({part})")
-    return done / seconds
 
 
 async def pairs_of(server_url: str, part: str, args: argparse.Namespace) -> list[float]:
